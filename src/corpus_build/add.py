@@ -1,0 +1,164 @@
+"""`corpus-build add`: append a new source to a section's sources.yaml.
+
+The entry is appended as text at the end of the file, so every existing byte
+(comments, order, quoting, blank lines) stays exactly as the user wrote it. The
+whole registry is validated afterwards; if the new entry breaks it, the file is
+put back as it was and the problems are reported.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from . import registry, urls
+from .errors import AddError, RegistryError, UsageError
+from .model import KINDS, LANGS, Corpus
+
+
+@dataclass(frozen=True)
+class NewSource:
+    url: str
+    section: str
+    title: str = ""
+    note: str = ""
+    lang: str = ""
+    kind: str = ""
+    chapters: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    source_id: str = ""
+
+
+@dataclass(frozen=True)
+class Added:
+    id: str
+    file: Path
+    line: int
+    kind: str
+    warnings: tuple[str, ...] = ()
+
+
+def resolve_section(corpus: Corpus, name: str) -> str:
+    """A section folder from its full name or its number prefix (`14`)."""
+    for section in corpus.sections:
+        if name in (section.folder, str(section.number), f"{section.number:02d}"):
+            return section.folder
+    known = ", ".join(s.folder for s in corpus.sections) or "none yet"
+    raise AddError(f"no section '{name}' in {corpus.root}; known sections: {known}. To start a new one, create corpus/NN-slug/section.yaml with a title")
+
+
+def default_title(url: str) -> str:
+    gh = urls.github_parts(url)
+    if gh:
+        owner, repo, rest = gh
+        number = rest.split("/")[1] if rest.split("/")[0] in ("issues", "pull", "discussions") and "/" in rest else ""
+        return f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
+    derived = urls.derive_id(url)
+    if derived.startswith("arxiv-"):
+        return f"arXiv:{derived.removeprefix('arxiv-')}"
+    return url.split("://", 1)[-1].rstrip("/")
+
+
+def unique_id(corpus: Corpus, base: str, url: str) -> str:
+    taken = set(corpus.by_id)
+    if base not in taken:
+        return base
+    gh = urls.github_parts(url)
+    if gh and urls.slugify(f"{gh[0]}-{base}") not in taken:
+        return urls.slugify(f"{gh[0]}-{base}")
+    counter = 2
+    while f"{base}-{counter}" in taken:
+        counter += 1
+    return f"{base}-{counter}"
+
+
+def _entry_yaml(entry: dict) -> str:
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def represent_str(dumper, value):
+        style = "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    def represent_list(dumper, value):
+        # Short lists of numbers or words read best inline: chapters: [17, 18]
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=True)
+
+    Dumper.add_representer(str, represent_str)
+    Dumper.add_representer(list, represent_list)
+    text = yaml.dump([entry], Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, indent=2)
+    return text
+
+
+def add_source(corpus_root: Path, new: NewSource) -> Added:
+    corpus = registry.load(corpus_root)
+    url = new.url.strip()
+    if not urls.is_http_url(url):
+        raise UsageError(f"'{url}' is not an http(s) URL; pass the full address, e.g. https://github.com/tile-ai/tilelang")
+    if new.kind and new.kind not in KINDS:
+        raise UsageError(f"--kind '{new.kind}' is unknown; use one of {', '.join(KINDS)}")
+    if new.lang and new.lang not in LANGS:
+        raise UsageError("--lang must be zh or en (the language of your note)")
+    folder = resolve_section(corpus, new.section)
+    key = urls.normalize(url)
+    for source in corpus.sources:
+        if source.url and urls.normalize(source.url) == key:
+            raise AddError(
+                f"{url} is already in the registry as '{source.id}' ({corpus.root.name}/{source.section}/sources.yaml:{source.line}); edit that entry instead"
+            )
+    if new.source_id:
+        if not urls.ID_PATTERN.match(new.source_id):
+            raise UsageError(f"--id '{new.source_id}' must match [a-z0-9][a-z0-9._-]*")
+        if new.source_id in corpus.by_id:
+            existing = corpus.by_id[new.source_id]
+            raise AddError(f"id '{new.source_id}' is already used by '{existing.title}' ({existing.section}/sources.yaml:{existing.line}); choose another --id")
+        source_id = new.source_id
+    else:
+        source_id = unique_id(corpus, urls.derive_id(url, new.title), url)
+    kind = new.kind or urls.guess_kind(url)
+    entry: dict = {"id": source_id, "title": new.title or default_title(url), "url": url, "kind": kind}
+    if new.lang or new.note:
+        entry["lang"] = new.lang or registry._guess_lang(new.note)
+    if new.chapters:
+        entry["chapters"] = list(new.chapters)
+    if new.tags:
+        entry["tags"] = list(new.tags)
+    if new.note:
+        entry["note"] = new.note.strip("\n")
+
+    path = corpus.root / folder / "sources.yaml"
+    original = path.read_text(encoding="utf-8") if path.exists() else None
+    body = original or ""
+    if body.strip() in ("", "[]"):
+        body = "" if not body.strip() else body.replace("[]", "").rstrip() + "\n"
+    elif not body.endswith("\n"):
+        body += "\n"
+    line = body.count("\n") + 1
+    _write_atomic(path, body + _entry_yaml(entry))
+    try:
+        problems = registry.check(corpus.root)
+    except Exception:
+        _restore(path, original)
+        raise
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        _restore(path, original)
+        raise RegistryError(errors)
+    warnings = tuple(str(p) for p in problems if p.severity == "warning" and p.path.endswith(f"{folder}/sources.yaml") and p.line >= line)
+    return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _restore(path: Path, original: str | None) -> None:
+    if original is None:
+        path.unlink(missing_ok=True)
+    else:
+        _write_atomic(path, original)

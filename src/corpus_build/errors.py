@@ -1,0 +1,99 @@
+"""Every error corpus-build raises on purpose.
+
+    CorpusBuildError            base: a user-facing message, no traceback needed
+    ├── RegistryError           the registry under corpus/ has problems (carries them all)
+    ├── UsageError              a command was called with arguments that cannot work
+    ├── AddError                `corpus-build add` refused (duplicate, unknown section…)
+    ├── SiteError               rendering or the MkDocs build failed
+    └── FetchError              one source could not be mirrored (recorded, not fatal)
+        ├── HTTPStatusError     the server answered with an error status
+        ├── TransportError      connection, timeout, TLS… (retryable)
+        ├── ContentError        body too large, bomb, unparsable PDF, bad redirect
+        ├── RateLimitError      an API quota is exhausted (carries the reset time)
+        └── GitError            a git command failed
+
+The CLI prints `str(error)` and exits with `error.exit_code`. Third-party exceptions
+are translated once, where they are raised (``raise FetchError(...) from exc``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+class CorpusBuildError(Exception):
+    exit_code = 1
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding of `corpus-build check`, pointing at a file and line."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        return f"{where}: {self.severity}: {self.message}"
+
+
+class RegistryError(CorpusBuildError):
+    exit_code = 1
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems)
+        errors = [p for p in self.problems if p.severity == "error"]
+        summary = f"{len(errors)} error(s) in the registry; fix them and run `corpus-build check` again"
+        super().__init__("\n".join([*(str(p) for p in errors), summary]))
+
+
+class UsageError(CorpusBuildError):
+    exit_code = 2
+
+
+class AddError(CorpusBuildError):
+    exit_code = 1
+
+
+class SiteError(CorpusBuildError):
+    exit_code = 1
+
+
+class FetchError(CorpusBuildError):
+    """A source could not be mirrored. `url` names what was being fetched."""
+
+    def __init__(self, message: str, *, url: str = ""):
+        self.url = url
+        super().__init__(f"{url}: {message}" if url else message)
+
+
+class HTTPStatusError(FetchError):
+    def __init__(self, message: str, *, url: str = "", status: int = 0):
+        self.status = status
+        super().__init__(message, url=url)
+
+
+class TransportError(FetchError):
+    pass
+
+
+class ContentError(FetchError):
+    pass
+
+
+class RateLimitError(FetchError):
+    def __init__(self, message: str, *, url: str = "", reset_at: str = ""):
+        self.reset_at = reset_at
+        super().__init__(message, url=url)
+
+
+class GitError(FetchError):
+    pass

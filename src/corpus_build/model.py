@@ -1,0 +1,152 @@
+"""Typed, frozen records for the registry: what `registry.load` returns and every stage reads."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+KINDS = (
+    "repo",
+    "paper",
+    "docs",
+    "article",
+    "issue",
+    "pull",
+    "model",
+    "dataset",
+    "course",
+    "video",
+    "discussion",
+)
+LANGS = ("zh", "en")
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    title: str
+    url: str  # "" only for unverified entries whose address is unknown
+    kind: str
+    lang: str
+    note: str
+    section: str  # folder name, e.g. "14-deepseek-ascend-stack"
+    chapters: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    see_also: tuple[str, ...] = ()
+    verified: bool = True
+    verify_note: str = ""
+    mirror_depth: str = "shallow"  # "shallow" or "full" (repos only)
+    line: int = 0  # where the entry starts in its sources.yaml
+
+    @property
+    def github_slug(self) -> str | None:
+        """`owner/name` for a GitHub URL, else None."""
+        from .urls import github_parts
+
+        parts = github_parts(self.url)
+        return f"{parts[0]}/{parts[1]}" if parts else None
+
+
+@dataclass(frozen=True)
+class Section:
+    folder: str  # "14-deepseek-ascend-stack"
+    number: int  # 14
+    title: str
+    title_zh: str = ""
+    intro: str = ""
+    sources: tuple[Source, ...] = ()
+
+    @property
+    def slug(self) -> str:
+        return self.folder
+
+
+@dataclass(frozen=True)
+class ReadingStep:
+    source: str  # a source id
+    why: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    title: str
+    title_en: str = ""
+    summary: str = ""
+    path: tuple[ReadingStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class LearningPath:
+    id: str
+    title: str
+    title_en: str = ""
+    summary: str = ""
+    path: tuple[ReadingStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class Digest:
+    date: dt.date
+    title: str
+    body: str  # Markdown after the front matter, `[[id]]` links unresolved
+    file: Path
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def repos(self) -> tuple[str, ...]:
+        return tuple(self.meta.get("repos") or ())
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(str(t) for t in self.meta.get("tags") or ())
+
+
+@dataclass(frozen=True)
+class Settings:
+    title: str
+    description: str = ""
+    languages: tuple[str, ...] = ("zh", "en")
+    site_url: str = ""
+    stale_after_days: int = 30
+    glossary: tuple[str, ...] = ()  # terms Chinese search must keep whole, e.g. 昇腾
+    # Sections used by later stages (fetch, watch), kept raw and validated there.
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def ui_lang(self) -> str:
+        return self.languages[0] if self.languages else "en"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    root: Path  # the corpus/ folder
+    settings: Settings
+    sections: tuple[Section, ...]
+    chapters: tuple[Chapter, ...] = ()
+    paths: tuple[LearningPath, ...] = ()
+    digests: tuple[Digest, ...] = ()  # newest first
+
+    @cached_property
+    def sources(self) -> tuple[Source, ...]:
+        return tuple(s for section in self.sections for s in section.sources)
+
+    def source(self, source_id: str) -> Source:
+        return self.by_id[source_id]
+
+    @cached_property
+    def by_id(self) -> dict[str, Source]:
+        return {s.id: s for s in self.sources}
+
+    def section(self, folder: str) -> Section:
+        for section in self.sections:
+            if section.folder == folder:
+                return section
+        raise KeyError(folder)
+
+    def raw_dir(self, source: Source) -> Path:
+        """Where the fetch stage mirrors a source: corpus/<section>/raw/<id>/."""
+        return self.root / source.section / "raw" / source.id

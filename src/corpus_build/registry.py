@@ -1,0 +1,573 @@
+"""Read and validate the registry under corpus/.
+
+`check(root)` returns every problem found (errors and warnings), each with a file
+and line; `load(root)` returns a `Corpus` or raises `RegistryError` carrying them.
+Validation never stops at the first problem: a user fixing a registry wants the
+whole list in one run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import urls, yamlfile
+from .errors import Problem, RegistryError
+from .model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
+from .yamlfile import LocatedList, LocatedMap
+
+SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
+DIGEST_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+WIKILINK = re.compile(r"\[\[([^\]|]+?)(?:\|([^\]]*))?\]\]")
+
+# Field name -> (required, expected type(s), description for messages).
+SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
+    "id": (True, (str,), "text matching [a-z0-9][a-z0-9._-]*"),
+    "title": (True, (str,), "text"),
+    "url": (False, (str,), "an http(s) URL"),
+    "kind": (False, (str,), "one of " + ", ".join(KINDS)),
+    "lang": (False, (str,), "zh or en"),
+    "chapters": (False, (list,), "a list of chapter numbers, e.g. [17, 18]"),
+    "tags": (False, (list,), "a list of words, e.g. [ascend, gemm]"),
+    "see_also": (False, (list,), "a list of source ids"),
+    "verified": (False, (bool,), "true or false"),
+    "verify_note": (False, (str,), "text saying what is uncertain"),
+    "mirror": (False, (dict,), "a mapping such as {depth: full}"),
+    "note": (False, (str,), "the annotation text"),
+}
+SECTION_FIELDS = {"title": (True, (str,), "text"), "title_zh": (False, (str,), "text"), "intro": (False, (str,), "text")}
+CHAPTER_FIELDS = {
+    "number": (True, (int,), "a whole number"),
+    "title": (True, (str,), "text"),
+    "title_en": (False, (str,), "text"),
+    "summary": (False, (str,), "text"),
+    "path": (False, (list,), "a list of {source: id, why: text}"),
+}
+PATH_FIELDS = {**{k: v for k, v in CHAPTER_FIELDS.items() if k != "number"}, "id": (True, (str,), "an id")}
+STEP_FIELDS = {"source": (True, (str,), "a source id"), "why": (False, (str,), "one line")}
+SETTINGS_FIELDS = {
+    "title": (True, (str,), "text"),
+    "description": (False, (str,), "text"),
+    "languages": (False, (list,), "a list such as [zh, en]"),
+    "site_url": (False, (str,), "a URL or empty"),
+    "stale_after_days": (False, (int,), "a whole number of days"),
+    "glossary": (False, (list,), "a list of terms search must keep whole, e.g. [昇腾, 算子]"),
+    # Read by the fetch and watch stages, which validate their contents.
+    "fetch": (False, (dict,), "a mapping"),
+    "rewrites": (False, (dict, list), "a mapping FROM: TO"),
+    "fallbacks": (False, (dict, list), "a mapping FROM: TO"),
+    "watch": (False, (dict, list), "a mapping"),
+}
+DIGEST_FIELDS = {
+    "title": (True, (str,), "text"),
+    "date": (False, (dt.date, str), "YYYY-MM-DD"),
+    "window_start": (False, (str, dt.datetime), "an ISO time with offset"),
+    "window_end": (False, (str, dt.datetime), "an ISO time with offset"),
+    "tz": (False, (str,), "an offset such as +08:00"),
+    "repos": (False, (list,), "a list of owner/name"),
+    "tags": (False, (list,), "a list of words"),
+    "counts": (False, (dict,), "a mapping"),
+    "description": (False, (str,), "text"),
+}
+
+
+@dataclass
+class _Checker:
+    root: Path
+    problems: list[Problem] = field(default_factory=list)
+    # [[id]] links seen in digests, checked once every source id is known.
+    pending_links: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root.parent))
+        except ValueError:
+            return str(path)
+
+    def error(self, path: str, line: int, message: str, column: int = 0) -> None:
+        self.problems.append(Problem(path, line, column, message))
+
+    def warn(self, path: str, line: int, message: str) -> None:
+        self.problems.append(Problem(path, line, 0, message, "warning"))
+
+    def fields(self, data: Any, spec: dict, path: str, what: str, line: int = 0) -> bool:
+        """Check a mapping against a field spec; False when it is not a mapping at all."""
+        if not isinstance(data, LocatedMap):
+            self.error(path, getattr(data, "line", line), f"{what} must be a mapping of fields (key: value), got {_kind_of(data)}")
+            return False
+        for key in data:
+            if key not in spec:
+                hint = difflib.get_close_matches(str(key), list(spec), n=1)
+                fix = f"did you mean '{hint[0]}'?" if hint else "allowed: " + ", ".join(spec)
+                self.error(path, data.line_of(key), f"unknown field '{key}' in {what}; {fix}")
+        for key, (required, types, description) in spec.items():
+            if key not in data:
+                if required:
+                    self.error(path, data.line, f"{what} is missing required field '{key}' ({description})")
+                continue
+            value = data[key]
+            # bool is a subclass of int: `number: true` must not pass as a number.
+            ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
+            if not ok:
+                self.error(path, data.line_of(key), f"field '{key}' of {what} must be {description}, got {_kind_of(value)}")
+            elif required and isinstance(value, str) and not value.strip():
+                self.error(path, data.line_of(key), f"field '{key}' of {what} is empty; write {description}")
+        return True
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"{value!r}".lower()
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"text '{value[:40]}'"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _text(data: LocatedMap, key: str, default: str = "") -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else default
+
+
+def _str_list(checker: _Checker, data: LocatedMap, key: str, path: str, what: str, item_type: type = str) -> tuple:
+    value = data.get(key)
+    if not isinstance(value, list):
+        return ()
+    items = []
+    for index, item in enumerate(value):
+        if isinstance(item, bool) or not isinstance(item, item_type):
+            expected = "a whole number" if item_type is int else "text"
+            line = value.line_of(index) if isinstance(value, LocatedList) else data.line_of(key)
+            checker.error(path, line, f"item {index + 1} of '{key}' in {what} must be {expected}, got {_kind_of(item)}")
+            continue
+        items.append(item)
+    return tuple(items)
+
+
+# --- corpus.yaml --------------------------------------------------------------------
+
+
+def _load_settings(checker: _Checker) -> Settings:
+    path = checker.root / "corpus.yaml"
+    display = checker.rel(path)
+    if not path.exists():
+        checker.error(display, 0, "missing; create it with at least `title: My corpus`")
+        return Settings(title="Corpus")
+    data = yamlfile.load(path, checker.problems, display)
+    if data is None or not checker.fields(data, SETTINGS_FIELDS, display, "corpus.yaml"):
+        return Settings(title="Corpus")
+    languages = _str_list(checker, data, "languages", display, "corpus.yaml") or ("zh", "en")
+    for lang in languages:
+        if lang not in LANGS:
+            checker.error(display, data.line_of("languages"), f"language '{lang}' is not supported; use {' or '.join(LANGS)}")
+    days = data.get("stale_after_days", 30)
+    return Settings(
+        title=_text(data, "title", "Corpus"),
+        description=_text(data, "description"),
+        languages=tuple(lang for lang in languages if lang in LANGS) or ("en",),
+        site_url=_text(data, "site_url"),
+        stale_after_days=days if isinstance(days, int) and not isinstance(days, bool) else 30,
+        glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
+        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch") if k in data},
+    )
+
+
+# --- sections and sources -----------------------------------------------------------
+
+
+def _section_folders(checker: _Checker) -> list[Path]:
+    folders = []
+    for child in sorted(checker.root.iterdir()):
+        if not child.is_dir() or child.name in ("digests",) or child.name.startswith("."):
+            continue
+        if not SECTION_FOLDER.match(child.name):
+            if (child / "sources.yaml").exists() or (child / "section.yaml").exists():
+                checker.error(checker.rel(child), 0, "section folders are named NN-slug (e.g. 15-new-topic); rename the folder")
+            continue
+        folders.append(child)
+    return sorted(folders, key=lambda p: (int(SECTION_FOLDER.match(p.name).group(1)), p.name))
+
+
+def _load_section(checker: _Checker, folder: Path) -> Section:
+    meta_path = folder / "section.yaml"
+    display = checker.rel(meta_path)
+    meta: Any = None
+    if meta_path.exists():
+        meta = yamlfile.load(meta_path, checker.problems, display)
+        if meta is not None:
+            checker.fields(meta, SECTION_FIELDS, display, "section.yaml")
+    else:
+        checker.error(display, 0, f"missing; create it with `title: …` for section {folder.name}")
+    if not isinstance(meta, LocatedMap):
+        meta = LocatedMap()
+        meta.key_lines = {}
+    sources = _load_sources(checker, folder)
+    return Section(
+        folder=folder.name,
+        number=int(SECTION_FOLDER.match(folder.name).group(1)),
+        title=_text(meta, "title", folder.name),
+        title_zh=_text(meta, "title_zh"),
+        intro=_text(meta, "intro"),
+        sources=tuple(sources),
+    )
+
+
+def _load_sources(checker: _Checker, folder: Path) -> list[Source]:
+    path = folder / "sources.yaml"
+    display = checker.rel(path)
+    if not path.exists():
+        checker.warn(display, 0, "missing; the section has no sources yet (add one with `corpus-build add`)")
+        return []
+    data = yamlfile.load(path, checker.problems, display)
+    if data is None:
+        return []
+    if not isinstance(data, LocatedList):
+        checker.error(display, getattr(data, "line", 1), f"sources.yaml must be a list of sources (each starting with '- id: …'), got {_kind_of(data)}")
+        return []
+    sources = []
+    for index, entry in enumerate(data):
+        line = data.line_of(index)
+        what = f"source #{index + 1}"
+        if isinstance(entry, LocatedMap) and isinstance(entry.get("id"), str):
+            what = f"source '{entry['id']}'"
+        if not checker.fields(entry, SOURCE_FIELDS, display, what, line):
+            continue
+        source = _make_source(checker, entry, display, what, folder.name)
+        if source:
+            sources.append(source)
+    return sources
+
+
+def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, section: str) -> Source | None:
+    source_id = _text(entry, "id")
+    if source_id and not urls.ID_PATTERN.match(source_id):
+        suggestion = urls.slugify(source_id) or "my-source"
+        checker.error(display, entry.line_of("id"), f"id '{source_id}' must match [a-z0-9][a-z0-9._-]* (lower case, digits, . _ -); try '{suggestion}'")
+    verified = entry.get("verified", True) is not False
+    url = _text(entry, "url").strip()
+    if not url and verified:
+        checker.error(display, entry.line_of("url") if "url" in entry else entry.line, f"{what} has no url; add one, or set `verified: false` with a `verify_note` if the address is unknown")
+    elif url and not urls.is_http_url(url):
+        checker.error(display, entry.line_of("url"), f"url '{url}' of {what} is not an http(s) URL with a host; write the full address, e.g. https://example.org/page")
+    elif url and re.search(r"\s", url):
+        checker.error(display, entry.line_of("url"), f"url of {what} contains spaces; percent-encode them (%20)")
+    kind = _text(entry, "kind")
+    if kind and kind not in KINDS:
+        hint = difflib.get_close_matches(kind, KINDS, n=1)
+        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} is unknown; use {'`' + hint[0] + '`' if hint else 'one of ' + ', '.join(KINDS)}")
+    implied = urls.detect_kind(url) if url and urls.is_http_url(url) else None
+    if kind in KINDS and implied and implied != kind:
+        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} contradicts its URL, which is a {implied}; set `kind: {implied}` or fix the URL")
+    if not kind:
+        kind = implied or (urls.guess_kind(url) if url else "article")
+    note = _text(entry, "note")
+    if not note.strip():
+        checker.warn(display, entry.line, f"{what} has no annotation yet; add a `note` saying why it is worth reading")
+    lang = _text(entry, "lang") or _guess_lang(note)
+    if lang not in LANGS:
+        checker.error(display, entry.line_of("lang"), f"lang '{lang}' of {what} must be zh or en (the annotation's language)")
+    if not verified and not _text(entry, "verify_note"):
+        checker.warn(display, entry.line, f"{what} is unverified; add a `verify_note` saying what is uncertain")
+    depth = "shallow"
+    mirror = entry.get("mirror")
+    if isinstance(mirror, LocatedMap):
+        for key in mirror:
+            if key != "depth":
+                checker.error(display, mirror.line_of(key), f"unknown field '{key}' in mirror of {what}; allowed: depth")
+        depth = str(mirror.get("depth", "shallow"))
+        if depth not in ("shallow", "full"):
+            checker.error(display, mirror.line_of("depth"), f"mirror depth of {what} must be shallow or full, got '{depth}'")
+    return Source(
+        id=source_id,
+        title=_text(entry, "title"),
+        url=url,
+        kind=kind,
+        lang=lang,
+        note=note,
+        section=section,
+        chapters=_str_list(checker, entry, "chapters", display, what, int),
+        tags=_str_list(checker, entry, "tags", display, what),
+        see_also=_str_list(checker, entry, "see_also", display, what),
+        verified=verified,
+        verify_note=_text(entry, "verify_note"),
+        mirror_depth=depth,
+        line=entry.line,
+    )
+
+
+def _guess_lang(text: str) -> str:
+    cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return "zh" if cjk * 4 >= max(1, len(text.strip())) // 3 and cjk else "en"
+
+
+# --- chapters.yaml and paths.yaml -----------------------------------------------------
+
+
+def _load_steps(checker: _Checker, data: LocatedMap, display: str, what: str) -> tuple[ReadingStep, ...]:
+    raw = data.get("path")
+    if not isinstance(raw, LocatedList):
+        return ()
+    steps = []
+    for index, item in enumerate(raw):
+        step_what = f"step {index + 1} of {what}'s path"
+        if not checker.fields(item, STEP_FIELDS, display, step_what, raw.line_of(index)):
+            continue
+        steps.append(ReadingStep(source=_text(item, "source"), why=_text(item, "why"), line=raw.line_of(index)))
+    return tuple(steps)
+
+
+def _load_list_file(checker: _Checker, name: str) -> tuple[str, LocatedList | None]:
+    path = checker.root / name
+    display = checker.rel(path)
+    if not path.exists():
+        return display, None
+    data = yamlfile.load(path, checker.problems, display)
+    if data is None:
+        return display, None
+    if not isinstance(data, LocatedList):
+        checker.error(display, getattr(data, "line", 1), f"{name} must be a list (each entry starting with '- '), got {_kind_of(data)}")
+        return display, None
+    return display, data
+
+
+def _load_chapters(checker: _Checker) -> tuple[tuple[Chapter, ...], dict[int, int]]:
+    display, data = _load_list_file(checker, "chapters.yaml")
+    chapters: list[Chapter] = []
+    lines: dict[int, int] = {}
+    for index, entry in enumerate(data or ()):
+        if not checker.fields(entry, CHAPTER_FIELDS, display, f"chapter #{index + 1}", data.line_of(index)):
+            continue
+        number = entry.get("number")
+        if not isinstance(number, int) or isinstance(number, bool):
+            continue
+        if number in lines:
+            checker.error(display, entry.line_of("number"), f"chapter {number} is defined twice (first at line {lines[number]}); merge them")
+            continue
+        lines[number] = entry.line_of("number")
+        chapters.append(
+            Chapter(
+                number=number,
+                title=_text(entry, "title"),
+                title_en=_text(entry, "title_en"),
+                summary=_text(entry, "summary"),
+                path=_load_steps(checker, entry, display, f"chapter {number}"),
+            )
+        )
+    return tuple(sorted(chapters, key=lambda c: c.number)), lines
+
+
+def _load_paths(checker: _Checker) -> tuple[LearningPath, ...]:
+    display, data = _load_list_file(checker, "paths.yaml")
+    paths: list[LearningPath] = []
+    seen: dict[str, int] = {}
+    for index, entry in enumerate(data or ()):
+        if not checker.fields(entry, PATH_FIELDS, display, f"learning path #{index + 1}", data.line_of(index)):
+            continue
+        path_id = _text(entry, "id")
+        if path_id in seen:
+            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' is used twice (first at line {seen[path_id]})")
+            continue
+        if path_id and not urls.ID_PATTERN.match(path_id):
+            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' must match [a-z0-9][a-z0-9._-]*")
+        seen[path_id] = entry.line_of("id")
+        paths.append(
+            LearningPath(
+                id=path_id,
+                title=_text(entry, "title"),
+                title_en=_text(entry, "title_en"),
+                summary=_text(entry, "summary"),
+                path=_load_steps(checker, entry, display, f"learning path '{path_id}'"),
+            )
+        )
+    return tuple(paths)
+
+
+# --- digests -------------------------------------------------------------------------
+
+
+def split_front_matter(text: str) -> tuple[str, str, int]:
+    """(front matter YAML, body, line where the body starts). No front matter: ('', text, 1)."""
+    if not text.startswith("---\n"):
+        return "", text, 1
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        end = text.find("\n---", 3)
+        if end == -1 or text[end + 4 :].strip():
+            return "", text, 1
+    front = text[4 : end + 1]
+    body = text[end + 5 :]
+    return front, body, front.count("\n") + 3
+
+
+def _load_digests(checker: _Checker) -> tuple[Digest, ...]:
+    folder = checker.root / "digests"
+    if not folder.is_dir():
+        return ()
+    digests = []
+    for path in sorted(folder.iterdir()):
+        display = checker.rel(path)
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        match = DIGEST_NAME.match(path.name)
+        if not match:
+            checker.error(display, 0, "digest files are named YYYY-MM-DD.md (e.g. 2026-10-22.md); rename it")
+            continue
+        try:
+            date = dt.date.fromisoformat(match.group(1))
+        except ValueError:
+            checker.error(display, 0, f"'{match.group(1)}' is not a real date; rename the file")
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            checker.error(display, 0, "not UTF-8 text; save the file as UTF-8")
+            continue
+        front, body, body_line = split_front_matter(text)
+        if not front:
+            checker.error(display, 1, "missing front matter; start the file with ---, `title: …`, ---")
+            continue
+        meta = yamlfile.parse(front, display, checker.problems)
+        if meta is None:
+            continue
+        # Front matter lines are counted from the file's first line, which is the opening '---'.
+        meta = _shift_lines(meta, 1)
+        if not checker.fields(meta, DIGEST_FIELDS, display, "digest front matter"):
+            continue
+        declared = meta.get("date")
+        if declared is not None and str(declared) != str(date):
+            checker.error(display, meta.line_of("date"), f"date {declared} differs from the file name's {date}; make them agree")
+        digests.append(Digest(date=date, title=_text(meta, "title", str(date)), body=body, file=path, meta=dict(meta)))
+        for offset, line in enumerate(body.splitlines()):
+            for link in WIKILINK.finditer(line):
+                checker.pending_links.append((display, body_line + offset, link.group(1).strip()))
+    return tuple(sorted(digests, key=lambda d: d.date, reverse=True))
+
+
+def _shift_lines(data: Any, offset: int) -> Any:
+    if isinstance(data, LocatedMap):
+        data.line += offset
+        data.key_lines = {k: v + offset for k, v in data.key_lines.items()}
+        for value in data.values():
+            _shift_lines(value, offset)
+    elif isinstance(data, LocatedList):
+        data.line += offset
+        data.item_lines = [v + offset for v in data.item_lines]
+        for value in data:
+            _shift_lines(value, offset)
+    return data
+
+
+# --- cross-references ------------------------------------------------------------------
+
+
+def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int]) -> None:
+    first_id: dict[str, tuple[str, int]] = {}
+    first_url: dict[str, tuple[str, int, Source]] = {}
+    for section in corpus.sections:
+        display = checker.rel(corpus.root / section.folder / "sources.yaml")
+        for source in section.sources:
+            if source.id in first_id:
+                where = "%s:%d" % first_id[source.id]
+                checker.error(display, source.line, f"duplicate id '{source.id}': already used at {where}; give one of them another id")
+            else:
+                first_id[source.id] = (display, source.line)
+            if source.url and urls.is_http_url(source.url):
+                key = urls.normalize(source.url)
+                if key in first_url:
+                    other_display, other_line, other = first_url[key]
+                    message = f"duplicate URL {source.url}: '{source.id}' cites the same page as '{other.id}' at {other_display}:{other_line}"
+                    if source.verified or other.verified:
+                        checker.error(display, source.line, message + "; keep one entry (merge the notes)")
+                    else:
+                        checker.warn(display, source.line, message + " (both unverified placeholders)")
+                else:
+                    first_url[key] = (display, source.line, source)
+    ids = set(first_id)
+    chapters_display = checker.rel(corpus.root / "chapters.yaml")
+    for section in corpus.sections:
+        display = checker.rel(corpus.root / section.folder / "sources.yaml")
+        for source in section.sources:
+            for other in source.see_also:
+                if other not in ids:
+                    checker.error(display, source.line, f"see_also of '{source.id}' names unknown source '{other}'{_suggest(other, ids)}")
+                elif other == source.id:
+                    checker.warn(display, source.line, f"see_also of '{source.id}' names itself")
+            for number in source.chapters:
+                if number not in chapter_lines:
+                    checker.error(display, source.line, f"'{source.id}' cites chapter {number}, which {chapters_display} does not define; add the chapter or fix the number")
+    path_sources: dict[int, set[str]] = {}
+    for chapter in corpus.chapters:
+        path_sources[chapter.number] = {step.source for step in chapter.path}
+        _check_steps(checker, chapter.path, ids, chapters_display, f"chapter {chapter.number}")
+    for learning_path in corpus.paths:
+        _check_steps(checker, learning_path.path, ids, checker.rel(corpus.root / "paths.yaml"), f"learning path '{learning_path.id}'")
+    for source in corpus.sources:
+        for number in source.chapters:
+            if number in path_sources and source.id not in path_sources[number]:
+                checker.warn(chapters_display, chapter_lines[number], f"'{source.id}' cites chapter {number} but is not in its reading path; add a step for it")
+    for display, line, target in checker.pending_links:
+        if target not in ids:
+            checker.error(display, line, f"link [[{target}]] names no source in the registry{_suggest(target, ids)}")
+
+
+def _check_steps(checker: _Checker, steps: tuple[ReadingStep, ...], ids: set[str], display: str, what: str) -> None:
+    seen: set[str] = set()
+    for step in steps:
+        if step.source not in ids:
+            checker.error(display, step.line, f"{what}'s path names unknown source '{step.source}'{_suggest(step.source, ids)}")
+        elif step.source in seen:
+            checker.warn(display, step.line, f"{what}'s path lists '{step.source}' twice")
+        seen.add(step.source)
+
+
+def _suggest(name: str, ids: set[str]) -> str:
+    hint = difflib.get_close_matches(name, sorted(ids), n=1)
+    return f"; did you mean '{hint[0]}'?" if hint else ""
+
+
+# --- entry points ----------------------------------------------------------------------
+
+
+def _read(root: Path) -> tuple[Corpus, list[Problem]]:
+    root = Path(root)
+    checker = _Checker(root=root)
+    if not root.is_dir():
+        checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --corpus")
+        return Corpus(root=root, settings=Settings(title="Corpus"), sections=()), checker.problems
+    settings = _load_settings(checker)
+    sections = tuple(_load_section(checker, folder) for folder in _section_folders(checker))
+    chapters, chapter_lines = _load_chapters(checker)
+    paths = _load_paths(checker)
+    digests = _load_digests(checker)
+    corpus = Corpus(root=root, settings=settings, sections=sections, chapters=chapters, paths=paths, digests=digests)
+    _cross_check(checker, corpus, chapter_lines)
+    return corpus, sorted(set(checker.problems))
+
+
+def check(root: Path) -> list[Problem]:
+    """Every problem in the registry, errors and warnings, sorted by file and line."""
+    return _read(root)[1]
+
+
+def load(root: Path) -> Corpus:
+    """The validated corpus; raises RegistryError listing every error."""
+    corpus, problems = _read(root)
+    if any(p.severity == "error" for p in problems):
+        raise RegistryError(problems)
+    return corpus
+
+
+def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
+    corpus, problems = _read(root)
+    if any(p.severity == "error" for p in problems):
+        raise RegistryError(problems)
+    return corpus, problems

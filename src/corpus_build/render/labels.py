@@ -1,0 +1,87 @@
+"""Interface words of the generated pages, in the corpus's first language (corpus.yaml `languages`)."""
+
+from __future__ import annotations
+
+_LABELS: dict[str, dict[str, str]] = {
+    "home": {"zh": "首页", "en": "Home"},
+    "sections": {"zh": "分区", "en": "Sections"},
+    "section": {"zh": "分区", "en": "Section"},
+    "chapters": {"zh": "章节阅读路径", "en": "Chapter reading paths"},
+    "chapters_short": {"zh": "章节", "en": "Chapters"},
+    "chapter": {"zh": "第 {n} 章", "en": "Chapter {n}"},
+    "learning_paths": {"zh": "学习路径", "en": "Learning paths"},
+    "digests": {"zh": "观察日报", "en": "Watch digests"},
+    "all_digests": {"zh": "全部日报", "en": "All digests"},
+    "latest_digest": {"zh": "最新日报", "en": "Latest digest"},
+    "tags": {"zh": "标签", "en": "Tags"},
+    "status": {"zh": "镜像状态", "en": "Mirror status"},
+    "all_sources": {"zh": "全部条目", "en": "All sources"},
+    "kind": {"zh": "类型", "en": "Kind"},
+    "lang": {"zh": "注释语言", "en": "Annotation language"},
+    "lang_zh": {"zh": "中文", "en": "Chinese"},
+    "lang_en": {"zh": "英文", "en": "English"},
+    "original": {"zh": "原文", "en": "Original"},
+    "no_url": {"zh": "（地址未知）", "en": "(address unknown)"},
+    "annotation": {"zh": "注释", "en": "Annotation"},
+    "details": {"zh": "详情", "en": "Details"},
+    "cited_by": {"zh": "引用本条目", "en": "Cited by"},
+    "not_cited": {"zh": "尚无章节、学习路径或日报引用本条目。", "en": "No chapter, learning path or digest cites this source yet."},
+    "see_also": {"zh": "另见", "en": "See also"},
+    "mirror": {"zh": "镜像", "en": "Mirror"},
+    "not_mirrored": {"zh": "尚未镜像", "en": "Not mirrored yet"},
+    "not_mirrored_body": {
+        "zh": "运行 `corpus-build fetch {id}` 后，这里会显示抓取时间、来源、哈希与提取的正文。",
+        "en": "Run `corpus-build fetch {id}` to mirror it; its fetch time, origin, hash and extracted text will appear here.",
+    },
+    "unverified": {"zh": "未核实", "en": "unverified"},
+    "unverified_body": {
+        "zh": "本条目的标题或地址尚未核实",
+        "en": "The title or address of this entry is not verified",
+    },
+    "counts": {"zh": "规模", "en": "At a glance"},
+    "sources_n": {"zh": "{n} 个条目", "en": "{n} sources"},
+    "by_kind": {"zh": "按类型", "en": "By kind"},
+    "by_section": {"zh": "按分区", "en": "By section"},
+    "count": {"zh": "数量", "en": "Count"},
+    "how_to_use": {"zh": "使用方法", "en": "How to use"},
+    "why": {"zh": "为什么读", "en": "Why"},
+    "step": {"zh": "步骤", "en": "Step"},
+    "reading_path": {"zh": "阅读路径", "en": "Reading path"},
+    "window": {"zh": "观察窗口", "en": "Window"},
+    "repos": {"zh": "仓库", "en": "Repositories"},
+    "feed": {"zh": "订阅（Atom）", "en": "Subscribe (Atom)"},
+    "state": {"zh": "状态", "en": "State"},
+    "never_fetched": {"zh": "从未抓取", "en": "never fetched"},
+    "summary": {"zh": "汇总", "en": "Summary"},
+    "title": {"zh": "标题", "en": "Title"},
+    "id": {"zh": "编号", "en": "Id"},
+}
+
+KIND_LABELS: dict[str, dict[str, str]] = {
+    "repo": {"zh": "代码仓库", "en": "repository"},
+    "paper": {"zh": "论文", "en": "paper"},
+    "docs": {"zh": "文档", "en": "documentation"},
+    "article": {"zh": "文章", "en": "article"},
+    "issue": {"zh": "Issue", "en": "issue"},
+    "pull": {"zh": "PR", "en": "pull request"},
+    "model": {"zh": "模型", "en": "model"},
+    "dataset": {"zh": "数据集", "en": "dataset"},
+    "course": {"zh": "课程", "en": "course"},
+    "video": {"zh": "视频", "en": "video"},
+    "discussion": {"zh": "讨论", "en": "discussion"},
+}
+
+
+class Labels:
+    def __init__(self, lang: str):
+        self.lang = lang if lang in ("zh", "en") else "en"
+
+    def __call__(self, key: str, **values: object) -> str:
+        text = _LABELS[key][self.lang]
+        return text.format(**values) if values else text
+
+    def kind(self, kind: str) -> str:
+        return KIND_LABELS.get(kind, {}).get(self.lang, kind)
+
+    def chapter(self, number: int) -> str:
+        return self("chapter", n=number)

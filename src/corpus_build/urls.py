@@ -1,0 +1,126 @@
+"""URL facts the registry needs: normal form (for duplicate detection), kind, readable ids."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+_TRACKING = re.compile(r"^(utm_[a-z]+|spm|from|fbclid|gclid|ref|source)$")
+_ID_CHARS = re.compile(r"[^a-z0-9._-]+")
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+def is_http_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def normalize(url: str) -> str:
+    """The form two URLs share when they cite the same thing.
+
+    Lower-cased scheme and host, no `www.`, no default port, no fragment, no
+    tracking parameters, no trailing slash, no `.git` on GitHub repos, and
+    arXiv `pdf/`/`abs/` and version suffixes folded together.
+    """
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    port = f":{parts.port}" if parts.port and parts.port not in (80, 443) else ""
+    path = re.sub(r"/{2,}", "/", parts.path).rstrip("/")
+    if host == "github.com":
+        path = path.lower().removesuffix(".git")
+    if host == "arxiv.org":
+        match = re.match(r"^/(?:abs|pdf)/([^/]+?)(?:v\d+)?(?:\.pdf)?$", path)
+        if match:
+            path = f"/abs/{match.group(1)}"
+    query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query) if not _TRACKING.match(k)))
+    return urlunsplit(("https", host + port, path, query, ""))
+
+
+def github_parts(url: str) -> tuple[str, str, str] | None:
+    """(owner, repo, rest-of-path) for a github.com URL, else None."""
+    parts = urlsplit(url)
+    if (parts.hostname or "").lower().removeprefix("www.") != "github.com":
+        return None
+    segments = [s for s in parts.path.split("/") if s]
+    if len(segments) < 2:
+        return None
+    return segments[0], segments[1].removesuffix(".git"), "/".join(segments[2:])
+
+
+def detect_kind(url: str) -> str | None:
+    """The kind a URL clearly implies, or None when it has no strong opinion.
+
+    Only strong signals count: a `docs` page hosted on GitHub (`blob/…`) or an
+    article that happens to be a PDF must not be called a contradiction.
+    """
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    path = parts.path.rstrip("/")
+    gh = github_parts(url)
+    if gh:
+        rest = gh[2]
+        if rest == "":
+            return "repo"
+        if re.fullmatch(r"issues/\d+", rest):
+            return "issue"
+        if re.fullmatch(r"pull/\d+(/.*)?", rest):
+            return "pull"
+        if re.fullmatch(r"discussions/\d+", rest):
+            return "discussion"
+        return None
+    if host in ("arxiv.org", "export.arxiv.org") and re.match(r"^/(abs|pdf)/", path):
+        return "paper"
+    if host in ("doi.org", "dx.doi.org", "openreview.net", "dl.acm.org", "proceedings.mlsys.org"):
+        return "paper"
+    if host in ("huggingface.co", "hf-mirror.com"):
+        segments = [s for s in path.split("/") if s]
+        if segments[:1] == ["datasets"] and len(segments) >= 3:
+            return "dataset"
+        if segments and segments[0] not in ("docs", "blog", "papers", "spaces", "learn") and len(segments) == 2:
+            return "model"
+        return None
+    if host in ("youtube.com", "youtu.be", "bilibili.com", "vimeo.com"):
+        return "video"
+    return None
+
+
+def guess_kind(url: str) -> str:
+    """The kind to use when the registry gives none."""
+    kind = detect_kind(url)
+    if kind:
+        return kind
+    path = urlsplit(url).path.lower()
+    if path.endswith(".pdf"):
+        return "paper"
+    host = (urlsplit(url).hostname or "").lower()
+    if host.startswith("docs.") or "/docs" in path or host.endswith("readthedocs.io"):
+        return "docs"
+    return "article"
+
+
+def slugify(text: str) -> str:
+    slug = _ID_CHARS.sub("-", text.lower()).strip("-._")
+    return re.sub(r"-{2,}", "-", slug)
+
+
+def derive_id(url: str, title: str = "") -> str:
+    """A readable id for a new source: `tilelang`, `tilelang-pr-2900`, `arxiv-2601.07372`…"""
+    gh = github_parts(url)
+    if gh:
+        owner, repo, rest = gh
+        match = re.fullmatch(r"(issues|pull|discussions)/(\d+).*", rest)
+        if match:
+            label = {"issues": "issue", "pull": "pr", "discussions": "discussion"}[match.group(1)]
+            return slugify(f"{repo}-{label}-{match.group(2)}")
+        if rest:
+            return slugify(f"{repo}-{rest.split('/')[-1].rsplit('.', 1)[0]}")
+        return slugify(repo)
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    match = re.match(r"^/(?:abs|pdf)/([^/]+?)(?:v\d+)?(?:\.pdf)?$", parts.path)
+    if host == "arxiv.org" and match:
+        return slugify(f"arxiv-{match.group(1)}")
+    if title and slugify(title):
+        return slugify(title)[:60].strip("-._")
+    tail = [s for s in parts.path.split("/") if s][-2:]
+    return slugify("-".join([host.split(".")[0], *tail]))[:60].strip("-._") or "source"
