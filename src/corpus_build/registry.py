@@ -265,7 +265,7 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
         hint = difflib.get_close_matches(kind, KINDS, n=1)
         checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} is unknown; use {'`' + hint[0] + '`' if hint else 'one of ' + ', '.join(KINDS)}")
     implied = urls.detect_kind(url) if url and urls.is_http_url(url) else None
-    if kind in KINDS and implied and implied != kind:
+    if kind in KINDS and implied and implied != kind and kind not in urls.ALSO_FITS.get(implied, ()):
         checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} contradicts its URL, which is a {implied}; set `kind: {implied}` or fix the URL")
     if not kind:
         kind = implied or (urls.guess_kind(url) if url else "article")

@@ -47,6 +47,11 @@ def github_parts(url: str) -> tuple[str, str, str] | None:
     return segments[0], segments[1].removesuffix(".git"), "/".join(segments[2:])
 
 
+# Kinds that may legitimately sit on a URL that implies another: a course is
+# often a playlist on a video site.
+ALSO_FITS = {"video": ("course",)}
+
+
 def detect_kind(url: str) -> str | None:
     """The kind a URL clearly implies, or None when it has no strong opinion.
 

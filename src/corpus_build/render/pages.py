@@ -272,7 +272,7 @@ class PageBuilder:
                 out += " " + md.badge(self.t("unverified"), "unverified")
             out += "\n"
             if step.why:
-                out += f"    {md.text(step.why)}\n"
+                out += f"    — {md.text(step.why)}\n"
             out += f"    <br><small>{md.text(self.t.kind(source.kind))} · {md.link(self.section_title(section), rel(page, paths.section(section)))}</small>\n"
         return out + "\n</div>\n"
 

@@ -1,0 +1,23 @@
+import os
+
+import pytest
+
+from tests.corpus_fixture import write_corpus, write_project
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(monkeypatch):
+    """No test reaches the network through a proxy or uses a real token."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture
+def corpus_dir(tmp_path):
+    return write_corpus(tmp_path)
+
+
+@pytest.fixture
+def project(tmp_path):
+    return write_project(tmp_path)

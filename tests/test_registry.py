@@ -1,0 +1,130 @@
+"""Registry validation: every malformed input is reported with its exact file and line."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus_build import registry
+from corpus_build.errors import RegistryError
+from tests.corpus_fixture import CHAPTERS, CORPUS_YAML, DIGEST, SOURCES_ASCEND, SOURCES_GPU, write_corpus
+
+GPU = "corpus/01-gpu/sources.yaml"
+ASCEND = "corpus/02-ascend/sources.yaml"
+
+
+def replace(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+# (case id, files to override, expected file, expected line, words the message must contain)
+CASES = [
+    ("yaml-syntax-unclosed-flow", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "chapters: [1]", "chapters: [1")}, GPU, 8, "YAML syntax error"),
+    ("yaml-syntax-bad-indent", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  kind: docs", "    kind: docs")}, GPU, 5, "YAML syntax error"),
+    ("yaml-tab-indent", {"02-ascend/section.yaml": "title: Ascend\n\ttitle_zh: x\n"}, "corpus/02-ascend/section.yaml", 2, "YAML syntax error"),
+    ("unknown-field-typo", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  tags: [cuda]", "  tag: [cuda]")}, GPU, 8, "did you mean 'tags'"),
+    ("unknown-field", {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "  lang: en\n  note: An in-flight PR.", "  lang: en\n  stars: 5\n  note: An in-flight PR.")}, ASCEND, 21, "unknown field 'stars'"),
+    ("missing-title", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  title: TileLang\n", "")}, GPU, 11, "missing required field 'title'"),
+    ("missing-id", {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "- id: zhihu-port\n  title:", "- title:")}, ASCEND, 9, "missing required field 'id'"),
+    ("empty-title", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  title: TileLang", '  title: ""')}, GPU, 12, "'title' of source 'tilelang' is empty"),
+    ("chapters-not-a-list", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "chapters: [1]", 'chapters: "1"')}, GPU, 7, "must be a list of chapter numbers"),
+    ("chapter-not-a-number", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "chapters: [1]", "chapters: [one]")}, GPU, 7, "must be a whole number"),
+    ("verified-not-bool", {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "verified: false", "verified: maybe")}, ASCEND, 13, "'verified'"),
+    ("bad-id-uppercase", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "id: tilelang", "id: TileLang")}, GPU, 11, "must match"),
+    ("bad-id-space", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "id: cuda-guide", "id: cuda guide")}, GPU, 2, "try 'cuda-guide'"),
+    ("duplicate-id-across-files", {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "id: zhihu-port", "id: cuda-guide")}, ASCEND, 9, "already used at corpus/01-gpu/sources.yaml:2"),
+    (
+        "duplicate-url-normalised",
+        {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "https://github.com/tile-ai/tilelang/pull/2900", "https://github.com/tile-ai/tilelang/pull/2900/").replace("id: tilelang-pr-2900", "id: pr-copy") + "- id: pr-copy-2\n  title: Same PR\n  url: https://www.github.com/Tile-AI/TileLang/pull/2900#top\n  kind: pull\n  lang: en\n  note: dup\n"},
+        ASCEND,
+        22,
+        "cites the same page as 'pr-copy'",
+    ),
+    ("duplicate-key", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  kind: docs\n", "  kind: docs\n  kind: paper\n")}, GPU, 6, "duplicate key 'kind'"),
+    ("url-not-http", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "https://docs.nvidia.com/cuda/cuda-c-programming-guide/", "ftp://docs.nvidia.com/guide")}, GPU, 4, "not an http(s) URL"),
+    ("url-no-scheme", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "https://github.com/tile-ai/tilelang", "github.com/tile-ai/tilelang")}, GPU, 13, "not an http(s) URL"),
+    ("url-missing-verified", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  url: https://github.com/tile-ai/tilelang\n", "")}, GPU, 11, "has no url"),
+    ("kind-unknown", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "kind: docs", "kind: doc")}, GPU, 5, "use `docs`"),
+    ("kind-contradicts-url", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "kind: repo", "kind: paper")}, GPU, 14, "contradicts its URL, which is a repo"),
+    ("kind-pull-vs-issue", {"02-ascend/sources.yaml": replace(SOURCES_ASCEND, "kind: pull", "kind: issue")}, ASCEND, 19, "which is a pull"),
+    ("lang-invalid", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  lang: en\n  chapters", "  lang: fr\n  chapters")}, GPU, 6, "lang 'fr'"),
+    ("see-also-unknown", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "see_also: [deepgemm-ascend]", "see_also: [deepgemm-ascnd]")}, GPU, 11, "did you mean 'deepgemm-ascend'"),
+    ("chapter-undefined", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "chapters: [1]", "chapters: [1, 99]")}, GPU, 2, "chapter 99"),
+    ("reading-path-unknown-source", {"chapters.yaml": replace(CHAPTERS, "    - source: tilelang\n", "    - source: tilelnag\n")}, "corpus/chapters.yaml", 8, "unknown source 'tilelnag'"),
+    ("chapter-duplicate-number", {"chapters.yaml": CHAPTERS.replace("- number: 2", "- number: 1")}, "corpus/chapters.yaml", 12, "chapter 1 is defined twice"),
+    ("chapter-number-text", {"chapters.yaml": CHAPTERS.replace("- number: 2", "- number: two")}, "corpus/chapters.yaml", 12, "'number' of chapter #2 must be a whole number"),
+    ("sources-not-a-list", {"01-gpu/sources.yaml": "id: x\ntitle: y\n"}, GPU, 1, "must be a list of sources"),
+    ("source-not-a-mapping", {"01-gpu/sources.yaml": SOURCES_GPU + "- just a string\n"}, GPU, 22, "must be a mapping"),
+    ("section-yaml-missing", {"02-ascend/section.yaml": None}, "corpus/02-ascend/section.yaml", 0, "missing"),
+    ("corpus-yaml-unknown-field", {"corpus.yaml": CORPUS_YAML + "theme: dark\n"}, "corpus/corpus.yaml", 5, "unknown field 'theme'"),
+    ("digest-unknown-wikilink", {"digests/2026-10-22.md": DIGEST.replace("[[deepgemm-ascend|", "[[deepgemm|")}, "corpus/digests/2026-10-22.md", 11, "[[deepgemm]]"),
+    ("digest-bad-name", {"digests/22-10-2026.md": DIGEST}, "corpus/digests/22-10-2026.md", 0, "YYYY-MM-DD.md"),
+    ("digest-date-mismatch", {"digests/2026-10-22.md": DIGEST.replace("date: 2026-10-22", "date: 2026-10-23")}, "corpus/digests/2026-10-22.md", 3, "differs from the file name"),
+    ("digest-no-front-matter", {"digests/2026-10-22.md": "# Digest\n\nText.\n"}, "corpus/digests/2026-10-22.md", 1, "missing front matter"),
+    ("digest-unknown-front-matter", {"digests/2026-10-22.md": DIGEST.replace("tz:", "timezone:")}, "corpus/digests/2026-10-22.md", 6, "unknown field 'timezone'"),
+    ("not-utf8", {"02-ascend/section.yaml": None}, "corpus/02-ascend/section.yaml", 0, "not UTF-8"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_malformed_input_is_reported_at_its_exact_place(tmp_path, case):
+    name, overrides, expected_path, expected_line, words = case
+    corpus = write_corpus(tmp_path, overrides)
+    if name == "not-utf8":
+        (corpus / "02-ascend" / "section.yaml").write_bytes("title: 昇腾\n".encode("gbk"))
+    problems = [p for p in registry.check(corpus) if p.severity == "error"]
+    matching = [p for p in problems if p.path == expected_path and p.line == expected_line and words in p.message]
+    assert matching, f"expected an error at {expected_path}:{expected_line} containing {words!r}; got:\n" + "\n".join(map(str, problems))
+
+
+def test_enough_malformed_cases():
+    assert len(CASES) >= 25
+
+
+def test_fixture_corpus_is_clean(corpus_dir):
+    problems = registry.check(corpus_dir)
+    assert [p for p in problems if p.severity == "error"] == []
+    corpus = registry.load(corpus_dir)
+    assert [s.id for s in corpus.sources] == ["cuda-guide", "tilelang", "deepgemm-ascend", "zhihu-port", "tilelang-pr-2900"]
+    tilelang = corpus.source("tilelang")
+    assert tilelang.note == "The main repository.\nSecond line of the note."
+    assert tilelang.mirror_depth == "full" and tilelang.line == 11
+    assert corpus.source("zhihu-port").verified is False and corpus.source("zhihu-port").url == ""
+    assert [c.number for c in corpus.chapters] == [1, 2]
+    assert [d.date.isoformat() for d in corpus.digests] == ["2026-10-22"]
+
+
+def test_all_problems_are_reported_not_only_the_first(tmp_path):
+    overrides = {
+        "01-gpu/sources.yaml": replace(replace(SOURCES_GPU, "kind: docs", "kind: doc"), "see_also: [deepgemm-ascend]", "see_also: [nope]"),
+        "02-ascend/sources.yaml": replace(SOURCES_ASCEND, "lang: zh", "lang: de"),
+    }
+    problems = [p for p in registry.check(write_corpus(tmp_path, overrides)) if p.severity == "error"]
+    assert {(p.path, p.line) for p in problems} >= {(GPU, 5), (GPU, 11), (ASCEND, 5)}
+
+
+def test_load_raises_with_every_error(tmp_path):
+    corpus = write_corpus(tmp_path, {"01-gpu/sources.yaml": replace(SOURCES_GPU, "kind: docs", "kind: doc")})
+    with pytest.raises(RegistryError) as info:
+        registry.load(corpus)
+    assert "corpus/01-gpu/sources.yaml:5" in str(info.value)
+    assert "1 error(s)" in str(info.value)
+
+
+def test_shared_placeholder_url_of_unverified_entries_is_a_warning(tmp_path):
+    extra = "- id: a\n  title: A\n  url: https://www.hiascend.com/document\n  verified: false\n  verify_note: guess\n  note: x\n"
+    extra += "- id: b\n  title: B\n  url: https://www.hiascend.com/document\n  verified: false\n  verify_note: guess\n  note: y\n"
+    problems = registry.check(write_corpus(tmp_path, {"02-ascend/sources.yaml": SOURCES_ASCEND + extra}))
+    dup = [p for p in problems if "duplicate URL" in p.message]
+    assert len(dup) == 1 and dup[0].severity == "warning"
+
+
+def test_source_citing_chapter_outside_its_path_is_a_warning(tmp_path):
+    chapters = CHAPTERS.replace("    - source: deepgemm-ascend\n      why: The main subject.\n", "    - source: cuda-guide\n      why: x\n")
+    problems = registry.check(write_corpus(tmp_path, {"chapters.yaml": chapters}))
+    assert any(p.severity == "warning" and "'deepgemm-ascend' cites chapter 2" in p.message for p in problems)
+
+
+def test_kind_is_detected_when_omitted(tmp_path):
+    corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": SOURCES_GPU.replace("  kind: repo\n", "")}))
+    assert corpus.source("tilelang").kind == "repo"
