@@ -21,3 +21,15 @@ def corpus_dir(tmp_path):
 @pytest.fixture
 def project(tmp_path):
     return write_project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def default_site(tmp_path_factory):
+    """The user's real corpus built strict once per session: (site folder, Corpus)."""
+    from corpus_build import registry, site
+
+    from tests.site_helpers import copy_default_project
+
+    project = copy_default_project(tmp_path_factory.mktemp("default-project"))
+    built = site.build(project, strict=True)
+    return built, registry.load(project / "corpus")

@@ -89,8 +89,10 @@ def _entry_yaml(entry: dict) -> str:
 
     Dumper.add_representer(str, represent_str)
     Dumper.add_representer(list, represent_list)
-    text = yaml.dump([entry], Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, indent=2)
-    return text
+    mapping = yaml.dump(entry, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, indent=2, default_flow_style=False)
+    lines = mapping.splitlines()
+    # As an item of the file's top-level list: "- id: …" then the other keys indented by two.
+    return "\n".join(["- " + lines[0], *("  " + line if line else line for line in lines[1:])]) + "\n"
 
 
 def add_source(corpus_root: Path, new: NewSource) -> Added:

@@ -1,0 +1,100 @@
+"""The contract between the fetch engine and the kind modules.
+
+A kind gets a `Context` (the source, an empty staging folder, the previous
+provenance, shared clients) and returns an `Outcome`: either `unchanged=True`
+(the staging folder is discarded, the mirror kept) or the facts about what it
+wrote into the staging folder. It raises a `FetchError` for anything that went
+wrong; the engine records it. Kinds never write outside `ctx.stage`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..model import Source
+from ..provenance import Document, Extractor, Provenance, RepoFacts, ThreadFacts
+from .http import AttemptLog, Download, Exchange, HttpClient
+from .options import FetchOptions
+
+
+@dataclass(frozen=True)
+class Outcome:
+    unchanged: bool = False
+    requested_url: str = ""
+    fetched_url: str = ""
+    redirects: tuple[str, ...] = ()
+    http_status: int = 0
+    etag: str = ""
+    last_modified: str = ""
+    content_type: str = ""
+    bytes: int = 0
+    sha256: str = ""
+    body_file: str = ""
+    text_file: str = ""
+    extractor: Extractor | None = None
+    document: Document = field(default_factory=Document)
+    repo: RepoFacts | None = None
+    thread: ThreadFacts | None = None
+    exchanges: tuple[Exchange, ...] = ()
+
+    @classmethod
+    def from_download(cls, download: Download, body_file: str, **values: Any) -> "Outcome":
+        return cls(
+            requested_url=download.requested_url,
+            fetched_url=download.final_url,
+            redirects=download.redirects,
+            http_status=download.status,
+            etag=download.etag,
+            last_modified=download.last_modified,
+            content_type=download.content_type,
+            bytes=download.bytes,
+            sha256=download.sha256,
+            body_file=body_file,
+            exchanges=download.exchanges,
+            **values,
+        )
+
+
+@dataclass
+class Context:
+    source: Source
+    stage: Path  # empty folder beside the mirror; becomes the mirror on success
+    previous: Provenance | None  # the current mirror's record (None: never mirrored)
+    options: FetchOptions
+    http: HttpClient
+    log: AttemptLog
+    run_cpu: Callable[..., Awaitable[Any]]  # run_cpu(fn, *args): off the event loop
+    github: Any = None  # AsyncGitHubClient, shared by the run
+    pin: dict | None = None  # this source's corpus.lock entry (frozen runs)
+    on_bytes: Callable[[int], None] | None = None
+    state: dict = field(default_factory=dict)  # shared by the run (e.g. rate-limit flags)
+
+    @property
+    def conditional(self) -> dict[str, str]:
+        """ETag/Last-Modified of the current mirror, unless the run must download anyway."""
+        if self.options.force or self.options.frozen or self.previous is None:
+            return {}
+        return {"etag": self.previous.etag, "last_modified": self.previous.last_modified}
+
+    def same_as_before(self, sha256: str) -> bool:
+        return bool(self.previous and not self.options.force and not self.options.frozen and self.previous.sha256 == sha256)
+
+
+class Kind(Protocol):
+    """One way of mirroring a source."""
+
+    name: str
+
+    def matches(self, source: Source) -> bool:
+        """Cheap: decided from the source's kind and URL alone, no I/O."""
+
+    async def fetch(self, ctx: Context) -> Outcome:
+        """Mirror ctx.source into ctx.stage; raise FetchError on failure."""
+
+
+async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.to_thread(fn, *args)

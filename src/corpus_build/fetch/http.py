@@ -1,0 +1,325 @@
+"""The HTTP layer: streaming downloads with limits, retries, conditional requests and fallbacks.
+
+Every download streams to a file: the body never sits whole in memory. Three caps
+hold while streaming: bytes on the wire (`max_bytes`), bytes after gzip/deflate
+(`max_decoded_bytes`, decompressed in bounded steps so a bomb cannot balloon a
+single chunk) and time (`total_timeout` for one URL, retries included).
+
+httpx exceptions are translated here, once, into corpus_build.errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from ..errors import ContentError, FetchError, HTTPStatusError, TransportError
+from ..provenance import Attempt, utc_stamp
+from .options import FetchOptions
+
+CHUNK = 64 * 1024
+_REDIRECTS = (301, 302, 303, 307, 308)
+_RETRY_STATUS = (429, 500, 502, 503, 504)
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its answer, kept for the WARC file."""
+
+    url: str
+    request_headers: tuple[tuple[str, str], ...]
+    status: int
+    reason: str
+    http_version: str
+    response_headers: tuple[tuple[str, str], ...]
+    payload: Path | None  # the body as transferred (still compressed), or None (redirect, 304)
+    at: str
+
+
+@dataclass(frozen=True)
+class Download:
+    requested_url: str  # after rewrites and fallbacks
+    final_url: str  # after redirects
+    redirects: tuple[str, ...]
+    status: int
+    headers: dict[str, str]
+    not_modified: bool = False
+    path: Path | None = None  # the decoded body
+    bytes: int = 0
+    sha256: str = ""
+    exchanges: tuple[Exchange, ...] = ()
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+    @property
+    def etag(self) -> str:
+        return self.headers.get("etag", "")
+
+    @property
+    def last_modified(self) -> str:
+        return self.headers.get("last-modified", "")
+
+
+@dataclass
+class AttemptLog:
+    """What one source tried, in order (ends up in provenance)."""
+
+    attempts: list[Attempt] = field(default_factory=list)
+
+    def add(self, url: str, outcome: str, status: int = 0, error: str = "") -> None:
+        self.attempts.append(Attempt(url=url, at=utc_stamp(), outcome=outcome, status=status, error=error))
+
+
+def translate(exc: Exception, url: str) -> FetchError:
+    """httpx's exceptions -> ours; the one place where that mapping lives."""
+    if isinstance(exc, FetchError):
+        return exc
+    if isinstance(exc, httpx.TimeoutException):
+        return TransportError(f"timed out ({type(exc).__name__}); the server is slow or unreachable, retry later", url=url)
+    if isinstance(exc, httpx.TransportError):  # connect, read, write, protocol, proxy, unsupported protocol
+        return TransportError(f"connection failed ({type(exc).__name__}: {exc or 'no detail'})", url=url)
+    if isinstance(exc, httpx.DecodingError):
+        return ContentError(f"the body could not be decoded ({exc})", url=url)
+    if isinstance(exc, httpx.TooManyRedirects):
+        return ContentError("too many redirects", url=url)
+    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
+        return ContentError(f"not a URL that can be fetched ({exc})", url=url)
+    if isinstance(exc, httpx.HTTPError):
+        return TransportError(f"HTTP error ({type(exc).__name__}: {exc})", url=url)
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return TransportError("took longer than the total timeout; raise fetch.total_timeout or retry later", url=url)
+    if isinstance(exc, OSError):
+        return ContentError(f"cannot write the download ({exc.strerror or exc})", url=url)
+    raise exc
+
+
+def apply_rewrites(url: str, rewrites: tuple[tuple[str, str], ...]) -> str:
+    for src, dst in rewrites:
+        if url.startswith(src):
+            return dst + url[len(src) :]
+    return url
+
+
+def candidates(url: str, options: FetchOptions) -> list[str]:
+    """The URL after rewrites, then each fallback that applies, without repeats."""
+    primary = apply_rewrites(url, options.rewrites)
+    found = [primary]
+    for src, dst in options.fallbacks:
+        if primary.startswith(src):
+            alt = dst + primary[len(src) :]
+            if alt not in found:
+                found.append(alt)
+    return found
+
+
+def _check_scheme(url: str) -> None:
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+        raise ContentError("only http(s) URLs are fetched", url=url)
+
+
+class _Decoder:
+    """Content-Encoding undone in bounded steps: no single call may yield more than CHUNK bytes."""
+
+    def __init__(self, encoding: str, url: str):
+        encoding = encoding.strip().lower()
+        self.url = url
+        if encoding in ("", "identity"):
+            self._z = None
+        elif encoding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._z = zlib.decompressobj()
+        else:
+            raise ContentError(f"unsupported Content-Encoding '{encoding}'", url=url)
+
+    def feed(self, data: bytes) -> list[bytes]:
+        if self._z is None:
+            return [data]
+        out = []
+        try:
+            while data:
+                out.append(self._z.decompress(data, CHUNK))
+                data = self._z.unconsumed_tail
+        except zlib.error as exc:
+            raise ContentError(f"corrupt compressed body ({exc})", url=self.url) from exc
+        return out
+
+    def flush(self) -> bytes:
+        return self._z.flush() if self._z is not None else b""
+
+
+class HttpClient:
+    """One per run: a shared connection pool and a per-host limit."""
+
+    def __init__(self, options: FetchOptions, *, transport: httpx.AsyncBaseTransport | None = None):
+        self.options = options
+        timeout = httpx.Timeout(connect=options.connect_timeout, read=options.read_timeout, write=options.read_timeout, pool=None)
+        limits = httpx.Limits(max_connections=max(options.jobs * 2, options.per_host), max_keepalive_connections=options.jobs * 2)
+        # Redirects are followed by hand: each hop is checked (scheme, count) and recorded.
+        self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, transport=transport, headers={"User-Agent": options.user_agent})
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def _host_limit(self, url: str) -> asyncio.Semaphore:
+        host = (urlsplit(url).hostname or "").lower()
+        if host not in self._hosts:
+            self._hosts[host] = asyncio.Semaphore(self.options.per_host)
+        return self._hosts[host]
+
+    async def download(
+        self,
+        url: str,
+        dest: Path,
+        log: AttemptLog,
+        *,
+        etag: str = "",
+        last_modified: str = "",
+        accept: str = "*/*",
+        keep_raw: bool | None = None,
+        on_bytes: Callable[[int], None] | None = None,
+    ) -> Download:
+        """Fetch `url` (rewritten, with fallbacks) into `dest`; raise a FetchError when every candidate failed."""
+        last: FetchError | None = None
+        for candidate in candidates(url, self.options):
+            try:
+                return await self._with_retries(candidate, dest, log, etag, last_modified, accept, self.options.warc if keep_raw is None else keep_raw, on_bytes)
+            except (TransportError, HTTPStatusError) as exc:
+                last = exc  # the next fallback may answer
+        assert last is not None
+        raise last
+
+    async def _with_retries(self, url, dest, log, etag, last_modified, accept, keep_raw, on_bytes) -> Download:
+        options = self.options
+        deadline = time.monotonic() + options.total_timeout
+        for attempt in range(options.retries + 1):
+            retry_after = None
+            try:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                async with self._host_limit(url):
+                    async with asyncio.timeout(remaining):
+                        result = await self._once(url, dest, etag, last_modified, accept, keep_raw, on_bytes)
+                log.add(url, "not-modified" if result.not_modified else "ok", result.status)
+                return result
+            except Exception as raw:  # noqa: BLE001 - translated right here, re-raised below
+                exc = translate(raw, url)
+                status = getattr(exc, "status", 0)
+                log.add(url, f"http-{status}" if status else type(exc).__name__.removesuffix("Error").lower(), status, str(exc))
+                retryable = isinstance(exc, TransportError) or (isinstance(exc, HTTPStatusError) and status in _RETRY_STATUS)
+                if isinstance(raw, (TimeoutError, asyncio.TimeoutError)) or not retryable or attempt == options.retries:
+                    if exc is raw:
+                        raise
+                    raise exc from raw
+                retry_after = getattr(exc, "retry_after", None)
+            delay = min(options.max_backoff, options.backoff * 2**attempt) * (0.5 + random.random())
+            if retry_after is not None:
+                delay = max(delay, min(retry_after, options.max_backoff))
+            if time.monotonic() + delay > deadline:
+                raise TransportError(f"gave up after {attempt + 1} tries within the total timeout ({options.total_timeout:g}s)", url=url)
+            await asyncio.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def _once(self, url, dest: Path, etag, last_modified, accept, keep_raw, on_bytes) -> Download:
+        options = self.options
+        redirects: list[str] = []
+        exchanges: list[Exchange] = []
+        current = url
+        for _hop in range(options.max_redirects + 1):
+            _check_scheme(current)
+            headers = {"Accept": accept, "Accept-Encoding": "gzip, deflate"}
+            if etag:
+                headers["If-None-Match"] = etag
+            if last_modified:
+                headers["If-Modified-Since"] = last_modified
+            request = self._client.build_request("GET", current, headers=headers)
+            response = await self._client.send(request, stream=True)
+            try:
+                rheaders = {k.lower(): v for k, v in response.headers.items()}
+                exchange = dict(
+                    url=current,
+                    request_headers=tuple(request.headers.items()),
+                    status=response.status_code,
+                    reason=response.reason_phrase,
+                    http_version=response.http_version,
+                    response_headers=tuple(response.headers.multi_items()),
+                    at=utc_stamp(),
+                )
+                if response.status_code in _REDIRECTS and "location" in rheaders:
+                    exchanges.append(Exchange(payload=None, **exchange))
+                    redirects.append(current)
+                    current = urljoin(current, rheaders["location"])
+                    continue
+                if response.status_code == 304:
+                    exchanges.append(Exchange(payload=None, **exchange))
+                    return Download(url, current, tuple(redirects), 304, rheaders, not_modified=True, exchanges=tuple(exchanges))
+                if response.status_code >= 400:
+                    error = HTTPStatusError(f"HTTP {response.status_code} {response.reason_phrase}".strip(), url=current, status=response.status_code)
+                    retry = rheaders.get("retry-after", "").strip()
+                    error.retry_after = float(retry) if retry.isdigit() else None  # type: ignore[attr-defined]
+                    raise error
+                if response.status_code != 200:
+                    raise HTTPStatusError(f"unexpected HTTP {response.status_code}", url=current, status=response.status_code)
+                size, digest, raw_path = await self._stream_body(response, current, dest, keep_raw, on_bytes)
+                exchanges.append(Exchange(payload=raw_path, **exchange))
+                return Download(url, current, tuple(redirects), 200, rheaders, path=dest, bytes=size, sha256=digest, exchanges=tuple(exchanges))
+            finally:
+                await response.aclose()
+        raise ContentError(f"more than {options.max_redirects} redirects", url=url)
+
+    async def _stream_body(self, response: httpx.Response, url: str, dest: Path, keep_raw: bool, on_bytes) -> tuple[int, str, Path | None]:
+        options = self.options
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > options.max_bytes:
+            raise ContentError(f"body of {int(declared):,} bytes exceeds the size cap of {options.max_bytes:,}; raise fetch.max_bytes", url=url)
+        decoder = _Decoder(response.headers.get("content-encoding", ""), url)
+        digest = hashlib.sha256()
+        raw_total = decoded_total = 0
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        encoded = decoder._z is not None
+        raw_path = dest.with_name(f".{dest.name}.raw") if keep_raw and encoded else (dest if keep_raw else None)
+        raw_file = open(raw_path, "wb") if raw_path is not None and raw_path != dest else None
+        try:
+            with open(dest, "wb") as out:
+                async for chunk in response.aiter_raw(CHUNK):
+                    raw_total += len(chunk)
+                    if raw_total > options.max_bytes:
+                        raise ContentError(f"body exceeds the size cap of {options.max_bytes:,} bytes; raise fetch.max_bytes", url=url)
+                    if raw_file:
+                        raw_file.write(chunk)
+                    for piece in decoder.feed(chunk):
+                        decoded_total += len(piece)
+                        if decoded_total > options.max_decoded_bytes:
+                            raise ContentError(f"decompressed body exceeds {options.max_decoded_bytes:,} bytes (a compression bomb?); stopped", url=url)
+                        digest.update(piece)
+                        out.write(piece)
+                    if on_bytes:
+                        on_bytes(len(chunk))
+                tail = decoder.flush()
+                decoded_total += len(tail)
+                if decoded_total > options.max_decoded_bytes:
+                    raise ContentError(f"decompressed body exceeds {options.max_decoded_bytes:,} bytes (a compression bomb?); stopped", url=url)
+                digest.update(tail)
+                out.write(tail)
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            if raw_path is not None and raw_path != dest:
+                raw_path.unlink(missing_ok=True)
+            raise
+        finally:
+            if raw_file:
+                raw_file.close()
+        return decoded_total, digest.hexdigest(), raw_path

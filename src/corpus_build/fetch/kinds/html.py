@@ -1,0 +1,126 @@
+"""HTML pages (docs, articles, courses, video landing pages): original bytes + Markdown via trafilatura."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from importlib.metadata import version
+from pathlib import Path
+from urllib.parse import urljoin
+
+from ...errors import ContentError
+from ...model import Source
+from ...provenance import Document, Extractor
+from ..base import Context, Outcome
+
+BODY = "page.html"
+TEXT = "text.md"
+_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
+# Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
+_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
+
+
+def _codec(label: str) -> str | None:
+    label = label.strip().lower()
+    label = _WIDER.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
+    """(text, encoding): BOM, then the HTTP header, then <meta charset>, then UTF-8, then a guess.
+
+    The header outranks <meta> as in browsers, but only while it decodes cleanly:
+    servers often label every page UTF-8 while the page itself says GBK.
+    """
+    for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return data.decode(name, errors="replace").lstrip("\ufeff"), name
+    labels = []
+    match = _HEADER_CHARSET.search(content_type or "")
+    if match:
+        labels.append(match.group(1))
+    match = _META_CHARSET.search(data[:4096])
+    if match:
+        labels.append(match.group(1).decode("ascii", "replace"))
+    labels.append("utf-8")
+    for label in labels:
+        name = _codec(label)
+        if name:
+            try:
+                return data.decode(name), name
+            except UnicodeDecodeError:
+                continue
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[:200_000]).best()
+    name = _codec(best.encoding) if best else None
+    name = name or "utf-8"
+    return data.decode(name, errors="replace"), name
+
+
+def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
+    """Runs in a worker process: decode, extract Markdown, collect metadata. Returns plain data."""
+    import lxml.html
+    import trafilatura
+
+    data = Path(body).read_bytes()
+    text, encoding = decode_html(data, content_type)
+    markdown = trafilatura.extract(
+        text, url=url, output_format="markdown", include_tables=True, include_links=True,
+        include_images=True, include_formatting=True, favor_recall=True,
+    ) or ""
+    meta = trafilatura.extract_metadata(text, default_url=url)
+    language, images, page_title = "", [], ""
+    try:
+        tree = lxml.html.fromstring(text)
+        language = (tree.get("lang") or "").strip()
+        page_title = (tree.findtext(".//title") or "").strip()
+        for img in tree.iter("img"):
+            src = (img.get("src") or "").strip()
+            if src and not src.startswith("data:"):
+                images.append(urljoin(url, src))
+    except (ValueError, lxml.etree.ParserError):
+        pass
+    title = page_title or (meta.title if meta else "") or ""
+    Path(out).write_text(markdown + ("\n" if markdown and not markdown.endswith("\n") else ""), encoding="utf-8")
+    return {
+        "title": title,
+        "language": language or (getattr(meta, "language", None) or "" if meta else ""),
+        "published": (meta.date or "") if meta else "",
+        "authors": [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else [],
+        "images": list(dict.fromkeys(images))[:500],
+        "encoding": encoding,
+    }
+
+
+def versions() -> dict[str, str]:
+    return {name: version(name) for name in ("trafilatura", "lxml", "charset-normalizer")}
+
+
+class HtmlKind:
+    name = "html"
+
+    def matches(self, source: Source) -> bool:
+        return True  # the last resort: whatever a server sends as HTML
+
+    async def fetch(self, ctx: Context) -> Outcome:
+        download = await ctx.http.download(
+            ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes, **ctx.conditional
+        )
+        if download.not_modified or ctx.same_as_before(download.sha256):
+            return Outcome(unchanged=True, exchanges=download.exchanges)
+        content_type = download.content_type.lower()
+        if content_type and not any(t in content_type for t in ("html", "xml", "text/plain")):
+            raise ContentError(f"expected an HTML page, got '{download.content_type}'; set the right `kind` (e.g. paper for a PDF)", url=download.final_url)
+        facts = await ctx.run_cpu(extract_html, str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type)
+        document = Document(
+            title=facts["title"], language=facts["language"], published=facts["published"],
+            authors=tuple(facts["authors"]), images=tuple(facts["images"]),
+        )
+        return Outcome.from_download(
+            download, BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", versions()),
+        )

@@ -1,0 +1,242 @@
+"""The provenance record the fetch stage writes beside every mirror, and render reads.
+
+On disk: corpus/<section>/raw/<id>/provenance.json, sorted JSON, `schema_version`
+first-class. A run that fails for a source never touches that folder (the previous
+mirror stays exactly as it was); the failure is recorded beside it instead, in
+corpus/<section>/raw/.failed/<id>.json (ids cannot start with a dot, so no clash).
+
+`from_dict` ignores keys it does not know, so an older corpus-build can read a
+newer record; `schema_version` says which fields to expect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+FILENAME = "provenance.json"
+FAILED_DIR = ".failed"
+
+
+class Status(str, enum.Enum):
+    OK = "ok"
+    UNCHANGED = "unchanged"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at one URL: what was asked and what happened."""
+
+    url: str
+    at: str  # ISO UTC
+    outcome: str  # "ok", "not-modified", "http-503", "transport", "content", "rate-limit", "git"…
+    status: int = 0
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    path: str  # relative to the mirror folder
+    bytes: int
+    sha256: str
+    swhid: str = ""  # swh:1:cnt:<sha1_git>
+
+
+@dataclass(frozen=True)
+class Extractor:
+    name: str  # "trafilatura", "pymupdf", "git", "github-rest", "huggingface"
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Document:
+    """What extraction learnt about the content (any kind)."""
+
+    title: str = ""
+    language: str = ""
+    published: str = ""
+    authors: tuple[str, ...] = ()
+    page_count: int = 0
+    images: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RepoFacts:
+    remote_url: str = ""
+    branch: str = ""
+    commit: str = ""
+    commit_date: str = ""
+    latest_tag: str = ""
+    depth: str = "shallow"
+    swhid: str = ""  # swh:1:rev:<commit>
+
+
+@dataclass(frozen=True)
+class ThreadFacts:
+    """An issue, pull request or discussion."""
+
+    number: int = 0
+    state: str = ""  # open / closed
+    state_reason: str = ""
+    draft: bool = False
+    merged: bool = False
+    merged_at: str = ""
+    merge_commit: str = ""
+    base: str = ""
+    head: str = ""
+    labels: tuple[str, ...] = ()
+    comments: int = 0
+    author: str = ""
+    created_at: str = ""
+    updated_at: str = ""
+    closed_at: str = ""
+
+    @property
+    def display_state(self) -> str:
+        """open, draft, merged or closed: what a badge shows."""
+        if self.merged:
+            return "merged"
+        if self.state == "open" and self.draft:
+            return "draft"
+        return self.state or "open"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    id: str
+    kind: str
+    cited_url: str
+    status: Status
+    fetched_at: str = ""  # when the stored content was downloaded (ISO UTC)
+    checked_at: str = ""  # when the source was last checked (equal on a fresh download)
+    requested_url: str = ""  # after rewrites and fallbacks, before redirects
+    fetched_url: str = ""  # what finally answered
+    redirects: tuple[str, ...] = ()
+    http_status: int = 0
+    etag: str = ""
+    last_modified: str = ""
+    content_type: str = ""
+    bytes: int = 0
+    sha256: str = ""  # of the stored (decoded) body, or of the primary file
+    body_file: str = ""
+    text_file: str = ""  # extracted Markdown, relative to the mirror folder
+    warc_file: str = ""
+    files: tuple[OutputFile, ...] = ()
+    extractor: Extractor | None = None
+    document: Document = field(default_factory=Document)
+    repo: RepoFacts | None = None
+    thread: ThreadFacts | None = None
+    error: str = ""
+    attempts: tuple[Attempt, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["status"] = self.status.value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Provenance":
+        values = _known(cls, data)
+        values["status"] = Status(values.get("status", "ok"))
+        values["redirects"] = tuple(values.get("redirects") or ())
+        values["files"] = tuple(OutputFile(**_known(OutputFile, f)) for f in values.get("files") or ())
+        values["attempts"] = tuple(Attempt(**_known(Attempt, a)) for a in values.get("attempts") or ())
+        if values.get("extractor"):
+            values["extractor"] = Extractor(**_known(Extractor, values["extractor"]))
+        doc = _known(Document, values.get("document") or {})
+        doc["authors"] = tuple(doc.get("authors") or ())
+        doc["images"] = tuple(doc.get("images") or ())
+        values["document"] = Document(**doc)
+        if values.get("repo"):
+            values["repo"] = RepoFacts(**_known(RepoFacts, values["repo"]))
+        if values.get("thread"):
+            thread = _known(ThreadFacts, values["thread"])
+            thread["labels"] = tuple(thread.get("labels") or ())
+            values["thread"] = ThreadFacts(**thread)
+        return cls(**values)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @property
+    def age(self) -> dt.timedelta | None:
+        when = parse_time(self.checked_at or self.fetched_at)
+        return now_utc() - when if when else None
+
+
+def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+def now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def utc_stamp(when: dt.datetime | None = None) -> str:
+    return (when or now_utc()).astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_time(text: str) -> dt.datetime | None:
+    if not text:
+        return None
+    try:
+        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_provenance(raw_dir: Path, record: Provenance) -> None:
+    write_atomic(Path(raw_dir) / FILENAME, record.to_json())
+
+
+def _read(path: Path) -> Provenance | None:
+    try:
+        return Provenance.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def read_provenance(raw_dir: Path) -> Provenance | None:
+    """The record of the current mirror in raw_dir, or None when never mirrored (or unreadable)."""
+    return _read(Path(raw_dir) / FILENAME)
+
+
+def failure_path(raw_dir: Path) -> Path:
+    raw_dir = Path(raw_dir)
+    return raw_dir.parent / FAILED_DIR / f"{raw_dir.name}.json"
+
+
+def read_failure(raw_dir: Path) -> Provenance | None:
+    """The last failed (or skipped) attempt since the last success, or None."""
+    return _read(failure_path(raw_dir))
+
+
+def write_failure(raw_dir: Path, record: Provenance) -> None:
+    write_atomic(failure_path(raw_dir), record.to_json())
+
+
+def clear_failure(raw_dir: Path) -> None:
+    path = failure_path(raw_dir)
+    path.unlink(missing_ok=True)
+    try:
+        path.parent.rmdir()
+    except OSError:
+        pass

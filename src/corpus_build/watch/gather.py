@@ -1,0 +1,241 @@
+"""Gather one window's facts from the GitHub REST API into frozen records.
+
+Requests per repository (N = PRs merged in the window, B = watched branches):
+
+    GET /repos/{r}                                      default branch, latest push
+    GET /repos/{r}/commits?sha=&since=&until=     x B   commits on the watched branches
+    GET /search/issues  is:merged merged:S..E           merged PRs (time-sliced past 1,000)
+    GET /repos/{r}/pulls/{n}                      x N   files, +/- lines, body (linked issues)
+    GET /search/issues  is:open updated:S..E            PRs opened or updated
+    GET /search/issues  is:open  per_page=1             the count of open PRs
+    GET /repos/{r}/releases, GET /repos/{r}/tags        releases and new tags
+
+Every GET goes through the shared client, which sends If-None-Match with the cached
+ETag, so re-running a window costs 304s, which GitHub does not bill.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from ..errors import ContentError, HTTPStatusError
+from .records import BranchCommits, CitedRef, PullRequest, Release, RepoFacts, RepoTarget, StateChange, parse_time
+from .window import Window, utc_iso
+
+SEARCH_CAP = 1000  # GitHub returns at most 1,000 results per search query
+MIN_SLICE = dt.timedelta(minutes=1)
+FIRST_RUN_TAG_CHECKS = 3  # without a baseline, date this many tags by their commit
+_LINKED = re.compile(
+    r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+((?:[A-Za-z0-9-]+/[A-Za-z0-9._-]+)?#\d+)",
+    re.IGNORECASE,
+)
+
+
+class Client(Protocol):
+    """What gathering needs from `corpus_build.github_api.GitHubClient`."""
+
+    def get(self, path_or_url: str, params: Any = None) -> Any: ...
+    def iter_pages(self, path_or_url: str, params: Any = None) -> Iterator[Any]: ...
+    def paginate(self, path_or_url: str, params: Any = None) -> list: ...
+
+
+def linked_issues(text: str) -> tuple[str, ...]:
+    """Issues a PR closes by GitHub's keywords: "fixes #12", "Closes owner/name#3"."""
+    return tuple(dict.fromkeys(m.group(1) for m in _LINKED.finditer(text or "")))
+
+
+def expand_orgs(client: Client, orgs: Iterable[str]) -> list[RepoTarget]:
+    """Every non-archived repository of each organisation."""
+    targets = []
+    for org in orgs:
+        for repo in client.paginate(f"/orgs/{org}/repos", {"type": "all", "sort": "full_name"}):
+            if not repo.get("archived"):
+                targets.append(RepoTarget(repo=repo["full_name"]))
+    return targets
+
+
+class Gatherer:
+    def __init__(self, client: Client, window: Window, *, search_cap: int = SEARCH_CAP):
+        self.client = client
+        self.window = window
+        self.search_cap = search_cap
+
+    # --- search, split into time slices past GitHub's 1,000-result cap -----------------
+
+    def search(self, query: str, qualifier: str, start: dt.datetime, end: dt.datetime) -> list[dict]:
+        """Every issue/PR matching `query` with `qualifier` (merged, updated…) in [start, end]."""
+        params = {"q": f"{query} {qualifier}:{utc_iso(start)}..{utc_iso(end)}", "per_page": 100}
+        items: list[dict] = []
+        for index, page in enumerate(self.client.iter_pages("/search/issues", params)):
+            data = _mapping(page.data, page.url)
+            if index == 0 and int(data.get("total_count", 0)) > self.search_cap and end - start > MIN_SLICE:
+                middle = start + (end - start) / 2
+                middle = middle.replace(microsecond=0)
+                # Qualifier ranges are inclusive at both ends; deduplicate the shared second.
+                found = {i["number"]: i for i in self.search(query, qualifier, start, middle)}
+                found.update({i["number"]: i for i in self.search(query, qualifier, middle, end)})
+                return list(found.values())
+            items.extend(data.get("items", []))
+        return items
+
+    def count(self, query: str) -> int:
+        page = self.client.get("/search/issues", {"q": query, "per_page": 1})
+        return int(_mapping(page.data, page.url).get("total_count", 0))
+
+    # --- one repository -----------------------------------------------------------------
+
+    def repo(self, target: RepoTarget, known_tags: list[str] | None) -> RepoFacts:
+        w = self.window
+        info = _mapping(self.client.get(f"/repos/{target.repo}").data, target.repo)
+        slug = info.get("full_name") or target.repo
+        default = info.get("default_branch") or "main"
+        branches = tuple(BranchCommits(b, *self._commits(slug, b)) for b in (target.branches or (default,)))
+
+        merged = []
+        for item in self.search(f"repo:{slug} is:pr is:merged", "merged", w.start, w.end):
+            merged_at = (item.get("pull_request") or {}).get("merged_at") or item.get("closed_at")
+            if merged_at and w.contains(parse_time(merged_at)):
+                merged.append(self._pull_details(slug, item["number"]))
+        merged.sort(key=lambda p: (p.merged_at, p.number))
+
+        updated = [
+            _pull_from_issue(slug, item)
+            for item in self.search(f"repo:{slug} is:pr is:open", "updated", w.start, w.end)
+            if w.contains(parse_time(item["updated_at"]))
+        ]
+        updated.sort(key=lambda p: (p.updated_at, p.number), reverse=True)
+        open_count = self.count(f"repo:{slug} is:pr is:open")
+        releases = self._releases(slug)
+        all_tags, new_tags = self._tags(slug, known_tags, releases)
+        return RepoFacts(
+            repo=slug,
+            url=info.get("html_url") or f"https://github.com/{slug}",
+            default_branch=default,
+            pushed_at=info.get("pushed_at") or "",
+            branches=branches,
+            merged=tuple(merged),
+            updated=tuple(updated),
+            open_count=open_count,
+            releases=releases,
+            new_tags=new_tags,
+            all_tags=all_tags,
+            source_id=target.source_id,
+        )
+
+    def _commits(self, slug: str, branch: str) -> tuple[int, str, str]:
+        params = {"sha": branch, "since": utc_iso(self.window.start), "until": utc_iso(self.window.end)}
+        try:
+            commits = self.client.paginate(f"/repos/{slug}/commits", params)
+        except HTTPStatusError as exc:
+            if exc.status in (404, 409):  # 404: no such branch; 409: empty repository
+                return 0, "", ""
+            raise
+        # `until` is inclusive on GitHub; the window is not, so the next digest owns that second.
+        dated = [(c["commit"]["committer"]["date"], c["sha"]) for c in commits]
+        dated = [(d, s) for d, s in dated if self.window.contains(parse_time(d))]
+        if not dated:
+            return 0, "", ""
+        latest = max(dated)
+        return len(dated), latest[0], latest[1]
+
+    def _pull_details(self, slug: str, number: int) -> PullRequest:
+        pr = _mapping(self.client.get(f"/repos/{slug}/pulls/{number}").data, f"{slug}#{number}")
+        return PullRequest(
+            repo=slug,
+            number=number,
+            title=pr.get("title", ""),
+            author=(pr.get("user") or {}).get("login", ""),
+            url=pr.get("html_url") or f"https://github.com/{slug}/pull/{number}",
+            state="merged" if pr.get("merged_at") else pr.get("state", ""),
+            created_at=pr.get("created_at") or "",
+            updated_at=pr.get("updated_at") or "",
+            merged_at=pr.get("merged_at") or "",
+            changed_files=int(pr.get("changed_files") or 0),
+            additions=int(pr.get("additions") or 0),
+            deletions=int(pr.get("deletions") or 0),
+            linked_issues=linked_issues(f"{pr.get('title', '')}\n{pr.get('body') or ''}"),
+            draft=bool(pr.get("draft")),
+        )
+
+    def _releases(self, slug: str) -> tuple[Release, ...]:
+        found = []
+        for page in self.client.iter_pages(f"/repos/{slug}/releases"):
+            data = page.data if isinstance(page.data, list) else []
+            for rel in data:
+                when = rel.get("published_at") or rel.get("created_at")
+                if not when or rel.get("draft"):
+                    continue
+                if self.window.contains(parse_time(when)):
+                    found.append(Release(rel["tag_name"], rel.get("name") or rel["tag_name"], rel.get("html_url", ""), when, bool(rel.get("prerelease"))))
+            # Newest first: once a page reaches before the window, older pages cannot matter.
+            if not data or any(parse_time(r.get("created_at") or r.get("published_at")) < self.window.start for r in data):
+                break
+        return tuple(sorted(found, key=lambda r: r.published_at))
+
+    def _tags(self, slug: str, known: list[str] | None, releases: tuple[Release, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(every tag on the first page, the ones that are new in this window)."""
+        tags = self.client.get(f"/repos/{slug}/tags", {"per_page": 100}).data or []
+        names = tuple(t["name"] for t in tags)
+        released = {r.tag for r in releases}
+        if known is not None:
+            new = [n for n in names if n not in set(known)]
+        else:
+            # No baseline yet: a tag is new when a release in the window names it or its
+            # commit falls inside the window (checked for the first few tags only).
+            new = [n for n in names if n in released]
+            for tag in tags[:FIRST_RUN_TAG_CHECKS]:
+                if tag["name"] in new:
+                    continue
+                commit = self.client.get(tag["commit"]["url"]).data
+                date = ((commit or {}).get("commit") or {}).get("committer", {}).get("date")
+                if date and self.window.contains(parse_time(date)):
+                    new.append(tag["name"])
+        return names, tuple(n for n in names if n in new)
+
+    # --- PRs and issues the registry cites -----------------------------------------------
+
+    def recheck(self, ref: CitedRef, previous: dict | None) -> tuple[dict, StateChange | None]:
+        """The ref's current state record and, if it moved, the change to report."""
+        path = f"/repos/{ref.repo}/{'pulls' if ref.kind == 'pull' else 'issues'}/{ref.number}"
+        try:
+            data = _mapping(self.client.get(path).data, ref.url)
+        except HTTPStatusError as exc:
+            if exc.status in (404, 410):
+                data = {"state": "deleted", "title": ""}
+            else:
+                raise
+        state = "merged" if data.get("merged_at") else str(data.get("state", ""))
+        changed_at = data.get("merged_at") or data.get("closed_at") or ""
+        record = {"state": state, "title": data.get("title", ""), "changed_at": changed_at}
+        before = (previous or {}).get("state")
+        if before is None:
+            # Never seen: a close or merge inside the window means it was open when the window began.
+            in_window = bool(changed_at) and self.window.contains(parse_time(changed_at))
+            before = "open" if in_window and state in ("merged", "closed") else state
+        if before == state:
+            return record, None
+        return record, StateChange(ref=ref, title=record["title"], before=before, after=state, changed_at=changed_at)
+
+
+def _pull_from_issue(slug: str, item: dict) -> PullRequest:
+    """A search result (issue-shaped) as a PullRequest, without a second request."""
+    return PullRequest(
+        repo=slug,
+        number=item["number"],
+        title=item.get("title", ""),
+        author=(item.get("user") or {}).get("login", ""),
+        url=item.get("html_url") or f"https://github.com/{slug}/pull/{item['number']}",
+        state=item.get("state", "open"),
+        created_at=item.get("created_at") or "",
+        updated_at=item.get("updated_at") or "",
+        draft=bool(item.get("draft")),
+    )
+
+
+def _mapping(data: Any, where: str) -> dict:
+    if not isinstance(data, dict):
+        raise ContentError("expected a JSON object from the GitHub API", url=where)
+    return data

@@ -1,0 +1,117 @@
+"""Markers that separate generated facts from the editor's words, and the merge that honours them.
+
+A draft is made of
+
+    <!-- corpus-build:facts id=repo:tile-ai/tilelang -->
+    …generated, replaced on every run…
+    <!-- /corpus-build:facts -->
+
+and everything else: headings, commentary blocks, paragraphs the editor added anywhere.
+Re-running a window replaces the inside of each facts block whose id the new draft
+also has and keeps every other byte of the file. A facts block the new draft has but
+the file lacks (a repository that became active) is inserted with its section, before
+the section of the next block both share. A block the new draft no longer has is left
+as it was: it may sit among the editor's words.
+
+HTML comments are invisible on the site, so the markers cost readers nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import yaml
+
+from ..registry import split_front_matter
+
+FACTS_OPEN = "<!-- corpus-build:facts id={id} -->\n"
+FACTS_CLOSE = "<!-- /corpus-build:facts -->"
+COMMENTARY_OPEN = "<!-- corpus-build:commentary id={id} -->\n"
+COMMENTARY_CLOSE = "<!-- /corpus-build:commentary -->"
+_FACTS = re.compile(r"<!-- corpus-build:facts id=(\S+) -->\n(.*?)<!-- /corpus-build:facts -->", re.DOTALL)
+_HEADING = re.compile(r"^## ", re.MULTILINE)
+
+# Front-matter keys the generator owns; the editor's title, tags and description stay.
+FACT_KEYS = ("date", "window_start", "window_end", "tz", "repos", "counts")
+
+
+def facts_block(block_id: str, content: str) -> str:
+    return FACTS_OPEN.format(id=block_id) + content.rstrip("\n") + "\n" + FACTS_CLOSE + "\n"
+
+
+def commentary_block(block_id: str, hint: str) -> str:
+    return COMMENTARY_OPEN.format(id=block_id) + f"<!-- {hint} -->\n" + COMMENTARY_CLOSE + "\n"
+
+
+def facts_of(body: str) -> dict[str, str]:
+    return {m.group(1): m.group(2) for m in _FACTS.finditer(body)}
+
+
+def merge(old_text: str, new_text: str) -> str:
+    """The new draft's facts poured into the old file, keeping everything the editor wrote."""
+    old_front, old_body, _ = split_front_matter(old_text)
+    new_front, new_body, _ = split_front_matter(new_text)
+    return _merge_front(old_front, new_front) + _merge_body(old_body, new_body)
+
+
+def _merge_front(old: str, new: str) -> str:
+    new_meta = yaml.safe_load(new) or {}
+    try:
+        old_meta = yaml.safe_load(old) if old else None
+    except yaml.YAMLError:
+        old_meta = None
+    if not isinstance(old_meta, dict):
+        old_meta = {}
+    # The editor's order and keys first; generated keys updated in place, new ones appended.
+    meta = dict(old_meta)
+    for key, value in new_meta.items():
+        if key in FACT_KEYS or key not in meta:
+            meta[key] = value
+    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
+
+
+def _merge_body(old: str, new: str) -> str:
+    new_blocks = facts_of(new)
+    order = list(new_blocks)
+
+    def replace(match: re.Match) -> str:
+        block_id = match.group(1)
+        if block_id not in new_blocks:
+            return match.group(0)
+        return FACTS_OPEN.format(id=block_id) + new_blocks[block_id] + FACTS_CLOSE
+
+    merged = _FACTS.sub(replace, old)
+    present = set(facts_of(merged))
+    for chunk_ids, chunk in _chunks(new):
+        if not chunk_ids or any(i in present for i in chunk_ids):
+            continue
+        later = [i for i in order[order.index(chunk_ids[-1]) + 1 :] if i in present]
+        merged = _insert_before(merged, later[0] if later else None, chunk, _section_start)
+        present.update(chunk_ids)
+    return merged
+
+
+def _chunks(body: str) -> list[tuple[list[str], str]]:
+    """The body cut at level-2 headings: (facts ids inside, text) per piece."""
+    starts = [0, *(m.start() for m in _HEADING.finditer(body))]
+    starts = sorted(set(starts))
+    pieces = [body[a:b] for a, b in zip(starts, [*starts[1:], len(body)])]
+    return [(list(facts_of(piece)), piece) for piece in pieces if piece]
+
+
+def _section_start(text: str, block_id: str) -> int:
+    """Where the section holding `block_id` begins: its `## ` heading, else the block itself."""
+    block = text.find(FACTS_OPEN.format(id=block_id))
+    heading = text.rfind("\n## ", 0, block)
+    previous_block = text.rfind(FACTS_CLOSE, 0, block)
+    if heading != -1 and heading > previous_block:
+        return heading + 1
+    return block
+
+
+def _insert_before(text: str, block_id: str | None, chunk: str, where: Callable[[str, str], int]) -> str:
+    if block_id is None:
+        return text.rstrip("\n") + "\n\n" + chunk.rstrip("\n") + "\n"
+    at = where(text, block_id)
+    return text[:at] + chunk.rstrip("\n") + "\n\n" + text[at:]

@@ -1,0 +1,105 @@
+"""`corpus-build add`: appends without disturbing the file, refuses duplicates, validates."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus_build import registry
+from corpus_build.cli import main
+from tests.corpus_fixture import SOURCES_GPU
+
+
+def run(project, *args) -> int:
+    return main(["--project", str(project), *args])
+
+
+def test_add_appends_and_preserves_every_existing_byte(project, capsys):
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    before = path.read_text(encoding="utf-8")
+    code = run(project, "add", "https://github.com/NVIDIA/cutlass", "--section", "01-gpu", "--note", "The C++ tile library.\nSecond line.", "--chapters", "1", "--tags", "cuda,gemm")
+    assert code == 0, capsys.readouterr()
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(before)  # comments, order, quoting: untouched
+    assert "# GPU sources — this comment must survive" in after
+    corpus = registry.load(project / "corpus")
+    added = corpus.source("cutlass")
+    assert (added.kind, added.title, added.lang, added.chapters, added.tags) == ("repo", "NVIDIA/cutlass", "en", (1,), ("cuda", "gemm"))
+    assert added.note == "The C++ tile library.\nSecond line."
+    out = capsys.readouterr().out
+    assert "added 'cutlass' (repo)" in out and "corpus-build build" in out
+
+
+def test_add_detects_kind_and_derives_ids(project):
+    assert run(project, "add", "https://github.com/tile-ai/tilelang/issues/2115", "--section", "2", "--title", "Ascend roadmap") == 0
+    assert run(project, "add", "https://arxiv.org/abs/2504.17577v2", "--section", "02-ascend", "--note", "TileLang 论文。") == 0
+    corpus = registry.load(project / "corpus")
+    issue = corpus.source("tilelang-issue-2115")
+    assert issue.kind == "issue" and issue.section == "02-ascend"
+    paper = corpus.source("arxiv-2504.17577")
+    assert paper.kind == "paper" and paper.lang == "zh"
+
+
+def test_add_refuses_a_duplicate_url_naming_the_existing_entry(project, capsys):
+    path = project / "corpus" / "02-ascend" / "sources.yaml"
+    before = path.read_text(encoding="utf-8")
+    code = run(project, "add", "https://www.github.com/Tile-AI/TileLang/", "--section", "02-ascend")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "already in the registry as 'tilelang' (corpus/01-gpu/sources.yaml:11)" in err
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_add_refuses_a_duplicate_id(project, capsys):
+    code = run(project, "add", "https://example.org/other", "--section", "01-gpu", "--id", "cuda-guide")
+    assert code == 1
+    assert "id 'cuda-guide' is already used" in capsys.readouterr().err
+
+
+def test_add_makes_the_id_unique_when_the_name_is_taken(project):
+    assert run(project, "add", "https://github.com/someone/tilelang", "--section", "01-gpu") == 0
+    assert registry.load(project / "corpus").source("someone-tilelang").url == "https://github.com/someone/tilelang"
+
+
+def test_add_to_an_unknown_section_lists_the_known_ones(project, capsys):
+    assert run(project, "add", "https://example.org/x", "--section", "99-nope") == 1
+    assert "known sections: 01-gpu, 02-ascend" in capsys.readouterr().err
+
+
+def test_add_restores_the_file_when_the_result_does_not_validate(project, capsys):
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    before = path.read_text(encoding="utf-8")
+    code = run(project, "add", "https://example.org/page", "--section", "01-gpu", "--chapters", "42")
+    assert code == 1
+    assert "chapter 42" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_add_rejects_non_http_urls(project, capsys):
+    assert run(project, "add", "file:///etc/passwd", "--section", "01-gpu") == 2
+    assert "not an http(s) URL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("body", ["", "[]\n", "# only a comment\n"])
+def test_add_into_an_empty_sources_file(project, body):
+    path = project / "corpus" / "02-ascend" / "sources.yaml"
+    path.write_text(body, encoding="utf-8")
+    # the chapters and the digest cite sources that were in this file; drop them
+    (project / "corpus" / "chapters.yaml").write_text("[]\n", encoding="utf-8")
+    (project / "corpus" / "paths.yaml").write_text("[]\n", encoding="utf-8")
+    (project / "corpus" / "digests" / "2026-10-22.md").unlink()
+    (project / "corpus" / "01-gpu" / "sources.yaml").write_text(SOURCES_GPU.replace("  chapters: [1]\n", "").replace("  see_also: [deepgemm-ascend]\n", ""), encoding="utf-8")
+    assert run(project, "add", "https://example.org/a", "--section", "02-ascend", "--note", "x") == 0
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(body.replace("[]\n", ""))
+    assert [s.id for s in registry.load(project / "corpus").section("02-ascend").sources] == ["example-a"]
+
+
+def test_check_command_exit_codes(project, capsys):
+    assert run(project, "check") == 0
+    assert "ok: 5 sources in 2 sections" in capsys.readouterr().out
+    bad = project / "corpus" / "01-gpu" / "sources.yaml"
+    bad.write_text(bad.read_text(encoding="utf-8").replace("kind: docs", "kind: doc"), encoding="utf-8")
+    assert run(project, "check") == 1
+    err = capsys.readouterr().err
+    assert "corpus/01-gpu/sources.yaml:5: error: kind 'doc'" in err
+    assert "Traceback" not in err

@@ -1,0 +1,96 @@
+"""Rendered Markdown for the fixture corpus: content, links, incremental writes, navigation."""
+
+from __future__ import annotations
+
+from corpus_build import registry, render
+
+
+def rendered(corpus_dir, tmp_path):
+    corpus = registry.load(corpus_dir)
+    docs = tmp_path / "docs"
+    result = render.render(corpus, docs)
+    return corpus, docs, result
+
+
+def test_every_page_is_generated(corpus_dir, tmp_path):
+    corpus, docs, result = rendered(corpus_dir, tmp_path)
+    expected = {
+        "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
+        "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
+        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml",
+    } | {f"sources/{s.id}.md" for s in corpus.sources}
+    assert set(result.written) == expected
+    assert result.unchanged == 0 and result.removed == ()
+
+
+def test_section_page_is_an_annotated_bibliography(corpus_dir, tmp_path):
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "sections" / "02-ascend.md").read_text(encoding="utf-8")
+    assert "### [DeepGEMM-Ascend](<https://github.com/deepseek-ai/DeepGEMM-Ascend>) {#deepgemm-ascend}" in page
+    assert "> DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。" in page
+    assert "[Chapter 1](../chapters/01.md), [Chapter 2](../chapters/02.md)" in page
+    # an unverified entry is marked, and its unknown address is not invented
+    assert '### \\[Docs\\] Zhihu article on the Ascend 950 port {#zhihu-port}' in page
+    assert '<span class="cb-badge cb-unverified">unverified</span>' in page
+    assert "URL not found" in page
+
+
+def test_source_page_lists_who_cites_it(corpus_dir, tmp_path):
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "sources" / "deepgemm-ascend.md").read_text(encoding="utf-8")
+    assert "tags:\n- ascend\n- gemm\n" in page
+    assert "- [Chapter 1 · 硬件基础](../chapters/01.md) — Then a real Ascend kernel library." in page
+    assert "- [新手路径](../chapters/path-newcomer.md)" in page
+    assert "- [2026-10-22 · Daily digest 2026-10-22](../digests/2026-10-22.md)" in page
+    assert "Not mirrored yet" in page
+    tilelang = (docs / "sources" / "tilelang.md").read_text(encoding="utf-8")
+    assert "## See also\n\n- [DeepGEMM-Ascend](deepgemm-ascend.md)" in tilelang
+    assert "> The main repository.\n> Second line of the note." in tilelang
+
+
+def test_chapter_page_keeps_the_reading_path_order(corpus_dir, tmp_path):
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "chapters" / "01.md").read_text(encoding="utf-8")
+    order = [page.index(f"(../sources/{i}.md)") for i in ("cuda-guide", "tilelang", "deepgemm-ascend")]
+    assert order == sorted(order)
+    assert "1. **[CUDA C++ Programming Guide](../sources/cuda-guide.md)**\n    — Start with the programming model." in page
+
+
+def test_digest_wikilinks_resolve_to_source_pages(corpus_dir, tmp_path):
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "digests" / "2026-10-22.md").read_text(encoding="utf-8")
+    assert "[TileLang](../sources/tilelang.md) merged 8 PRs" in page
+    assert "[the Ascend GEMM](../sources/deepgemm-ascend.md)" in page
+    assert "[[" not in page
+    feed = (docs / "feed.xml").read_text(encoding="utf-8")
+    assert "<title>Daily digest 2026-10-22</title>" in feed and 'href="digests/2026-10-22/"' in feed
+
+
+def test_second_render_writes_nothing_and_removed_sources_lose_their_pages(corpus_dir, tmp_path):
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    (docs / "notes.md").write_text("hand-written page", encoding="utf-8")
+    again = render.render(corpus, docs)
+    assert again.written == () and again.removed == ()
+    sources = corpus_dir / "02-ascend" / "sources.yaml"
+    text = sources.read_text(encoding="utf-8")
+    sources.write_text(text[: text.index("- id: tilelang-pr-2900")], encoding="utf-8")
+    third = render.render(registry.load(corpus_dir), docs)
+    assert third.removed == ("sources/tilelang-pr-2900.md",)
+    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md"}
+    assert (docs / "notes.md").read_text(encoding="utf-8") == "hand-written page"
+
+
+def test_navigation_keeps_source_pages_out(corpus_dir):
+    corpus = registry.load(corpus_dir)
+    nav = render.nav(corpus)
+    flat = str(nav)
+    assert "sources/cuda-guide.md" not in flat
+    assert nav[1] == {"Sections": ["sections/index.md", {"GPU hardware": "sections/01-gpu.md"}, {"Ascend stack": "sections/02-ascend.md"}]}
+    assert {"Chapter 1 · 硬件基础": "chapters/01.md"} in nav[2]["Chapters"]
+
+
+def test_search_vocabulary_keeps_corpus_terms_whole(corpus_dir):
+    words = render.search_vocabulary(registry.load(corpus_dir))
+    assert words[:2] == ["昇腾", "算子"]  # the glossary first
+    assert "硬件基础" in words  # a short run from a chapter title
+    assert all(len(w) <= 4 for w in words[2:])

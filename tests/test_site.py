@@ -1,0 +1,118 @@
+"""Whole-site builds: strict builds of the fixture and the default corpus, plain `mkdocs build`, live reload."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from corpus_build import registry
+from corpus_build.cli import main
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+
+
+def test_fixture_site_builds_strict(project, capsys):
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    site = project / "site"
+    for page in ("index.html", "sources/deepgemm-ascend/index.html", "chapters/01/index.html", "digests/2026-10-22/index.html", "tags/index.html", "feed.xml"):
+        assert (site / page).is_file(), page
+    source = (site / "sources" / "deepgemm-ascend" / "index.html").read_text(encoding="utf-8")
+    assert "DeepGEMM 的昇腾实现" in source
+    # per-source pages are not in the global navigation
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "sources/deepgemm-ascend/" not in home
+
+
+def test_default_corpus_builds_strict_and_complete(default_site):
+    site, corpus = default_site
+    assert len(corpus.sources) == 121
+    pages = list((site / "sources").glob("*/index.html"))
+    assert len(pages) == 121
+    for chapter in corpus.chapters:
+        assert (site / "chapters" / f"{chapter.number:02d}" / "index.html").is_file()
+    digest = (site / "digests" / "2026-10-22" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../sources/tilelang/"' in digest
+    unverified = [s for s in corpus.sources if not s.verified]
+    assert len(unverified) == 16
+    page = (site / "sources" / unverified[0].id / "index.html").read_text(encoding="utf-8")
+    assert "cb-unverified" in page
+
+
+def test_site_loads_nothing_from_other_origins(default_site):
+    site, _ = default_site
+    offenders = []
+    pattern = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["'](?:https?:)?//""", re.I)
+    for path in site.rglob("*.html"):
+        for match in pattern.finditer(path.read_text(encoding="utf-8")):
+            tag = match.group(0)
+            if "<link" in tag.lower() and not re.search(r"rel=[\"'](?:stylesheet|preconnect|icon|modulepreload|preload)", tag, re.I):
+                continue  # <link rel="canonical"> and friends load nothing
+            offenders.append(f"{path.relative_to(site)}: {tag}")
+    assert offenders == []
+    css = "".join(p.read_text(encoding="utf-8") for p in site.rglob("*.css"))
+    assert "fonts.googleapis" not in css and "fonts.gstatic" not in css
+
+
+def test_plain_mkdocs_build_regenerates_from_the_registry(project):
+    result = subprocess.run([str(BIN / "mkdocs"), "build", "--strict"], cwd=project, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert (project / "docs" / "sources" / "tilelang.md").is_file()
+    assert (project / "site" / "sources" / "tilelang" / "index.html").is_file()
+
+
+def test_build_reports_registry_errors_without_traceback(project, capsys):
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("kind: docs", "kind: doc"), encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 1
+    err = capsys.readouterr().err
+    assert "corpus/01-gpu/sources.yaml:5" in err and "Traceback" not in err
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode("utf-8")
+    except Exception as exc:  # noqa: BLE001 - a server still starting answers in many ways
+        return 0, str(exc)
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.3)
+    return False
+
+
+def test_mkdocs_serve_rebuilds_when_a_source_is_added(project):
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [str(BIN / "mkdocs"), "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        assert _wait_for(lambda: _get(base + "sources/tilelang/")[0] == 200, 90), "mkdocs serve did not start"
+        assert _get(base + "sources/cutlass/")[0] != 200
+        assert main(["--project", str(project), "add", "https://github.com/NVIDIA/cutlass", "--section", "01-gpu", "--note", "CUTLASS 注释"]) == 0
+        assert _wait_for(lambda: "CUTLASS 注释" in _get(base + "sources/cutlass/")[1], 60), "the new source never appeared"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
