@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -45,6 +46,10 @@ def test_default_corpus_builds_strict_and_complete(default_site):
     assert len(unverified) == 16
     page = (site / "sources" / unverified[0].id / "index.html").read_text(encoding="utf-8")
     assert "cb-unverified" in page
+    # the corpus's vocabulary is indexed as whole words (jieba user dictionary), not single characters
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    texts = " ".join(doc["text"] for doc in index["docs"])
+    assert texts.count("\u200b昇腾\u200b") >= 9 and "昇\u200b腾" not in texts
 
 
 def test_site_loads_nothing_from_other_origins(default_site):

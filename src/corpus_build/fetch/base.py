@@ -43,7 +43,7 @@ class Outcome:
 
     @classmethod
     def from_download(cls, download: Download, body_file: str, **values: Any) -> "Outcome":
-        return cls(
+        facts: dict[str, Any] = dict(
             requested_url=download.requested_url,
             fetched_url=download.final_url,
             redirects=download.redirects,
@@ -55,8 +55,9 @@ class Outcome:
             sha256=download.sha256,
             body_file=body_file,
             exchanges=download.exchanges,
-            **values,
         )
+        facts.update(values)
+        return cls(**facts)
 
 
 @dataclass

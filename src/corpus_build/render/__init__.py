@@ -133,23 +133,18 @@ def nav(corpus: Corpus) -> list:
 
 
 def search_vocabulary(corpus: Corpus) -> list[str]:
-    """Words Chinese search must keep whole: the glossary, tags and short CJK runs of titles.
+    """Words Chinese search must keep whole: corpus.yaml's glossary and the Chinese tags.
 
-    Long runs are left to jieba: adding "算法与优化技术简析" as one word would stop
-    "算法" from matching it.
+    jieba does not know domain terms such as 昇腾 or 算子 and would index them
+    character by character; a query for the whole term then finds nothing. Only
+    curated terms go in: guessing words from titles adds junk like "硬件与" that
+    stops shorter words from matching.
     """
-    words: dict[str, None] = {}
-    for term in corpus.settings.glossary:
-        words[term] = None
-    texts = [s.title for s in corpus.sources] + [s.title_zh for s in corpus.sections] + [c.title for c in corpus.chapters]
+    words: dict[str, None] = dict.fromkeys(corpus.settings.glossary)
     for source in corpus.sources:
         for tag in source.tags:
             if _CJK_RUN.search(tag) and " " not in tag:
                 words[tag] = None
-    for text in texts:
-        for run in _CJK_RUN.findall(text):
-            if len(run) <= 4:
-                words[run] = None
     return [w for w in words if w.strip()]
 
 

@@ -189,7 +189,10 @@ class Gatherer:
             for tag in tags[:FIRST_RUN_TAG_CHECKS]:
                 if tag["name"] in new:
                     continue
-                commit = self.client.get(tag["commit"]["url"]).data
+                try:
+                    commit = self.client.get(tag["commit"]["url"]).data
+                except HTTPStatusError:  # a tag on a commit GitHub no longer serves: not datable
+                    continue
                 date = ((commit or {}).get("commit") or {}).get("committer", {}).get("date")
                 if date and self.window.contains(parse_time(date)):
                     new.append(tag["name"])
@@ -209,7 +212,14 @@ class Gatherer:
                 raise
         state = "merged" if data.get("merged_at") else str(data.get("state", ""))
         changed_at = data.get("merged_at") or data.get("closed_at") or ""
-        record = {"state": state, "title": data.get("title", ""), "changed_at": changed_at}
+        record = {
+            "state": state,
+            "title": data.get("title", ""),
+            "changed_at": changed_at,
+            "merged_at": data.get("merged_at") or "",
+            "closed_at": data.get("closed_at") or "",
+            "updated_at": data.get("updated_at") or "",
+        }
         before = (previous or {}).get("state")
         if before is None:
             # Never seen: a close or merge inside the window means it was open when the window began.

@@ -48,11 +48,15 @@ def facts_of(body: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _FACTS.finditer(body)}
 
 
-def merge(old_text: str, new_text: str) -> str:
-    """The new draft's facts poured into the old file, keeping everything the editor wrote."""
+def merge(old_text: str, new_text: str, extra: dict[str, str] | None = None) -> str:
+    """The new draft's facts poured into the old file, keeping everything the editor wrote.
+
+    `extra` holds facts for blocks the new draft does not show but an old file may
+    (a repository that was active on the first run and is quiet now).
+    """
     old_front, old_body, _ = split_front_matter(old_text)
     new_front, new_body, _ = split_front_matter(new_text)
-    return _merge_front(old_front, new_front) + _merge_body(old_body, new_body)
+    return _merge_front(old_front, new_front) + _merge_body(old_body, new_body, extra or {})
 
 
 def _merge_front(old: str, new: str) -> str:
@@ -71,9 +75,9 @@ def _merge_front(old: str, new: str) -> str:
     return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
 
 
-def _merge_body(old: str, new: str) -> str:
-    new_blocks = facts_of(new)
-    order = list(new_blocks)
+def _merge_body(old: str, new: str, extra: dict[str, str]) -> str:
+    order = list(facts_of(new))
+    new_blocks = {k: v.rstrip("\n") + "\n" for k, v in extra.items()} | facts_of(new)
 
     def replace(match: re.Match) -> str:
         block_id = match.group(1)

@@ -1,8 +1,9 @@
 """`corpus/.watch/state.json`: what `watch` remembers between runs.
 
-    cited    "owner/name#N" -> {state, title, checked_at}: the last seen state of every
-             PR/issue the registry cites, so a run can say "open -> merged"
-    tags     "owner/name" -> [tag names]: the baseline for "new tags"
+    cited    "owner/name#N" -> {state, before, window, title, …}: the last seen state of
+             every PR/issue the registry cites, so a run can say "open -> merged"
+    tags     "owner/name" -> {window, before, after}: tag names before and after the last
+             window, the baseline for "new tags" ("before" when that window is re-run)
     pending  the window being gathered when the rate limit ran out, with the facts of
              the repositories already done; the next run resumes from there
 
@@ -39,7 +40,7 @@ class Pending:
 class WatchState:
     path: Path
     cited: dict[str, dict[str, Any]] = field(default_factory=dict)
-    tags: dict[str, list[str]] = field(default_factory=dict)
+    tags: dict[str, dict[str, Any]] = field(default_factory=dict)
     pending: Pending | None = None
 
     @classmethod

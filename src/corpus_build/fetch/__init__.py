@@ -1,0 +1,16 @@
+"""The fetch stage: mirror every source into corpus/<section>/raw/<id>/ with provenance.
+
+    fetch_corpus(corpus, options) -> list[FetchResult]     (never raises for one source's failure)
+    options.from_corpus(corpus, **cli_overrides) -> FetchOptions
+
+Modules: engine (selection, concurrency, atomic swap), http (streaming client),
+kinds/ (one module per kind, ordered registry), records (WARC, hashes, SWHIDs),
+lockfile (corpus.lock and the run lock), cli (`fetch` and `status` commands).
+"""
+
+from __future__ import annotations
+
+from .engine import FetchResult, fetch_corpus, select
+from .options import FetchOptions, from_corpus
+
+__all__ = ["FetchOptions", "FetchResult", "fetch_corpus", "from_corpus", "select"]

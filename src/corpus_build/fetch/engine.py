@@ -1,0 +1,277 @@
+"""Orchestration: select sources, fetch them concurrently, swap each mirror in atomically.
+
+Each source is fetched into a staging folder beside its mirror
+(corpus/<section>/raw/.<id>.tmp-<pid>-<n>) and renamed into place only when
+complete, so a failed or killed fetch leaves the previous mirror and its
+provenance exactly as they were. Leftovers of a killed run are removed (or, for
+a mirror moved aside mid-swap, restored) at the start of the next run, under
+the run lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import itertools
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from ..errors import ContentError, FetchError, RateLimitError, UsageError
+from ..github_api import AsyncGitHubClient, GitHubConfig
+from ..model import KINDS, Corpus, Source
+from ..provenance import (
+    Provenance,
+    Status,
+    clear_failure,
+    read_provenance,
+    utc_stamp,
+    write_failure,
+    write_provenance,
+)
+from . import lockfile, records
+from .base import Context, Outcome
+from .http import AttemptLog, HttpClient
+from .kinds import kind_for
+from .options import FetchOptions
+
+_counter = itertools.count()
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    id: str
+    kind: str
+    status: Status
+    url: str
+    fetched_url: str = ""
+    bytes: int = 0
+    seconds: float = 0.0
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (Status.OK, Status.UNCHANGED)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "kind": self.kind, "status": self.status.value, "url": self.url,
+            "fetched_url": self.fetched_url, "bytes": self.bytes, "seconds": round(self.seconds, 3), "error": self.error,
+        }
+
+
+class Progress(Protocol):
+    def start(self, source: Source) -> None: ...
+    def advance(self, source: Source, nbytes: int) -> None: ...
+    def finish(self, source: Source, result: FetchResult) -> None: ...
+
+
+class _Quiet:
+    def start(self, source: Source) -> None:
+        pass
+
+    def advance(self, source: Source, nbytes: int) -> None:
+        pass
+
+    def finish(self, source: Source, result: FetchResult) -> None:
+        pass
+
+
+def select(corpus: Corpus, options: FetchOptions) -> list[Source]:
+    """The sources a run covers; unknown ids, sections or kinds are usage errors."""
+    known = corpus.by_id
+    for source_id in options.ids:
+        if source_id not in known:
+            hint = difflib.get_close_matches(source_id, list(known), n=1)
+            raise UsageError(f"no source with id '{source_id}' in the registry" + (f"; did you mean '{hint[0]}'?" if hint else ""))
+        if not known[source_id].url:
+            raise UsageError(f"source '{source_id}' has no url to fetch; add one to its sources.yaml entry")
+    folders = set()
+    for wanted in options.sections:
+        match = [s.folder for s in corpus.sections if s.folder == wanted or (wanted.isdigit() and s.number == int(wanted))]
+        if not match:
+            raise UsageError(f"no section '{wanted}'; use a folder name such as {corpus.sections[0].folder if corpus.sections else '01-intro'} or its number")
+        folders.update(match)
+    for kind in options.kinds:
+        if kind not in KINDS:
+            raise UsageError(f"unknown kind '{kind}'; use one of {', '.join(KINDS)}")
+    chosen = []
+    for source in corpus.sources:
+        if options.ids and source.id not in options.ids:
+            continue
+        if folders and source.section not in folders:
+            continue
+        if options.kinds and source.kind not in options.kinds:
+            continue
+        if source.url:  # unverified placeholders without an address are not fetchable
+            chosen.append(source)
+    return chosen
+
+
+def clean_leftovers(corpus: Corpus) -> None:
+    """Remove staging folders of killed runs; put back a mirror moved aside mid-swap."""
+    for section in corpus.sections:
+        raw = corpus.root / section.folder / "raw"
+        if not raw.is_dir():
+            continue
+        for entry in raw.iterdir():
+            name = entry.name
+            if name.startswith(".") and ".tmp-" in name:
+                shutil.rmtree(entry, ignore_errors=True)
+            elif name.startswith(".") and ".old-" in name:
+                original = raw / name[1:].split(".old-")[0]
+                if original.exists():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    os.rename(entry, original)
+
+
+def _swap(stage: Path, target: Path) -> None:
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    if target.exists():
+        os.rename(target, old)
+    os.rename(stage, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _executor(options: FetchOptions) -> Executor:
+    workers = options.extract_workers
+    if workers is None:
+        workers = min(4, os.cpu_count() or 1)
+    if workers <= 0:
+        return ThreadPoolExecutor(max_workers=4)
+    # forkserver: workers start clean, not as forks of a process running an event loop and threads.
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+
+
+def fetch_corpus(
+    corpus: Corpus,
+    options: FetchOptions,
+    *,
+    progress: Progress | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> list[FetchResult]:
+    """Mirror the selected sources; one FetchResult per source, failures included (never raised)."""
+    sources = select(corpus, options)
+    with lockfile.run_lock(corpus.root):
+        clean_leftovers(corpus)
+        return asyncio.run(_run(corpus, sources, options, progress or _Quiet(), transport))
+
+
+async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, progress: Progress, transport) -> list[FetchResult]:
+    pins = lockfile.read_lock(corpus.root)
+    http = HttpClient(options, transport=transport)
+    github_config = GitHubConfig(api_url=options.github_api_url, token=options.github_token, cache_dir=corpus.root / ".cache" / "github", timeout=options.read_timeout)
+    github = AsyncGitHubClient(github_config, transport=transport)
+    executor = _executor(options)
+    loop = asyncio.get_running_loop()
+    jobs = asyncio.Semaphore(options.jobs)
+    state: dict = {}
+
+    def run_cpu(fn: Callable[..., Any], *args: Any):
+        return loop.run_in_executor(executor, fn, *args)
+
+    async def one(source: Source) -> tuple[FetchResult, Provenance | None]:
+        async with jobs:
+            return await _fetch_one(corpus, source, options, http, github, run_cpu, pins.get(source.id), progress, state)
+
+    try:
+        pairs = await asyncio.gather(*(one(s) for s in sources))
+    finally:
+        await http.aclose()
+        await github.aclose()
+        executor.shutdown(wait=True, cancel_futures=True)
+    if not options.frozen:
+        for _result, record in pairs:
+            if record is not None:
+                pins[record.id] = lockfile.pin_of(record)
+        lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
+    return [result for result, _ in pairs]
+
+
+async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progress: Progress, state) -> tuple[FetchResult, Provenance | None]:
+    started = time.monotonic()
+    raw = corpus.raw_dir(source)
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    stage = raw.with_name(f".{source.id}.tmp-{os.getpid()}-{next(_counter)}")
+    stage.mkdir()
+    previous = read_provenance(raw)
+    log = AttemptLog()
+    kind = kind_for(source)
+    ctx = Context(
+        source=source, stage=stage, previous=previous, options=options, http=http, log=log, run_cpu=run_cpu,
+        github=github, pin=pin, on_bytes=lambda n: progress.advance(source, n), state=state,
+    )
+    progress.start(source)
+    try:
+        if options.frozen and not pin:
+            raise ContentError("not pinned in corpus.lock; run `corpus-build fetch` without --frozen first", url=source.url)
+        outcome = await kind.fetch(ctx)
+        _check_pin(options, pin, outcome, source)
+        if outcome.unchanged or (options.frozen and previous is not None and previous.sha256 == outcome.sha256 and not outcome.repo):
+            if previous is None:
+                raise ContentError("the server answered 'not modified' but there is no previous mirror", url=source.url)
+            record = replace(previous, status=Status.UNCHANGED, checked_at=utc_stamp(), attempts=tuple(log.attempts), error="")
+            write_provenance(raw, record)
+            shutil.rmtree(stage, ignore_errors=True)
+        else:
+            record = await _commit(source, outcome, stage, raw, log, options, run_cpu)
+        clear_failure(raw)
+        result = FetchResult(source.id, source.kind, record.status, source.url, record.fetched_url, record.bytes if record.status is Status.OK else 0, time.monotonic() - started)
+        progress.finish(source, result)
+        return result, record
+    except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the run
+        shutil.rmtree(stage, ignore_errors=True)
+        if isinstance(exc, FetchError):
+            message = str(exc)
+        else:
+            message = f"unexpected {type(exc).__name__}: {exc} (a bug in corpus-build; please report it)"
+        status = Status.SKIPPED if isinstance(exc, RateLimitError) else Status.FAILED
+        failure = Provenance(
+            id=source.id, kind=source.kind, cited_url=source.url, status=status, checked_at=utc_stamp(),
+            error=message, attempts=tuple(log.attempts),
+        )
+        write_failure(raw, failure)
+        result = FetchResult(source.id, source.kind, status, source.url, error=message, seconds=time.monotonic() - started)
+        progress.finish(source, result)
+        return result, None
+    except BaseException:  # cancelled or interrupted: leave no staging folder behind
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _check_pin(options: FetchOptions, pin: dict | None, outcome: Outcome, source: Source) -> None:
+    if not options.frozen or not pin or outcome.unchanged:
+        return
+    if outcome.repo:
+        return  # the repo kind compares commits itself, before cloning
+    if pin.get("sha256") and pin["sha256"] != outcome.sha256:
+        raise ContentError(
+            f"content no longer matches corpus.lock: sha256 {outcome.sha256[:16]}… but pinned {pin['sha256'][:16]}…; "
+            "check the change, then run `corpus-build fetch` without --frozen to accept it",
+            url=source.url,
+        )
+
+
+async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log: AttemptLog, options: FetchOptions, run_cpu) -> Provenance:
+    warc_file, files = await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc)
+    now = utc_stamp()
+    record = Provenance(
+        id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at=now, checked_at=now,
+        requested_url=outcome.requested_url, fetched_url=outcome.fetched_url, redirects=outcome.redirects,
+        http_status=outcome.http_status, etag=outcome.etag, last_modified=outcome.last_modified,
+        content_type=outcome.content_type, bytes=outcome.bytes, sha256=outcome.sha256, body_file=outcome.body_file,
+        text_file=outcome.text_file, warc_file=warc_file, files=files, extractor=outcome.extractor,
+        document=outcome.document, repo=outcome.repo, thread=outcome.thread, attempts=tuple(log.attempts),
+    )
+    write_provenance(stage, record)
+    _swap(stage, raw)
+    return record

@@ -1,0 +1,188 @@
+"""Repositories: a hardened git clone, its facts (branch, commit, date, latest tag) and README.
+
+git never runs hooks, never recurses into submodules, speaks only http(s) (file://
+only when a test sets `allow_file_urls`), never prompts, and checks symlinks out
+as plain files. The README is read without following symlinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ...errors import GitError
+from ...model import Source
+from ...provenance import Document, Extractor, RepoFacts
+from ...urls import github_parts
+from ..base import Context, Outcome
+from ..http import candidates
+
+CLONE = "repo"
+TEXT = "README.md"
+MAX_README = 2 * 1024 * 1024
+_README = re.compile(r"^readme(\.(md|markdown|rst|txt|org|adoc))?$", re.I)
+_PASSTHROUGH_ENV = ("PATH", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "GIT_SSL_CAINFO")
+
+
+def clone_url(source: Source) -> str:
+    parts = github_parts(source.url)
+    if parts:
+        return f"https://github.com/{parts[0]}/{parts[1]}"
+    return source.url.rstrip("/")
+
+
+def git_env(allow_file: bool, home: Path) -> dict[str, str]:
+    env = {k: os.environ[k] for k in _PASSTHROUGH_ENV if k in os.environ}
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "/bin/false",
+            "SSH_ASKPASS": "/bin/false",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,  # the user's aliases, hooks or url.insteadOf must not apply
+            "HOME": str(home),
+            "LC_ALL": "C",
+            "GIT_ALLOW_PROTOCOL": "http:https:file" if allow_file else "http:https",
+        }
+    )
+    return env
+
+
+def git_config_args(allow_file: bool) -> list[str]:
+    config = {
+        "core.hooksPath": os.devnull,
+        "protocol.ext.allow": "never",
+        "protocol.file.allow": "always" if allow_file else "never",
+        "submodule.recurse": "false",
+        "core.symlinks": "false",
+        "core.fsmonitor": "false",
+        "http.followRedirects": "true",
+        "advice.detachedHead": "false",
+    }
+    return [arg for key, value in config.items() for arg in ("-c", f"{key}={value}")]
+
+
+class GitRunner:
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.allow_file = ctx.options.allow_file_urls
+        self.home = ctx.stage / ".git-home"
+
+    def check_url(self, url: str) -> None:
+        scheme = urlsplit(url).scheme
+        if scheme not in ("http", "https") and not (scheme == "file" and self.allow_file):
+            raise GitError(f"refusing a {scheme or 'local'} git remote: only http(s) URLs are cloned", url=url)
+
+    async def run(self, *args: str, cwd: Path | None = None, url: str = "") -> str:
+        self.home.mkdir(parents=True, exist_ok=True)
+        process = await asyncio.create_subprocess_exec(
+            "git", *git_config_args(self.allow_file), *args,
+            cwd=cwd, env=git_env(self.allow_file, self.home),
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), self.ctx.options.git_timeout)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            process.kill()
+            await process.wait()
+            raise
+        if process.returncode != 0:
+            lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+            detail = lines[-1] if lines else f"exit status {process.returncode}"
+            raise GitError(f"git {args[0]} failed: {detail}", url=url)
+        return out.decode("utf-8", "replace")
+
+    async def ls_remote_head(self, url: str) -> tuple[str, str]:
+        """(commit, branch) of the remote's HEAD, without cloning."""
+        out = await self.run("ls-remote", "--symref", "--", url, "HEAD", url=url)
+        commit = branch = ""
+        for line in out.splitlines():
+            if line.startswith("ref: ") and line.endswith("\tHEAD"):
+                branch = line[5:-5].removeprefix("refs/heads/")
+            elif line.endswith("\tHEAD"):
+                commit = line.split("\t")[0]
+        if not commit:
+            raise GitError("the remote has no HEAD (an empty repository?)", url=url)
+        return commit, branch
+
+
+def read_readme(clone: Path) -> tuple[str, str] | None:
+    """(name, text) of the top-level README; symlinks and huge files are ignored."""
+    try:
+        entries = sorted(os.scandir(clone), key=lambda e: (not e.name.lower().endswith(".md"), e.name))
+    except OSError:
+        return None
+    for entry in entries:
+        if not _README.match(entry.name) or not entry.is_file(follow_symlinks=False):
+            continue
+        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                continue
+            data = handle.read(MAX_README + 1)
+        text = data[:MAX_README].decode("utf-8", "replace")
+        return entry.name, text
+    return None
+
+
+class RepoKind:
+    name = "repo"
+
+    def matches(self, source: Source) -> bool:
+        return source.kind == "repo"
+
+    async def fetch(self, ctx: Context) -> Outcome:
+        git = GitRunner(ctx)
+        cited = clone_url(ctx.source)
+        last: GitError | None = None
+        for url in candidates(cited, ctx.options):
+            try:
+                git.check_url(url)
+                commit, branch = await git.ls_remote_head(url)
+                ctx.log.add(url, "ok")
+                break
+            except GitError as exc:
+                ctx.log.add(url, "git", error=str(exc))
+                last = exc
+        else:
+            assert last is not None
+            raise last
+        previous = ctx.previous.repo if ctx.previous else None
+        pin = (ctx.pin or {}).get("commit")
+        if ctx.options.frozen and pin and pin != commit:
+            raise GitError(f"the remote HEAD moved to {commit[:12]}, but corpus.lock pins {pin[:12]}; run `corpus-build fetch` without --frozen to accept it", url=url)
+        if previous and previous.commit == commit and not ctx.options.force and not ctx.options.frozen and previous.depth == ctx.source.mirror_depth:
+            return Outcome(unchanged=True)
+        clone = ctx.stage / CLONE
+        args = ["clone", "--no-recurse-submodules", "--quiet"]
+        if ctx.source.mirror_depth != "full":
+            args += ["--depth", "1"]
+        await git.run(*args, "--", url, str(clone), url=url)
+        commit = (await git.run("rev-parse", "HEAD", cwd=clone)).strip()
+        branch = (await git.run("symbolic-ref", "--short", "-q", "HEAD", cwd=clone)).strip() or branch
+        commit_date = (await git.run("log", "-1", "--format=%cI", cwd=clone)).strip()
+        tags = await git.run("ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", url, cwd=clone, url=url)
+        latest_tag = tags.splitlines()[0].split("\t")[-1].removeprefix("refs/tags/") if tags.strip() else ""
+        readme = await ctx.run_cpu(read_readme, clone)
+        text_file = ""
+        if readme:
+            name, text = readme
+            if not name.lower().endswith((".md", ".markdown")):
+                text = f"```text\n{text}\n```\n"
+            (ctx.stage / TEXT).write_text(text, encoding="utf-8")
+            text_file = TEXT
+        facts = RepoFacts(
+            remote_url=url, branch=branch, commit=commit, commit_date=commit_date, latest_tag=latest_tag,
+            depth=ctx.source.mirror_depth, swhid=f"swh:1:rev:{commit}",
+        )
+        version = (await git.run("--version")).strip().removeprefix("git version ")
+        shutil.rmtree(git.home, ignore_errors=True)
+        return Outcome(
+            requested_url=url, fetched_url=url, text_file=text_file, repo=facts,
+            document=Document(title=ctx.source.title), extractor=Extractor("git", {"git": version}),
+        )

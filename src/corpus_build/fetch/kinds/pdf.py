@@ -1,0 +1,123 @@
+"""Papers: arXiv abs pages, DOIs and any PDF. The PDF is kept and extracted page by page with PyMuPDF."""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import version
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from ...errors import ContentError
+from ...model import Source
+from ...provenance import Document, Extractor
+from ..base import Context, Outcome
+from .html import BODY as HTML_BODY
+from .html import TEXT, decode_html, extract_html
+from .html import versions as html_versions
+
+PDF = "paper.pdf"
+LANDING = "landing.html"
+_ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
+_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.I)
+_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.I)
+
+
+def citation_meta(html: str) -> dict[str, list[str]]:
+    """Highwire `citation_*` meta tags (arXiv, OpenReview, ACM, most publishers)."""
+    import html as html_lib
+
+    found: dict[str, list[str]] = {}
+    for name, content in _CITATION.findall(html):
+        found.setdefault(name.lower(), []).append(html_lib.unescape(content).strip())
+    for content, name in _CITATION_REV.findall(html):
+        found.setdefault(name.lower(), []).append(html_lib.unescape(content).strip())
+    return found
+
+
+def extract_pdf(body: str, out: str) -> dict:
+    """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page. {"error": …} when unparsable."""
+    import pymupdf
+
+    data = Path(body).read_bytes()
+    if not data.startswith(b"%PDF-"):
+        return {"error": "not a PDF (no %PDF- header)"}
+    if b"%%EOF" not in data[-2048:]:
+        return {"error": "the PDF is truncated (no %%EOF marker at the end); the download was cut short or the file is damaged"}
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # noqa: BLE001 - PyMuPDF raises several unrelated types
+        return {"error": f"PyMuPDF cannot open it ({type(exc).__name__}: {exc})"}
+    if doc.needs_pass:
+        return {"error": "the PDF is encrypted"}
+    if doc.page_count == 0:
+        return {"error": "the PDF has no pages"}
+    parts = []
+    try:
+        for number, page in enumerate(doc, start=1):
+            parts.append(f"## Page {number}\n\n{page.get_text('text').strip()}\n")
+    except Exception as exc:  # noqa: BLE001
+        return {"error": f"PyMuPDF failed on a page ({type(exc).__name__}: {exc})"}
+    meta = doc.metadata or {}
+    Path(out).write_text("\n".join(parts), encoding="utf-8")
+    authors = [a.strip() for a in re.split(r";|,| and ", meta.get("author") or "") if a.strip()]
+    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count}
+
+
+class PaperKind:
+    name = "paper"
+
+    def matches(self, source: Source) -> bool:
+        return source.kind == "paper" or urlsplit(source.url).path.lower().endswith(".pdf")
+
+    async def fetch(self, ctx: Context) -> Outcome:
+        url = ctx.source.url
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().removeprefix("www.")
+        landing_meta: dict[str, list[str]] = {}
+        exchanges: tuple = ()
+        pdf_url = url
+        match = _ARXIV_ABS.match(parts.path)
+        if host in ("arxiv.org", "export.arxiv.org") and match:
+            # The abstract page gives the metadata and the PDF's address.
+            landing = await ctx.http.download(url, ctx.stage / LANDING, ctx.log, accept="text/html")
+            exchanges = landing.exchanges
+            landing_meta = citation_meta(decode_html(Path(landing.path).read_bytes(), landing.content_type)[0])
+            pdf_url = (landing_meta.get("pdf_url") or [f"https://arxiv.org/pdf/{match.group(1)}"])[0]
+        download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf,*/*;q=0.5", on_bytes=ctx.on_bytes, **ctx.conditional)
+        exchanges += download.exchanges
+        if download.not_modified or ctx.same_as_before(download.sha256):
+            return Outcome(unchanged=True, exchanges=exchanges)
+        if not _is_pdf(ctx.stage / PDF):
+            # A DOI or publisher page: follow its citation_pdf_url, or keep it as an HTML page.
+            (ctx.stage / PDF).rename(ctx.stage / LANDING)
+            text = decode_html((ctx.stage / LANDING).read_bytes(), download.content_type)[0]
+            landing_meta = citation_meta(text)
+            if not landing_meta.get("pdf_url"):
+                return await self._as_html(ctx, download, exchanges)
+            pdf_url = urljoin(download.final_url, landing_meta["pdf_url"][0])
+            download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf", on_bytes=ctx.on_bytes)
+            exchanges += download.exchanges
+        facts = await ctx.run_cpu(extract_pdf, str(ctx.stage / PDF), str(ctx.stage / TEXT))
+        if "error" in facts:
+            raise ContentError(facts["error"], url=download.final_url)
+        document = Document(
+            title=(landing_meta.get("title") or [facts["title"]])[0],
+            authors=tuple(landing_meta.get("author") or facts["authors"]),
+            published=(landing_meta.get("date") or landing_meta.get("publication_date") or landing_meta.get("online_date") or [""])[0],
+            page_count=facts["pages"],
+            language=(landing_meta.get("language") or [""])[0],
+        )
+        extractor = Extractor("pymupdf", {"pymupdf": version("pymupdf")})
+        return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges)
+
+    async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
+        (ctx.stage / LANDING).rename(ctx.stage / HTML_BODY)
+        facts = await ctx.run_cpu(extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type)
+        document = Document(title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]))
+        return Outcome.from_download(download, HTML_BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", html_versions()), exchanges=exchanges)
+
+
+def _is_pdf(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        head = handle.read(1024)
+    return head.startswith(b"%PDF-")

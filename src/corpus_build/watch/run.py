@@ -1,0 +1,195 @@
+"""`draft_digest`: gather a window from GitHub and write (or refresh) `corpus/digests/<date>.md`.
+
+Gathering goes repository by repository; each finished repository is kept in the
+watch state, so when the quota runs out the facts so far are saved, the error says
+when the quota returns, and the next run for the same window starts where this one
+stopped. Baselines (tags, cited states) are stored with the window they were taken
+for: re-running a window compares against the same baseline and reports the same
+changes, instead of finding "nothing new" because the first run already saw it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import provenance
+from ..errors import RateLimitError
+from ..model import Corpus
+from .draft import DraftWriter
+from .gather import Client, Gatherer, expand_orgs
+from .merge import merge
+from .records import CitedRef, DigestFacts, RepoTarget, StateChange
+from .state import Pending, WatchState
+from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
+from .window import Window, parse_moment, parse_tz, resolve_window
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    repos: tuple[str, ...] = ()  # --repo: watch only these (branches still come from `watch:`)
+    orgs: tuple[str, ...] = ()  # --org: ... and every repository of these organisations
+    search_cap: int = 1000  # results GitHub returns per search; lower only in tests
+
+
+@dataclass(frozen=True)
+class WatchResult:
+    path: Path
+    facts: DigestFacts
+    created: bool  # False when an existing draft was refreshed
+    resumed: int  # repositories taken from a run the rate limit stopped
+
+
+def plan_window(corpus: Corpus, *, since: str | None, until: str | None, tz: str | None, now: dt.datetime) -> Window:
+    """The window to draft: explicit bounds; else a stopped run's window; else since the last digest."""
+    pending = WatchState.load(corpus.root).pending
+    if pending and not since and not until:
+        zone = parse_tz(tz or pending.tz)
+        return Window(parse_moment(pending.start, zone), parse_moment(pending.end, zone), pending.tz if not tz else tz)
+    return resolve_window(corpus, since=since, until=until, tz=tz, now=now)
+
+
+def watch_targets(corpus: Corpus, client: Client, options: WatchOptions) -> tuple[RepoTarget, ...]:
+    config = parse_watch_config(corpus.settings.extra.get("watch"))
+    known = {t.repo.lower(): t for t in merge_targets(registry_repos(corpus), list(config.repos))}
+    if options.repos or options.orgs:
+        chosen = [known.get(r.lower(), RepoTarget(repo=r)) for r in options.repos]
+        orgs = [known.get(t.repo.lower(), t) for t in expand_orgs(client, options.orgs)]
+        return merge_targets(chosen, orgs)
+    orgs = expand_orgs(client, config.orgs)
+    return merge_targets(registry_repos(corpus), list(config.repos), orgs, exclude=config.exclude)
+
+
+def draft_digest(
+    corpus: Corpus,
+    window: Window,
+    client: Client,
+    *,
+    options: WatchOptions = WatchOptions(),
+    progress: Callable[[str], None] | None = None,
+) -> WatchResult:
+    say = progress or (lambda _message: None)
+    state = WatchState.load(corpus.root)
+    targets = watch_targets(corpus, client, options)
+    pending = state.pending if state.pending and state.pending.window == window.key else None
+    resumed = len(pending.repos) if pending else 0
+    if pending is None:
+        pending = Pending(window=window.key, start=window.start.isoformat(), end=window.end.isoformat(), tz=window.tz)
+    state.pending = pending
+    gatherer = Gatherer(client, window, search_cap=options.search_cap)
+
+    for index, target in enumerate(targets):
+        key = target.repo.lower()
+        if key in pending.repos:
+            continue
+        say(f"[{index + 1}/{len(targets)}] {target.repo}")
+        try:
+            facts = gatherer.repo(target, _tag_baseline(state, key, window))
+        except RateLimitError as exc:
+            state.save()
+            raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
+        pending.repos[key] = facts
+        state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(facts.all_tags)}
+        state.save()
+
+    if pending.changes is None:
+        selected = {t.repo.lower() for t in targets}
+        refs = [r for r in cited_refs(corpus) if not (options.repos or options.orgs) or r.repo.lower() in selected]
+        say(f"re-checking {len(refs)} cited PRs and issues")
+        try:
+            pending.changes = _recheck(corpus, gatherer, state, refs, window)
+        except RateLimitError as exc:
+            state.save()
+            raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
+
+    facts = DigestFacts(
+        start=window.start,
+        end=window.end,
+        tz=window.tz,
+        repos=tuple(pending.repos[t.repo.lower()] for t in targets),
+        changes=tuple(pending.changes),
+    )
+    writer = DraftWriter(corpus, facts)
+    path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
+    created = not path.exists()
+    text = writer.render() if created else merge(path.read_text(encoding="utf-8"), writer.render(), writer.blocks())
+    _write(path, text)
+    state.pending = None
+    state.save()
+    return WatchResult(path=path, facts=facts, created=created, resumed=resumed)
+
+
+def _tag_baseline(state: WatchState, key: str, window: Window) -> list[str] | None:
+    record = state.tags.get(key)
+    if not isinstance(record, dict):
+        return None
+    return record.get("before") if record.get("window") == window.key else record.get("after")
+
+
+def _recheck(corpus: Corpus, gatherer: Gatherer, state: WatchState, refs: list[CitedRef], window: Window) -> list[StateChange]:
+    changes = []
+    for ref in refs:
+        old = state.cited.get(ref.key.lower()) or {}
+        # Same window again: compare with what was known before it, to report the same change.
+        previous = old.get("before") if old.get("window") == window.key else old.get("state")
+        if previous is None:
+            previous = _provenance_state(corpus, ref)
+        record, change = gatherer.recheck(ref, {"state": previous} if previous else None)
+        state.cited[ref.key.lower()] = {**record, "before": previous, "window": window.key}
+        if change:
+            changes.append(change)
+        _update_provenance(corpus, ref, record)
+    return changes
+
+
+def _provenance_state(corpus: Corpus, ref: CitedRef) -> str | None:
+    if not ref.source_id or ref.source_id not in corpus.by_id:
+        return None
+    record = provenance.read_provenance(corpus.raw_dir(corpus.source(ref.source_id)))
+    if record is None or record.thread is None:
+        return None
+    state = record.thread.display_state
+    return "open" if state == "draft" else state
+
+
+def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
+    """Refresh the thread state of the registry's mirror record; fetch owns everything else."""
+    if not ref.source_id or ref.source_id not in corpus.by_id:
+        return
+    raw_dir = corpus.raw_dir(corpus.source(ref.source_id))
+    old = provenance.read_provenance(raw_dir)
+    if old is None or old.thread is None:
+        return  # never mirrored: `corpus-build fetch` creates the record
+    state = record["state"]
+    thread = dataclasses.replace(
+        old.thread,
+        state="closed" if state in ("merged", "closed") else state,
+        merged=state == "merged",
+        merged_at=record.get("merged_at") or old.thread.merged_at,
+        closed_at=record.get("closed_at") or old.thread.closed_at,
+        updated_at=record.get("updated_at") or old.thread.updated_at,
+    )
+    if thread != old.thread:
+        provenance.write_provenance(raw_dir, dataclasses.replace(old, thread=thread, checked_at=provenance.utc_stamp()))
+
+
+def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> RateLimitError:
+    where = state.path
+    error = RateLimitError(
+        f"{exc}\n{done} of {total} repositories gathered and saved in {where}; "
+        "run `corpus-build watch` again after the reset to resume this window",
+        reset_at=exc.reset_at,
+    )
+    error.url = exc.url  # already part of the message; kept for callers that want it
+    return error
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
