@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -67,6 +65,7 @@ def generate(project: Path, n: int, seed: int = 7) -> None:
     (corpus / "digests").mkdir()
     (corpus / "digests" / "2026-10-22.md").write_text(f"---\ntitle: Digest\n---\n\nSee [[{ids[0]}]].\n", encoding="utf-8")
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "overrides", project / "overrides")
     shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
 
 

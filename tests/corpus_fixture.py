@@ -151,6 +151,7 @@ def write_project(root: Path, overrides: dict[str, str | None] | None = None) ->
     """A whole project: the repository's own mkdocs.yml and stylesheet around the fixture corpus."""
     write_corpus(root, overrides)
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides", dirs_exist_ok=True)
     (root / "docs" / "assets").mkdir(parents=True, exist_ok=True)
     shutil.copy(PROJECT_ROOT / "docs" / "assets" / "corpus.css", root / "docs" / "assets" / "corpus.css")
     return root

@@ -31,6 +31,7 @@ def test_fixture_site_builds_strict(project, capsys):
     # per-source pages are not in the global navigation
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "sources/deepgemm-ascend/" not in home
+    assert '<link rel="alternate" type="application/atom+xml"' in home
 
 
 def test_default_corpus_builds_strict_and_complete(default_site):
