@@ -97,3 +97,12 @@ def test_search_vocabulary_keeps_corpus_terms_whole(corpus_dir):
     words = render.search_vocabulary(registry.load(corpus_dir))
     assert words == ["昇腾", "算子", "张量核心"]
     assert "glossary: [昇腾, 算子]" in corpus_yaml.read_text(encoding="utf-8")
+
+
+def test_navigation_size_is_bounded_for_many_sections(tmp_path):
+    from tests.corpus_fixture import write_corpus
+
+    overrides = {f"{n:02d}-s{n}/section.yaml": f"title: S{n}\n" for n in range(3, 3 + render.NAV_MAX_ITEMS)}
+    corpus = registry.load(write_corpus(tmp_path, overrides))
+    assert len(corpus.sections) > render.NAV_MAX_ITEMS
+    assert render.nav(corpus)[1] == {"Sections": ["sections/index.md"]}

@@ -128,7 +128,11 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def _register_stage_commands(sub) -> None:
-    pass
+    from .fetch.cli import register as register_fetch
+    from .watch.cli import register as register_watch
+
+    register_fetch(sub)
+    register_watch(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         log.info(f"corpus: {len(corpus.sources)} sources; {result}")
         render.write_search_dictionary(corpus, project / self.config.search_dictionary)
+        _quiet_jieba()
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         self._corpus_dir = corpus_dir
@@ -51,3 +52,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
         return server
+
+
+def _quiet_jieba() -> None:
+    """jieba prints its dictionary-loading chatter on stderr at every build; keep warnings only."""
+    try:
+        import jieba
+    except ImportError:  # search then indexes Chinese without segmentation
+        return
+    jieba.setLogLevel(logging.WARNING)

@@ -16,6 +16,7 @@ import json
 import math
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -53,7 +54,8 @@ class FakeGitHub:
         self.log: list[Logged] = []
         self.search_cap = 1000
         self.quota: int | None = None  # requests left before 403; None = unlimited
-        self.reset_epoch = 1_793_000_000  # 2026-10-26 ~ UTC
+        self.reset_epoch = int(time.time()) + 3600  # like GitHub's hourly core quota
+        self.refill: int | None = None  # quota restored once reset_epoch has passed
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self.lock = threading.Lock()
@@ -169,7 +171,10 @@ class FakeGitHub:
                 low, high = (ts(x) for x in value.split(".."))
                 field_name = f"{key}_at"
                 items = [(r, p) for r, p in items if p.get(field_name) and low <= ts(p[field_name]) <= high]
-        items.sort(key=lambda rp: rp[1]["number"], reverse=True)
+        if q.get("sort") == "updated":
+            items.sort(key=lambda rp: rp[1]["updated_at"], reverse=q.get("order", "desc") == "desc")
+        else:
+            items.sort(key=lambda rp: rp[1]["number"], reverse=True)
         total = len(items)
         capped = items[: self.search_cap]
         per_page = min(int(q.get("per_page", 30)), 100)
@@ -273,6 +278,8 @@ class FakeGitHub:
                 parts = urlsplit(self.path)
                 q = {k: v[-1] for k, v in parse_qs(parts.query).items()}
                 with fake.lock:
+                    if fake.quota is not None and fake.quota <= 0 and fake.refill is not None and time.time() >= fake.reset_epoch:
+                        fake.quota = fake.refill
                     if fake.quota is not None and fake.quota <= 0:
                         headers = {"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(fake.reset_epoch)}
                         fake.log.append(Logged(parts.path, parts.query, 403))

@@ -20,6 +20,9 @@ from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
 
 MANIFEST = ".corpus-build-manifest.json"
+# Every page carries the whole nav, so its size is bounded: past this many sections
+# (or chapters), the nav links only their index page, which lists them all.
+NAV_MAX_ITEMS = 40
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
 
 
@@ -111,19 +114,26 @@ def _remove_empty_parents(folder: Path, stop: Path) -> None:
 def nav(corpus: Corpus) -> list:
     """The global navigation: sections, chapters and recent digests; per-source pages stay out.
 
+    Its size does not grow with the corpus: long lists of sections or chapters
+    collapse to their index page (NAV_MAX_ITEMS).
+
     Thousands of per-source pages in the nav would make every page carry all of
     them (measured: 21 s and 279 MB for 1,000 pages, against 2.3 s and 20 MB).
     """
     builder = PageBuilder(corpus)
     t = Labels(corpus.settings.ui_lang)
+    sections: list = [paths.sections]
+    if len(corpus.sections) <= NAV_MAX_ITEMS:
+        sections += [{builder.section_title(s): paths.section(s)} for s in corpus.sections]
     chapters: list = [paths.chapters]
-    chapters += [{builder.chapter_title(c): paths.chapter(c.number)} for c in corpus.chapters]
-    chapters += [{p.title: paths.learning_path(p.id)} for p in corpus.paths]
+    if len(corpus.chapters) + len(corpus.paths) <= NAV_MAX_ITEMS:
+        chapters += [{builder.chapter_title(c): paths.chapter(c.number)} for c in corpus.chapters]
+        chapters += [{p.title: paths.learning_path(p.id)} for p in corpus.paths]
     digests: list = [paths.digests]
     digests += [{f"{d.date}": paths.digest(d)} for d in corpus.digests[:DIGESTS_IN_NAV]]
     return [
         {t("home"): paths.home},
-        {t("sections"): [paths.sections, *({builder.section_title(s): paths.section(s)} for s in corpus.sections)]},
+        {t("sections"): sections},
         {t("chapters_short"): chapters},
         {t("digests"): digests},
         {t("all_sources"): paths.sources},

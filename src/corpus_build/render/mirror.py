@@ -1,25 +1,271 @@
-"""What the site says about each source's mirror (the fetch stage's output under corpus/<section>/raw/<id>/)."""
+"""What the site says about each source's mirror (the fetch stage's output under corpus/<section>/raw/<id>/).
+
+Everything here derives from content a server sent (titles, errors, extracted
+text), so it is escaped (`md.text`) or, for extracted Markdown, rendered to HTML
+and cleaned with nh3 before it reaches a page: no script, event handler,
+javascript: URL or third-party image survives. Extracted-text pages longer than
+SEARCH_LIMIT characters are excluded from the search index (`search: exclude`)
+so the index stays small; the source page carries a short excerpt instead.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
+import posixpath
+import re
+from pathlib import Path
+from urllib.parse import quote
+
 from ..model import Corpus, Source
+from ..provenance import Provenance, now_utc, parse_time, read_failure, read_provenance
 from . import markdown as md
 from .labels import Labels
+
+SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
+DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page
+EXCERPT = 600  # characters of extracted text on the source page
+_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
+                  "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
+                  "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
+_ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
+
+
+def text_page_path(source: Source) -> str:
+    return f"sources/{source.id}/text.md"
+
+
+def _rel(from_page: str, to_page: str) -> str:
+    return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+
+
+def _safe_url(url: str) -> str:
+    """Only http(s) URLs are linked, percent-encoded so `<`, `>` and spaces cannot break out."""
+    if not url.lower().startswith(("http://", "https://")):
+        return ""
+    return quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def _escape_markup(text: str) -> str:
+    """`<` and `&` outside code become entities: markup written as text in a page stays visible text.
+
+    (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
+    would then drop it, losing words the page really contained.)
+    """
+    out, fence = [], ""
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if fence:
+            out.append(line)
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            out.append(line)
+            continue
+        pieces = _CODE_SPAN.split(line)
+        # split() yields [text, ticks, code, text, ticks, code, …]
+        rebuilt = []
+        for index in range(0, len(pieces), 3):
+            rebuilt.append(pieces[index].replace("&", "&amp;").replace("<", "&lt;"))
+            if index + 2 < len(pieces):
+                rebuilt.append(pieces[index + 1] + pieces[index + 2] + pieces[index + 1])
+        out.append("".join(rebuilt))
+    return "\n".join(out)
+
+
+def sanitize_markdown(text: str) -> str:
+    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list)."""
+    import markdown
+    import nh3
+
+    rendered = markdown.markdown(_escape_markup(text), extensions=["tables", "fenced_code", "toc"], output_format="html")
+    return nh3.clean(rendered, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
+
+
+def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
+    raw = corpus.raw_dir(source)
+    record, failure = read_provenance(raw), read_failure(raw)
+    if failure is not None:
+        return failure.status.value, record, failure
+    if record is None:
+        return "never", None, None
+    checked = parse_time(record.checked_at or record.fetched_at)
+    if checked and now_utc() - checked > dt.timedelta(days=corpus.settings.stale_after_days):
+        return "stale", record, None
+    return "fresh", record, None
+
+
+def _freshness_badge(state: str, t: Labels) -> str:
+    if state == "fresh":
+        return md.badge(t("fresh"), "fresh")
+    if state == "stale":
+        return md.badge(t("stale"), "stale")
+    if state == "skipped":
+        return md.badge(t("skipped"), "stale")
+    if state == "never":
+        return md.badge(t("never_fetched"), "stale")
+    return md.badge(t("failed"), "failed")
+
+
+def thread_badge(corpus: Corpus, source: Source, t: Labels) -> str:
+    """open / draft / merged (with date) / closed for an issue or PR with a mirror, else ""."""
+    record = read_provenance(corpus.raw_dir(source))
+    if record is None or record.thread is None:
+        return ""
+    state = record.thread.display_state
+    if state == "merged":
+        return md.badge(t("thread_merged", date=record.thread.merged_at[:10]), "state-merged")
+    css = {"open": "state-open", "draft": "state-open", "closed": "state-closed"}.get(state, "state-open")
+    return md.badge(t(f"thread_{state}") if state in ("open", "draft", "closed") else state, css)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
+    path = corpus.raw_dir(source) / record.text_file
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(EXCERPT * 4)
+    except OSError:
+        return ""
+    text = re.sub(r"\s+", " ", re.sub(r"[#*`>|\[\]()!_-]+", " ", text)).strip()
+    return text[:EXCERPT] + ("…" if len(text) > EXCERPT else "")
 
 
 def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
     """The mirror section of a source page."""
-    return f'!!! info "{t("not_mirrored")}"\n\n    {t("not_mirrored_body", id=source.id)}\n\n'
+    state, record, failure = _state(corpus, source)
+    out = ""
+    if failure is not None:
+        out += f'!!! failure "{t("failed")}: {md.text(failure.checked_at)}"\n\n    {t("fetch_failed_body")}\n\n    `{md.text(failure.error).replace("`", "")}`\n\n'
+    if record is None:
+        if failure is None:
+            out += f'!!! info "{t("not_mirrored")}"\n\n    {t("not_mirrored_body", id=source.id)}\n\n'
+        return out
+    if state == "stale":
+        out += f'!!! warning "{t("stale")}"\n\n    {t("stale_body", days=corpus.settings.stale_after_days, id=source.id)}\n\n'
+    rows = [[t("mirror_state"), _freshness_badge(state, t) + f" `{record.status.value}`"], [t("fetched_at"), md.text(record.fetched_at)]]
+    if record.checked_at and record.checked_at != record.fetched_at:
+        rows.append([t("checked_at"), md.text(record.checked_at)])
+    fetched = _safe_url(record.fetched_url)
+    if fetched:
+        rows.append([t("fetched_from"), md.url_link(record.fetched_url, fetched)])
+    if record.http_status:
+        rows.append([t("http_status"), str(record.http_status)])
+    if record.content_type:
+        rows.append([t("content_type"), md.text(record.content_type)])
+    if record.bytes:
+        rows.append([t("size"), _size(record.bytes)])
+    if record.sha256:
+        rows.append([t("sha256"), f"`{record.sha256}`"])
+    if record.repo:
+        rows.append([t("commit"), f"`{md.text(record.repo.commit)}` ({md.text(record.repo.commit_date)})"])
+        rows.append([t("branch"), f"`{md.text(record.repo.branch)}`"])
+        if record.repo.latest_tag:
+            rows.append([t("latest_tag"), f"`{md.text(record.repo.latest_tag)}`"])
+        rows.append([t("swhid"), f"`{record.repo.swhid}`"])
+    if record.document.page_count:
+        rows.append([t("pages"), str(record.document.page_count)])
+    if record.thread:
+        rows.append([t("pr_state"), thread_badge(corpus, source, t)])
+    if record.text_file:
+        rows.append([t("extracted_text"), md.link(t("extracted_text") + " →", _rel(page, text_page_path(source)))])
+    if source.url:
+        rows.append([t("original"), md.url_link(f"{t('original')} ↗", _safe_url(source.url) or source.url)])
+    out += md.table(["", ""], rows) + "\n"
+    if record.text_file:
+        excerpt = _excerpt(corpus, source, record)
+        if excerpt:
+            label = t("readme_excerpt") if record.repo else t("excerpt")
+            out += f"**{label}**\n\n> {md.text(excerpt)}\n\n"
+    return out
 
 
 def status_page(corpus: Corpus, t: Labels) -> str:
-    """Every source's mirror state."""
-    rows = [[md.link(s.title, f"sources/{s.id}.md"), f"`{s.id}`", t("never_fetched")] for s in corpus.sources]
+    """Every source's mirror state, failures and stale mirrors first."""
+    states = [(s, *_state(corpus, s)) for s in corpus.sources]
     out = md.front_matter(title=t("status")) + f"# {t('status')}\n\n"
-    out += f"{t('never_fetched')}: {len(rows)}\n\n"
-    return out + md.table([t("title"), t("id"), t("state")], rows)
+    counts: dict[str, int] = {}
+    for _source, state, _record, _failure in states:
+        counts[state] = counts.get(state, 0) + 1
+    names = {"fresh": t("fresh"), "stale": t("stale"), "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched")}
+    out += " · ".join(f"{names.get(k, k)}: {v}" for k, v in sorted(counts.items())) + "\n\n"
+    failed = [(s, f) for s, state, _r, f in states if f is not None]
+    out += f"## {t('failures')}\n\n"
+    if failed:
+        rows = [[md.link(s.title, f"sources/{s.id}.md"), f"`{s.id}`", _freshness_badge(f.status.value, t), md.text(f.checked_at), md.text(f.error)] for s, f in failed]
+        out += md.table([t("title"), t("id"), t("state"), t("last_attempt"), t("error")], rows) + "\n"
+    else:
+        out += t("none") + "\n\n"
+    stale = [(s, r) for s, state, r, _f in states if state == "stale"]
+    out += f"## {t('stale_mirrors')}\n\n"
+    if stale:
+        rows = [[md.link(s.title, f"sources/{s.id}.md"), f"`{s.id}`", md.text(r.checked_at or r.fetched_at)] for s, r in stale]
+        out += md.table([t("title"), t("id"), t("checked_at")], rows) + "\n"
+    else:
+        out += t("none") + "\n\n"
+    out += f"## {t('all_sources')}\n\n"
+    rows = []
+    for source, state, record, _failure in states:
+        when = md.text((record.checked_at or record.fetched_at) if record else "")
+        rows.append([md.link(source.title, f"sources/{source.id}.md"), f"`{source.id}`", _freshness_badge(state, t), when])
+    return out + md.table([t("title"), t("id"), t("state"), t("checked_at")], rows)
+
+
+def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) -> str | None:
+    path = corpus.raw_dir(source) / record.text_file
+    try:
+        # Never follow a symlink out of the mirror (a clone could contain one).
+        if path.is_symlink() or not path.is_file():
+            return None
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(DISPLAY_LIMIT + 1)
+    except OSError:
+        return None
+    page = text_page_path(source)
+    truncated = len(text) > DISPLAY_LIMIT
+    text = text[:DISPLAY_LIMIT]
+    title = f"{source.title} · {t('extracted_text')}"
+    meta: dict = {"title": title}
+    if len(text) > SEARCH_LIMIT:
+        meta["search"] = {"exclude": True}
+    out = md.front_matter(**meta) + f"# {md.text(title)}\n\n"
+    links = [md.link(t("back_to_source"), _rel(page, f"sources/{source.id}.md"))]
+    if _safe_url(source.url):
+        links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
+    out += " · ".join(links) + f" · {t('fetched_at')}: {md.text(record.fetched_at)}\n\n"
+    out += f"*{t('mirrored_copy')}*"
+    if len(text) > SEARCH_LIMIT:
+        out += f" *{t('text_not_indexed', n=f'{SEARCH_LIMIT:,}')}*"
+    if truncated:
+        rel_path = Path(source.section) / "raw" / source.id / record.text_file
+        out += f" *{t('text_truncated', n=f'{DISPLAY_LIMIT:,}', path=f'corpus/{rel_path}')}*"
+    # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
+    body = sanitize_markdown(text)
+    return out + f'\n\n<div class="cb-extracted">\n{body}\n</div>\n'
 
 
 def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
-    """Pages beyond the source page, such as extracted text (path under docs/ -> Markdown)."""
-    return {}
+    """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
+    pages = {}
+    for source in corpus.sources:
+        record = read_provenance(corpus.raw_dir(source))
+        if record is None or not record.text_file:
+            continue
+        page = _text_page(corpus, source, record, t)
+        if page is not None:
+            pages[text_page_path(source)] = page
+    return pages
+
+
+__all__ = ["SEARCH_LIMIT", "extra_pages", "panel", "status_page", "text_page_path", "thread_badge"]

@@ -56,5 +56,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         f"{counts['merged']} merged PRs, {counts['releases']} releases, {counts['state_changes']} cited state change(s)"
         + (f"; resumed {result.resumed} repositories from the stopped run" if result.resumed else "")
     )
+    for failure in result.failures:
+        print(f"error: {failure}", file=sys.stderr)
     print("next: write the commentary between the corpus-build:commentary markers, then `corpus-build check`")
-    return 0
+    return 1 if result.failures else 0

@@ -37,6 +37,7 @@ _L: dict[str, dict[str, str]] = {
     "no_changes": {"zh": "语料引用的 PR 与 issue 在本窗口内状态均无变化。", "en": "No PR or issue cited by the corpus changed state."},
     "quiet": {"zh": "无动态的仓库", "en": "Quiet repositories"},
     "no_activity": {"zh": "窗口内无动态", "en": "no activity in the window"},
+    "failed": {"zh": "未能核查", "en": "could not be checked"},
     "latest_push": {"zh": "最新推送", "en": "latest push"},
     "merged_n": {"zh": "合入（{n}）", "en": "Merged ({n})"},
     "merged_at": {"zh": "合于 {when}", "en": "merged {when}"},
@@ -91,9 +92,10 @@ class DraftWriter:
 
     # --- pieces -------------------------------------------------------------------------
 
-    def when(self, stamp: str | dt.datetime, with_date: bool = True) -> str:
+    def when(self, stamp: str | dt.datetime) -> str:
+        """Month-day and time in the digest's zone, as the seed writes them (10-21 10:26)."""
         moment = parse_time(stamp) if isinstance(stamp, str) else stamp
-        return moment.astimezone(self.zone).strftime("%m-%d %H:%M" if with_date else "%H:%M")
+        return moment.astimezone(self.zone).strftime("%m-%d %H:%M")
 
     def repo_label(self, repo: RepoFacts) -> str:
         source_id = repo.source_id or self.by_url.get(normalize(repo.url))
@@ -151,7 +153,7 @@ class DraftWriter:
         for repo in self.active:
             summary = self.t("summary", merged=len(repo.merged), open=repo.open_count, updated=len(repo.updated))
             lines.append(f"- [{md.text(repo.repo)}](#{self.anchor(repo)}){self.colon}{summary}")
-        if self.quiet:
+        if self.quiet or any(r.error for r in self.facts.repos):
             lines.append(f"- [{self.t('quiet')}](#quiet)" + self.paren(str(len(self.quiet))))
         lines.append(f"- [{self.t('source_check')}](#source-check)")
         return "\n".join(lines)
@@ -205,13 +207,17 @@ class DraftWriter:
 
     def quiet_facts(self) -> str:
         sep = "；" if self.lang == "zh" else "; "
+        failed = [f"- {self.repo_label(r)}{self.colon}{self.t('failed')}{sep}{md.text(r.error)}" for r in self.facts.repos if r.error]
         push = {r.repo: f"{sep}{self.t('latest_push')} {self.when(r.pushed_at)}" if r.pushed_at else "" for r in self.quiet}
-        return "\n".join(f"- {self.repo_label(r)}{self.paren(self.branches(r))}{self.colon}{self.t('no_activity')}{push[r.repo]}" for r in self.quiet)
+        return "\n".join([*(f"- {self.repo_label(r)}{self.paren(self.branches(r))}{self.colon}{self.t('no_activity')}{push[r.repo]}" for r in self.quiet), *failed])
 
     def source_check(self) -> str:
         header = [self.t(k) for k in ("col_repo", "col_commits", "col_merged", "col_open", "col_updated", "col_push", "col_tags")]
         rows = []
         for r in self.facts.repos:
+            if r.error:
+                rows.append([md.url_link(r.repo, r.url), *(["?"] * 5), self.t("failed")])
+                continue
             rows.append(
                 [
                     md.url_link(r.repo, r.url) + self.paren(md.text(self.branches(r))),
@@ -227,11 +233,11 @@ class DraftWriter:
 
     @property
     def active(self) -> list[RepoFacts]:
-        return [r for r in self.facts.repos if not r.quiet]
+        return [r for r in self.facts.repos if not r.quiet and not r.error]
 
     @property
     def quiet(self) -> list[RepoFacts]:
-        return [r for r in self.facts.repos if r.quiet]
+        return [r for r in self.facts.repos if r.quiet and not r.error]
 
     # --- the whole draft ------------------------------------------------------------------
 
@@ -265,7 +271,8 @@ class DraftWriter:
 
     def blocks(self) -> dict[str, str]:
         """Facts for every repository, active or not, so a re-run can refresh any section."""
-        return {f"repo:{r.repo}": self.repo_facts(r) for r in self.facts.repos}
+        # A repository that failed this time keeps the facts an earlier run wrote.
+        return {f"repo:{r.repo}": self.repo_facts(r) for r in self.facts.repos if not r.error}
 
 
 def render_draft(corpus: Corpus, facts: DigestFacts) -> str:

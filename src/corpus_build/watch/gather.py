@@ -6,8 +6,7 @@ Requests per repository (N = PRs merged in the window, B = watched branches):
     GET /repos/{r}/commits?sha=&since=&until=     x B   commits on the watched branches
     GET /search/issues  is:merged merged:S..E           merged PRs (time-sliced past 1,000)
     GET /repos/{r}/pulls/{n}                      x N   files, +/- lines, body (linked issues)
-    GET /search/issues  is:open updated:S..E            PRs opened or updated
-    GET /search/issues  is:open  per_page=1             the count of open PRs
+    GET /search/issues  is:open sort=updated            open PRs: the count, and those updated
     GET /repos/{r}/releases, GET /repos/{r}/tags        releases and new tags
 
 Every GET goes through the shared client, which sends If-None-Match with the cached
@@ -81,9 +80,23 @@ class Gatherer:
             items.extend(data.get("items", []))
         return items
 
-    def count(self, query: str) -> int:
-        page = self.client.get("/search/issues", {"q": query, "per_page": 1})
-        return int(_mapping(page.data, page.url).get("total_count", 0))
+    def _open_prs(self, slug: str) -> tuple[int, list[PullRequest]]:
+        """(open PRs, those updated in the window), from one search sorted by last update.
+
+        One query gives both: `total_count` is the open count, and paging stops at the
+        first PR last touched before the window, usually on the first page.
+        """
+        params = {"q": f"repo:{slug} is:pr is:open", "sort": "updated", "order": "desc", "per_page": 100}
+        total, updated = 0, []
+        for index, page in enumerate(self.client.iter_pages("/search/issues", params)):
+            data = _mapping(page.data, page.url)
+            if index == 0:
+                total = int(data.get("total_count", 0))
+            items = data.get("items", [])
+            updated += [_pull_from_issue(slug, i) for i in items if self.window.contains(parse_time(i["updated_at"]))]
+            if not items or parse_time(items[-1]["updated_at"]) < self.window.start:
+                break
+        return total, updated
 
     # --- one repository -----------------------------------------------------------------
 
@@ -101,13 +114,7 @@ class Gatherer:
                 merged.append(self._pull_details(slug, item["number"]))
         merged.sort(key=lambda p: (p.merged_at, p.number))
 
-        updated = [
-            _pull_from_issue(slug, item)
-            for item in self.search(f"repo:{slug} is:pr is:open", "updated", w.start, w.end)
-            if w.contains(parse_time(item["updated_at"]))
-        ]
-        updated.sort(key=lambda p: (p.updated_at, p.number), reverse=True)
-        open_count = self.count(f"repo:{slug} is:pr is:open")
+        open_count, updated = self._open_prs(slug)
         releases = self._releases(slug)
         all_tags, new_tags = self._tags(slug, known_tags, releases)
         return RepoFacts(

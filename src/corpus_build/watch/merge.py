@@ -72,6 +72,9 @@ def _merge_front(old: str, new: str) -> str:
     for key, value in new_meta.items():
         if key in FACT_KEYS or key not in meta:
             meta[key] = value
+    if isinstance(old_meta.get("repos"), list) and isinstance(new_meta.get("repos"), list):
+        # A run limited by --repo must not drop the repositories the file already covers.
+        meta["repos"] = list(dict.fromkeys([*old_meta["repos"], *new_meta["repos"]]))
     return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000) + "---\n"
 
 

@@ -114,6 +114,7 @@ class RepoFacts:
     new_tags: tuple[str, ...] = ()
     all_tags: tuple[str, ...] = ()  # baseline for the next run's "new tags"
     source_id: str = ""
+    error: str = ""  # why the repository could not be checked (then every count is unknown)
 
     @property
     def commit_count(self) -> int:
@@ -121,7 +122,7 @@ class RepoFacts:
 
     @property
     def quiet(self) -> bool:
-        return not (self.commit_count or self.merged or self.updated or self.releases or self.new_tags)
+        return not (self.error or self.commit_count or self.merged or self.updated or self.releases or self.new_tags)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -177,7 +178,8 @@ class DigestFacts:
     def counts(self) -> dict[str, int]:
         return {
             "repos": len(self.repos),
-            "active": sum(1 for r in self.repos if not r.quiet),
+            "active": sum(1 for r in self.repos if not r.quiet and not r.error),
+            "failed": sum(1 for r in self.repos if r.error),
             "commits": sum(r.commit_count for r in self.repos),
             "merged": sum(len(r.merged) for r in self.repos),
             "updated_prs": sum(len(r.updated) for r in self.repos),

@@ -13,20 +13,25 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from .. import provenance
-from ..errors import RateLimitError
+from ..errors import FetchError, RateLimitError
 from ..model import Corpus
 from .draft import DraftWriter
 from .gather import Client, Gatherer, expand_orgs
 from .merge import merge
-from .records import CitedRef, DigestFacts, RepoTarget, StateChange
+from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
 from .state import Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,8 @@ class WatchOptions:
     repos: tuple[str, ...] = ()  # --repo: watch only these (branches still come from `watch:`)
     orgs: tuple[str, ...] = ()  # --org: ... and every repository of these organisations
     search_cap: int = 1000  # results GitHub returns per search; lower only in tests
+    # Wait for a quota that returns this soon (search's per-minute limit) instead of stopping.
+    max_wait: float = 90.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,7 @@ class WatchResult:
     facts: DigestFacts
     created: bool  # False when an existing draft was refreshed
     resumed: int  # repositories taken from a run the rate limit stopped
+    failures: tuple[str, ...] = ()  # "owner/name: why", one per repository that could not be checked
 
 
 def plan_window(corpus: Corpus, *, since: str | None, until: str | None, tz: str | None, now: dt.datetime) -> Window:
@@ -71,8 +79,22 @@ def draft_digest(
     *,
     options: WatchOptions = WatchOptions(),
     progress: Callable[[str], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> WatchResult:
     say = progress or (lambda _message: None)
+
+    def patiently(call: Callable[[], T]) -> T:
+        """Run `call`, waiting out short rate limits (search allows 30 requests a minute)."""
+        for _ in range(3):
+            try:
+                return call()
+            except RateLimitError as exc:
+                wait = _seconds_until(exc.reset_at)
+                if wait is None or wait > options.max_wait:
+                    raise
+                say(f"  rate limited; waiting {wait:.0f} s for the quota to return")
+                sleep(wait + 1)
+        return call()
     state = WatchState.load(corpus.root)
     targets = watch_targets(corpus, client, options)
     pending = state.pending if state.pending and state.pending.window == window.key else None
@@ -81,6 +103,7 @@ def draft_digest(
         pending = Pending(window=window.key, start=window.start.isoformat(), end=window.end.isoformat(), tz=window.tz)
     state.pending = pending
     gatherer = Gatherer(client, window, search_cap=options.search_cap)
+    failed: dict[str, RepoFacts] = {}
 
     for index, target in enumerate(targets):
         key = target.repo.lower()
@@ -88,10 +111,16 @@ def draft_digest(
             continue
         say(f"[{index + 1}/{len(targets)}] {target.repo}")
         try:
-            facts = gatherer.repo(target, _tag_baseline(state, key, window))
+            facts = patiently(lambda: gatherer.repo(target, _tag_baseline(state, key, window)))
         except RateLimitError as exc:
             state.save()
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
+        except FetchError as exc:
+            # One renamed or deleted repository must not cost the whole digest: record it,
+            # keep it out of the saved facts so the next run tries again.
+            failed[key] = RepoFacts(repo=target.repo, url=f"https://github.com/{target.repo}", default_branch="", pushed_at="", source_id=target.source_id, error=str(exc))
+            say(f"  failed: {exc}")
+            continue
         pending.repos[key] = facts
         state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(facts.all_tags)}
         state.save()
@@ -101,7 +130,7 @@ def draft_digest(
         refs = [r for r in cited_refs(corpus) if not (options.repos or options.orgs) or r.repo.lower() in selected]
         say(f"re-checking {len(refs)} cited PRs and issues")
         try:
-            pending.changes = _recheck(corpus, gatherer, state, refs, window)
+            pending.changes = _recheck(corpus, gatherer, state, refs, window, patiently)
         except RateLimitError as exc:
             state.save()
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
@@ -110,7 +139,7 @@ def draft_digest(
         start=window.start,
         end=window.end,
         tz=window.tz,
-        repos=tuple(pending.repos[t.repo.lower()] for t in targets),
+        repos=tuple(pending.repos.get(t.repo.lower()) or failed[t.repo.lower()] for t in targets),
         changes=tuple(pending.changes),
     )
     writer = DraftWriter(corpus, facts)
@@ -120,7 +149,8 @@ def draft_digest(
     _write(path, text)
     state.pending = None
     state.save()
-    return WatchResult(path=path, facts=facts, created=created, resumed=resumed)
+    failures = tuple(f"{r.repo}: {r.error}" for r in facts.repos if r.error)
+    return WatchResult(path=path, facts=facts, created=created, resumed=resumed, failures=failures)
 
 
 def _tag_baseline(state: WatchState, key: str, window: Window) -> list[str] | None:
@@ -130,7 +160,7 @@ def _tag_baseline(state: WatchState, key: str, window: Window) -> list[str] | No
     return record.get("before") if record.get("window") == window.key else record.get("after")
 
 
-def _recheck(corpus: Corpus, gatherer: Gatherer, state: WatchState, refs: list[CitedRef], window: Window) -> list[StateChange]:
+def _recheck(corpus: Corpus, gatherer: Gatherer, state: WatchState, refs: list[CitedRef], window: Window, patiently: Callable) -> list[StateChange]:
     changes = []
     for ref in refs:
         old = state.cited.get(ref.key.lower()) or {}
@@ -138,7 +168,7 @@ def _recheck(corpus: Corpus, gatherer: Gatherer, state: WatchState, refs: list[C
         previous = old.get("before") if old.get("window") == window.key else old.get("state")
         if previous is None:
             previous = _provenance_state(corpus, ref)
-        record, change = gatherer.recheck(ref, {"state": previous} if previous else None)
+        record, change = patiently(lambda: gatherer.recheck(ref, {"state": previous} if previous else None))
         state.cited[ref.key.lower()] = {**record, "before": previous, "window": window.key}
         if change:
             changes.append(change)
@@ -175,6 +205,16 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
     )
     if thread != old.thread:
         provenance.write_provenance(raw_dir, dataclasses.replace(old, thread=thread, checked_at=provenance.utc_stamp()))
+
+
+def _seconds_until(reset_at: str) -> float | None:
+    if not reset_at:
+        return None
+    try:
+        reset = dt.datetime.fromisoformat(reset_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0.0, (reset - dt.datetime.now(dt.timezone.utc)).total_seconds())
 
 
 def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> RateLimitError:
