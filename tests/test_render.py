@@ -106,3 +106,19 @@ def test_navigation_size_is_bounded_for_many_sections(tmp_path):
     corpus = registry.load(write_corpus(tmp_path, overrides))
     assert len(corpus.sections) > render.NAV_MAX_ITEMS
     assert render.nav(corpus)[1] == {"Sections": ["sections/index.md"]}
+
+
+def test_home_lists_cited_prs_whose_state_changed(corpus_dir, tmp_path):
+    import json
+
+    state = corpus_dir / ".watch" / "state.json"
+    state.parent.mkdir()
+    state.write_text(json.dumps({"cited": {
+        "tile-ai/tilelang#2900": {"state": "merged", "before": "open", "title": "Define backend architecture", "window": "w"},
+        "tile-ai/tilelang#1": {"state": "open", "before": "open", "title": "unchanged", "window": "w"},
+    }}), encoding="utf-8")
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "## Cited PRs and issues that changed state" in home
+    assert "- [tile-ai/tilelang#2900 Define backend architecture](sources/tilelang-pr-2900.md): open → **merged**" in home
+    assert "unchanged" not in home

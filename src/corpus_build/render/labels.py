@@ -13,6 +13,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "digests": {"zh": "观察日报", "en": "Watch digests"},
     "all_digests": {"zh": "全部日报", "en": "All digests"},
     "latest_digest": {"zh": "最新日报", "en": "Latest digest"},
+    "recent_changes": {"zh": "引用的 PR 与 issue 状态变化", "en": "Cited PRs and issues that changed state"},
     "tags": {"zh": "标签", "en": "Tags"},
     "status": {"zh": "镜像状态", "en": "Mirror status"},
     "all_sources": {"zh": "全部条目", "en": "All sources"},

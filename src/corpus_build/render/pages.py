@@ -10,6 +10,8 @@ import posixpath
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from .. import urls
+from ..errors import CorpusBuildError
 from ..model import Chapter, Corpus, Digest, LearningPath, Section, Source
 from ..registry import WIKILINK
 from . import markdown as md
@@ -86,6 +88,7 @@ class PageBuilder:
         self.t = Labels(corpus.settings.ui_lang)
         self.citations = Citations.of(corpus)
         self.by_id = corpus.by_id
+        self._thread_badges: dict[str, str] = {}
 
     # --- shared pieces -------------------------------------------------------------
 
@@ -97,8 +100,18 @@ class PageBuilder:
     def chapter_title(self, chapter: Chapter) -> str:
         return f"{self.t.chapter(chapter.number)} · {chapter.title}"
 
+    def thread_state(self, source: Source) -> str:
+        """The open / merged / closed badge of a mirrored issue or PR (read once per render)."""
+        if source.kind not in ("issue", "pull", "discussion"):
+            return ""
+        if source.id not in self._thread_badges:
+            self._thread_badges[source.id] = mirror.thread_badge(self.corpus, source, self.t)
+        return self._thread_badges[source.id]
+
     def badges(self, source: Source) -> str:
         parts = [md.badge(self.t.kind(source.kind), f"kind-{source.kind}"), md.badge(self.t(f"lang_{source.lang}"), "lang")]
+        if self.thread_state(source):
+            parts.append(self.thread_state(source))
         if not source.verified:
             parts.append(md.badge(self.t("unverified"), "unverified"))
         return " ".join(parts)
@@ -158,11 +171,37 @@ class PageBuilder:
         if c.chapters:
             out += f"## {md.link(t('chapters'), rel(page, paths.chapters))}\n\n"
             out += "".join(f"- {md.link(self.chapter_title(ch), rel(page, paths.chapter(ch.number)))}\n" for ch in c.chapters) + "\n"
+        changes = self.recent_changes(page)
+        if changes:
+            out += f"## {t('recent_changes')}\n\n" + changes + "\n"
         if c.digests:
             latest = c.digests[0]
             out += f"## {t('latest_digest')}\n\n- {md.link(f'{latest.date} · {latest.title}', rel(page, paths.digest(latest)))}\n\n"
         out += f"## {t('how_to_use')}\n\n" + _HOW_TO_USE[t.lang]
         return out
+
+    def recent_changes(self, page: str) -> str:
+        """Cited PRs and issues whose state moved at the last `corpus-build watch` (open → merged…)."""
+        from ..watch.state import WatchState
+
+        try:
+            cited = WatchState.load(self.corpus.root).cited
+        except CorpusBuildError:
+            return ""  # a broken state file is reported by `watch`; the site still builds
+        by_thread = {}
+        for source in self.corpus.sources:
+            parts = urls.github_parts(source.url) if source.url else None
+            if parts and parts[2].split("/")[0] in ("pull", "issues", "discussions") and "/" in parts[2]:
+                by_thread[f"{parts[0]}/{parts[1]}#{parts[2].split('/')[1]}".lower()] = source
+        lines = []
+        for key, record in sorted(cited.items()):
+            before, after = record.get("before"), record.get("state")
+            if not before or not after or before == after:
+                continue
+            source = by_thread.get(key)
+            label = md.link(f"{key} {record.get('title', '')}".strip(), rel(page, paths.source(source.id))) if source else md.text(key)
+            lines.append(f"- {label}: {md.text(before)} → **{md.text(after)}**")
+        return "\n".join(lines) + "\n" if lines else ""
 
     def sections_index(self) -> str:
         page = paths.sections
@@ -235,7 +274,8 @@ class PageBuilder:
         rows = []
         for source in sorted(self.corpus.sources, key=lambda s: s.title.lower()):
             section = self.corpus.section(source.section)
-            flag = " " + md.badge(t("unverified"), "unverified") if not source.verified else ""
+            flag = " " + self.thread_state(source) if self.thread_state(source) else ""
+            flag += " " + md.badge(t("unverified"), "unverified") if not source.verified else ""
             rows.append(
                 [
                     md.link(source.title, rel(page, paths.source(source.id))) + flag,
@@ -268,6 +308,8 @@ class PageBuilder:
             source = self.by_id[step.source]
             section = self.corpus.section(source.section)
             out += f"{index}. **{md.link(source.title, rel(page, paths.source(source.id)))}**"
+            if self.thread_state(source):
+                out += " " + self.thread_state(source)
             if not source.verified:
                 out += " " + md.badge(self.t("unverified"), "unverified")
             out += "\n"

@@ -8,12 +8,12 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urljoin
 
-from ...errors import ContentError
 from ...model import Source
 from ...provenance import Document, Extractor
 from ..base import Context, Outcome
 
 BODY = "page.html"
+BINARY = "body.bin"
 TEXT = "text.md"
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
@@ -101,6 +101,12 @@ def versions() -> dict[str, str]:
     return {name: version(name) for name in ("trafilatura", "lxml", "charset-normalizer")}
 
 
+def _renamed(exchanges, old, new):
+    from dataclasses import replace
+
+    return tuple(replace(e, payload=new) if e.payload == old else e for e in exchanges)
+
+
 class HtmlKind:
     name = "html"
 
@@ -114,8 +120,10 @@ class HtmlKind:
         if download.not_modified or ctx.same_as_before(download.sha256):
             return Outcome(unchanged=True, exchanges=download.exchanges)
         content_type = download.content_type.lower()
-        if content_type and not any(t in content_type for t in ("html", "xml", "text/plain")):
-            raise ContentError(f"expected an HTML page, got '{download.content_type}'; set the right `kind` (e.g. paper for a PDF)", url=download.final_url)
+        if content_type and not any(t in content_type for t in ("html", "xml", "text/")):
+            # Not a page (an archive, a binary): keep the bytes, extract nothing.
+            (ctx.stage / BODY).rename(ctx.stage / BINARY)
+            return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
         facts = await ctx.run_cpu(extract_html, str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type)
         document = Document(
             title=facts["title"], language=facts["language"], published=facts["published"],
