@@ -122,3 +122,47 @@ def test_mkdocs_serve_rebuilds_when_a_source_is_added(project):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_seed_digest_keeps_its_structure_and_every_link_works(default_site):
+    from html.parser import HTMLParser
+    from urllib.parse import urljoin, urlsplit
+
+    site, corpus = default_site
+    page = site / "digests" / "2026-10-22" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    for heading in ("本期索引", "今日重點", "一、核心專案進展", "五、趨勢觀察", "附錄：素材與核查說明"):
+        assert heading in html, heading
+    assert "<table>" in html  # the source-check table
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.hrefs, self.ids = [], set()
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if "id" in attrs:
+                self.ids.add(attrs["id"])
+            if tag == "a" and attrs.get("href"):
+                self.hrefs.append(attrs["href"])
+
+    parser = Links()
+    parser.feed(html)
+    external = [h for h in parser.hrefs if h.startswith(("http://", "https://"))]
+    assert len([h for h in external if "來源" not in h]) >= 30
+    for href in external:
+        parts = urlsplit(href)
+        assert parts.hostname and "." in parts.hostname and " " not in href, href
+    base = "http://x/digests/2026-10-22/"
+    for href in parser.hrefs:
+        if href.startswith(("http://", "https://", "mailto:")):
+            continue
+        target = urlsplit(urljoin(base, href))
+        if target.path == "/digests/2026-10-22/":
+            assert target.fragment == "" or target.fragment in parser.ids, href  # the index's anchors exist
+            continue
+        path = site / target.path.lstrip("/")
+        assert (path / "index.html").is_file() or path.is_file(), href
+    registry_links = {h for h in parser.hrefs if "/sources/" in h}
+    assert len(registry_links) >= 15  # repositories and PRs linked to their registry entries
