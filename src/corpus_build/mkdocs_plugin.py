@@ -1,10 +1,9 @@
 """The `corpus` MkDocs plugin: regenerate the pages from corpus/ before every build.
 
 This is what makes plain `mkdocs build` and `mkdocs serve` work on the registry:
-on_config renders the registry into docs/ (writing only changed files), writes the
-jieba dictionary the search plugin loads, and supplies the navigation; on_serve
-watches corpus/ so editing a YAML file rebuilds the site. List it before `search`
-in mkdocs.yml: the search plugin reads the dictionary in its own on_config.
+on_config renders the registry into docs/ (writing only changed files), loads the
+corpus's search vocabulary into jieba, and supplies the navigation; on_serve
+watches corpus/ so editing a YAML file rebuilds the site.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 class CorpusConfig(Config):
     corpus_dir = config_options.Type(str, default="corpus")
-    # Where the jieba user dictionary is written; point search's jieba_dict_user at it.
+    # Where the jieba user dictionary is written (for inspection; it is loaded directly).
     search_dictionary = config_options.Type(str, default=".corpus-build/jieba_user_dict.txt")
     nav = config_options.Type(bool, default=True)
 
@@ -42,8 +41,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             log.info(str(problem))
         result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         log.info(f"corpus: {len(corpus.sources)} sources; {result}")
-        render.write_search_dictionary(corpus, project / self.config.search_dictionary)
-        _quiet_jieba()
+        dictionary = project / self.config.search_dictionary
+        render.write_search_dictionary(corpus, dictionary)
+        _load_search_dictionary(dictionary)
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         self._corpus_dir = corpus_dir
@@ -54,10 +54,18 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return server
 
 
-def _quiet_jieba() -> None:
-    """jieba prints its dictionary-loading chatter on stderr at every build; keep warnings only."""
+def _load_search_dictionary(path: Path) -> None:
+    """Teach jieba the corpus's terms before Material's search segments the pages.
+
+    Material's search plugin segments Chinese with the process-wide jieba
+    tokenizer, so loading the dictionary here works with any plugin order and
+    any working directory (search's own `jieba_dict_user` option resolves its
+    path against the current directory, which breaks `mkdocs -f elsewhere`).
+    """
     try:
         import jieba
     except ImportError:  # search then indexes Chinese without segmentation
         return
-    jieba.setLogLevel(logging.WARNING)
+    jieba.setLogLevel(logging.WARNING)  # its dictionary-loading chatter, at every build
+    if path.stat().st_size:
+        jieba.load_userdict(str(path))

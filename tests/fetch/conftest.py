@@ -36,7 +36,7 @@ def options(server) -> FetchOptions:
     """Fast, local options: threads instead of processes, short backoff and timeouts."""
     return FetchOptions(
         jobs=4, per_host=4, backoff=0.01, max_backoff=0.1, retries=2, total_timeout=10, read_timeout=5,
-        extract_workers=0, github_api_url=server.url("/api"), hf_endpoint=server.url("/hf"),
+        extract_workers=0, recheck_after=0, github_api_url=server.url("/api"), hf_endpoint=server.url("/hf"),
     )
 
 
@@ -44,6 +44,7 @@ def write_corpus(root: Path, sources: list[dict], **settings) -> Path:
     corpus = root / "corpus"
     section = corpus / "01-main"
     section.mkdir(parents=True, exist_ok=True)
+    settings.setdefault("fetch", {}).setdefault("recheck_after", 0)
     (corpus / "corpus.yaml").write_text(yaml.safe_dump({"title": "Test corpus", "languages": ["en"], **settings}), encoding="utf-8")
     (section / "section.yaml").write_text("title: Main\n", encoding="utf-8")
     entries = [{"lang": "en", "note": "why it matters", "title": s["id"], **s} for s in sources]

@@ -158,3 +158,13 @@ def test_sigkill_mid_download_keeps_previous_mirror_and_rerun_succeeds(server, m
     assert rerun.returncode == 0, rerun.stderr
     assert read_provenance(raw).document.title == "After the kill"
     assert not [p for p in raw.parent.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+
+
+def test_recently_checked_sources_cost_no_request(server, make_corpus, options):
+    server.add("/doc", page(), etag='"e"')
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}])
+    opts = replace(options, recheck_after=600)
+    assert fetch_corpus(corpus, opts)[0].status is Status.OK
+    assert fetch_corpus(corpus, opts)[0].status is Status.UNCHANGED
+    assert server.count("/doc") == 1
+    assert fetch_corpus(corpus, replace(opts, force=True))[0].status is Status.OK and server.count("/doc") == 2

@@ -32,6 +32,7 @@ from ..provenance import (
     Provenance,
     Status,
     clear_failure,
+    read_failure,
     read_provenance,
     utc_stamp,
     write_failure,
@@ -201,6 +202,11 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progre
     started = time.monotonic()
     raw = corpus.raw_dir(source)
     raw.parent.mkdir(parents=True, exist_ok=True)
+    recent = _recently_checked(raw, options)
+    if recent is not None:
+        result = FetchResult(source.id, source.kind, Status.UNCHANGED, source.url, recent.fetched_url, 0, time.monotonic() - started)
+        progress.finish(source, result)
+        return result, recent
     stage = raw.with_name(f".{source.id}.tmp-{os.getpid()}-{next(_counter)}")
     stage.mkdir()
     previous = read_provenance(raw)
@@ -246,6 +252,17 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progre
     except BaseException:  # cancelled or interrupted: leave no staging folder behind
         shutil.rmtree(stage, ignore_errors=True)
         raise
+
+
+def _recently_checked(raw: Path, options: FetchOptions) -> Provenance | None:
+    """The current record when it was checked within `recheck_after` and nothing failed since."""
+    if options.force or options.frozen or options.recheck_after <= 0:
+        return None
+    record = read_provenance(raw)
+    if record is None or record.status not in (Status.OK, Status.UNCHANGED) or read_failure(raw) is not None:
+        return None
+    age = record.age
+    return record if age is not None and age.total_seconds() < options.recheck_after else None
 
 
 def _check_pin(options: FetchOptions, pin: dict | None, outcome: Outcome, source: Source) -> None:

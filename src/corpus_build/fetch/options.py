@@ -19,6 +19,9 @@ class FetchOptions:
     sections: tuple[str, ...] = ()  # folder names or numbers
     kinds: tuple[str, ...] = ()
     force: bool = False  # ignore ETag/Last-Modified/ls-remote and download again
+    # A source checked less than this many seconds ago counts as unchanged without asking
+    # the server again: a refresh right after a fetch costs no requests. 0 disables.
+    recheck_after: float = 600.0
     frozen: bool = False  # re-fetch and fail where content differs from corpus.lock
     jobs: int = 8  # sources in flight at once
     per_host: int = 4  # connections to one host at once
@@ -56,7 +59,7 @@ class FetchOptions:
 _FROM_YAML = {
     "jobs": int, "per_host": int, "connect_timeout": float, "read_timeout": float, "total_timeout": float,
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
-    "extract_workers": int, "warc": bool, "git_timeout": float, "user_agent": str,
+    "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
 }
 
 
