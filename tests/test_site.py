@@ -32,6 +32,7 @@ def test_fixture_site_builds_strict(project, capsys):
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "sources/deepgemm-ascend/" not in home
     assert '<link rel="alternate" type="application/atom+xml"' in home
+    assert '<html lang="en"' in home and "<title>Fixture corpus</title>" in home  # from corpus.yaml
 
 
 def test_default_corpus_builds_strict_and_complete(default_site):

@@ -46,6 +46,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         _load_search_dictionary(dictionary)
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
+        # The registry is the source of truth for the corpus's name and interface language.
+        config.site_name = corpus.settings.title
+        config.theme["language"] = corpus.settings.ui_lang
         self._corpus_dir = corpus_dir
         return config
 

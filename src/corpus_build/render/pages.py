@@ -157,7 +157,8 @@ class PageBuilder:
     def home(self) -> str:
         c, t = self.corpus, self.t
         page = paths.home
-        out = md.front_matter(title=c.settings.title) + f"# {md.text(c.settings.title)}\n\n"
+        # No front-matter title: Material then titles the home page with the site name alone.
+        out = f"# {md.text(c.settings.title)}\n\n"
         if c.settings.description:
             out += c.settings.description.strip() + "\n\n"
         sources = c.sources
