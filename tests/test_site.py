@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import registry
 from corpus_build.cli import main
 
 pytestmark = pytest.mark.slow

@@ -304,7 +304,7 @@ class PageBuilder:
         return out
 
     def reading_path(self, steps, page: str) -> str:
-        out = f'<div class="cb-reading-path" markdown>\n\n'
+        out = '<div class="cb-reading-path" markdown>\n\n'
         for index, step in enumerate(steps, start=1):
             source = self.by_id[step.source]
             section = self.corpus.section(source.section)

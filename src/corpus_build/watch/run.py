@@ -208,13 +208,8 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
 
 
 def _seconds_until(reset_at: str) -> float | None:
-    if not reset_at:
-        return None
-    try:
-        reset = dt.datetime.fromisoformat(reset_at.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return max(0.0, (reset - dt.datetime.now(dt.timezone.utc)).total_seconds())
+    reset = provenance.parse_time(reset_at)
+    return None if reset is None else max(0.0, (reset - provenance.now_utc()).total_seconds())
 
 
 def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> RateLimitError:
