@@ -17,7 +17,7 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
     expected = {
         "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
-        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml",
+        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "corpus.bib", "corpus.json",
     } | {f"sources/{s.id}.md" for s in corpus.sources}
     assert set(result.written) == expected
     assert result.unchanged == 0 and result.removed == ()
@@ -76,7 +76,7 @@ def test_second_render_writes_nothing_and_removed_sources_lose_their_pages(corpu
     sources.write_text(text[: text.index("- id: tilelang-pr-2900")], encoding="utf-8")
     third = render.render(registry.load(corpus_dir), docs)
     assert third.removed == ("sources/tilelang-pr-2900.md",)
-    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md"}
+    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md", "corpus.bib", "corpus.json"}
     assert (docs / "notes.md").read_text(encoding="utf-8") == "hand-written page"
 
 
@@ -122,3 +122,21 @@ def test_home_lists_cited_prs_whose_state_changed(corpus_dir, tmp_path):
     assert "## Cited PRs and issues that changed state" in home
     assert "- [tile-ai/tilelang#2900 Define backend architecture](sources/tilelang-pr-2900.md): open → **merged**" in home
     assert "unchanged" not in home
+
+
+def test_bibliography_exports_for_reference_managers(corpus_dir, tmp_path):
+    import json
+
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    bib = (docs / "corpus.bib").read_text(encoding="utf-8")
+    assert "@software{tilelang,\n  title = {{TileLang}},\n  url = {https://github.com/tile-ai/tilelang}," in bib
+    assert "annote = {[unverified: URL not found] 大智若愚关于昇腾 950 移植的文章。}" in bib
+    assert "`cp.async`" in bib and "\\_" not in bib.split("tilelang,")[0]  # no stray escapes in plain notes
+    items = {item["id"]: item for item in json.loads((docs / "corpus.json").read_text(encoding="utf-8"))}
+    assert items["deepgemm-ascend"] == {
+        "id": "deepgemm-ascend", "type": "software", "title": "DeepGEMM-Ascend", "URL": "https://github.com/deepseek-ai/DeepGEMM-Ascend",
+        "language": "zh-CN", "keyword": "ascend, gemm", "note": "DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
+    }
+    assert "URL" not in items["zhihu-port"]
+    sources_index = (docs / "sources" / "index.md").read_text(encoding="utf-8")
+    assert "[BibTeX](../corpus.bib)" in sources_index

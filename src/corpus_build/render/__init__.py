@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Corpus
-from . import feed, mirror
+from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
 
@@ -64,6 +64,8 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
 
     pages[paths.feed] = feed.atom(corpus, digest_url)
+    pages[paths.bibtex] = export.bibtex(corpus)
+    pages[paths.csl_json] = export.csl_json(corpus)
     pages.update(mirror.extra_pages(corpus, builder.t))
     return pages
 

@@ -17,6 +17,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "tags": {"zh": "标签", "en": "Tags"},
     "status": {"zh": "镜像状态", "en": "Mirror status"},
     "all_sources": {"zh": "全部条目", "en": "All sources"},
+    "export": {"zh": "导出到文献管理器（Zotero 等）", "en": "Export to a reference manager (Zotero…)"},
     "kind": {"zh": "类型", "en": "Kind"},
     "lang": {"zh": "注释语言", "en": "Annotation language"},
     "lang_zh": {"zh": "中文", "en": "Chinese"},

@@ -32,6 +32,8 @@ class paths:
     tags = "tags.md"
     status = "status.md"
     feed = "feed.xml"
+    bibtex = "corpus.bib"
+    csl_json = "corpus.json"
 
     @staticmethod
     def section(section: Section) -> str:
@@ -272,6 +274,7 @@ class PageBuilder:
     def sources_index(self) -> str:
         t, page = self.t, paths.sources
         out = md.front_matter(title=t("all_sources")) + f"# {t('all_sources')}\n\n"
+        out += f"{t('export')}: {md.link('BibTeX', rel(page, paths.bibtex))} · {md.link('CSL-JSON', rel(page, paths.csl_json))}\n\n"
         rows = []
         for source in sorted(self.corpus.sources, key=lambda s: s.title.lower()):
             section = self.corpus.section(source.section)
