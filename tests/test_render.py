@@ -140,3 +140,24 @@ def test_bibliography_exports_for_reference_managers(corpus_dir, tmp_path):
     assert "URL" not in items["zhihu-port"]
     sources_index = (docs / "sources" / "index.md").read_text(encoding="utf-8")
     assert "[BibTeX](../corpus.bib)" in sources_index
+
+
+def test_home_lists_changes_since_the_previous_build(project):
+    from corpus_build.cli import main
+
+    assert main(["--project", str(project), "build"]) == 0
+    home = (project / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "Changes since the previous build" not in home  # first build: nothing to compare with
+    assert main(["--project", str(project), "add", "https://github.com/NVIDIA/cutlass", "--section", "01-gpu", "--note", "x"]) == 0
+    ascend = project / "corpus" / "02-ascend" / "sources.yaml"
+    text = ascend.read_text(encoding="utf-8")
+    ascend.write_text(text[: text.index("- id: tilelang-pr-2900")], encoding="utf-8")
+    assert main(["--project", str(project), "render"]) == 0
+    home = (project / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "## Changes since the previous build (20" in home
+    assert "- added: [NVIDIA/cutlass](sources/cutlass.md)" in home
+    assert "- removed: Define backend architecture" in home
+    assert main(["--project", str(project), "build"]) == 0  # the published home page shows them…
+    assert 'href="sources/cutlass/"' in (project / "site" / "index.html").read_text(encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0  # …and the build after that has nothing new
+    assert "Changes since the previous build" not in (project / "docs" / "index.md").read_text(encoding="utf-8")

@@ -85,7 +85,7 @@ def cmd_build(args) -> int:
     from . import site
 
     corpus = registry.load(_corpus_dir(args))  # fail early with the registry's own messages
-    site_dir = site.build(_project(args), strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None)
+    site_dir = site.build_and_remember(_project(args), corpus, strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None)
     print(f"built {len(corpus.sources)} sources into {site_dir}")
     return 0
 

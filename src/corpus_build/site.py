@@ -34,3 +34,12 @@ def build(project: Path, *, strict: bool = False, site_dir: Path | None = None, 
     finally:
         mkdocs_log.setLevel(previous_level)
     return Path(config.site_dir)
+
+
+def build_and_remember(project: Path, corpus, **options) -> Path:
+    """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
+    from .render import changes
+
+    site_dir = build(project, **options)
+    changes.save(corpus)
+    return site_dir

@@ -14,8 +14,8 @@ from .. import urls
 from ..errors import CorpusBuildError
 from ..model import Chapter, Corpus, Digest, LearningPath, Section, Source
 from ..registry import WIKILINK
+from . import changes, mirror
 from . import markdown as md
-from . import mirror
 from .labels import Labels
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
@@ -174,6 +174,9 @@ class PageBuilder:
         if c.chapters:
             out += f"## {md.link(t('chapters'), rel(page, paths.chapters))}\n\n"
             out += "".join(f"- {md.link(self.chapter_title(ch), rel(page, paths.chapter(ch.number)))}\n" for ch in c.chapters) + "\n"
+        since = self.since_last_build(page)
+        if since:
+            out += since
         changes = self.recent_changes(page)
         if changes:
             out += f"## {t('recent_changes')}\n\n" + changes + "\n"
@@ -182,6 +185,28 @@ class PageBuilder:
             out += f"## {t('latest_digest')}\n\n- {md.link(f'{latest.date} · {latest.title}', rel(page, paths.digest(latest)))}\n\n"
         out += f"## {t('how_to_use')}\n\n" + _HOW_TO_USE[t.lang]
         return out
+
+    def since_last_build(self, page: str) -> str:
+        """Sources added or removed, PR states, failing mirrors, digests: since the last `corpus-build build`."""
+        previous = changes.load(self.corpus)
+        if previous is None:
+            return ""
+        diff = changes.compare(previous, changes.take(self.corpus))
+        t, lines = self.t, []
+
+        def source_link(source_id: str) -> str:
+            return md.link(self.by_id[source_id].title, rel(page, paths.source(source_id)))
+
+        lines += [f"- {t('change_added')}: {source_link(i)}" for i in diff["added"]]
+        lines += [f"- {t('change_removed')}: {md.text(title)}" for title in diff["removed"]]
+        lines += [f"- {source_link(i)}: {md.text(old)} → **{md.text(new)}**" for i, old, new in diff["state"]]
+        lines += [f"- {t('change_failing')}: {source_link(i)}" for i in diff["failing"]]
+        lines += [f"- {t('change_recovered')}: {source_link(i)}" for i in diff["recovered"]]
+        digests = {d.date.isoformat(): d for d in self.corpus.digests}
+        lines += [f"- {t('change_digest')}: {md.link(digests[d].title, rel(page, paths.digest(digests[d])))}" for d in diff["digests"] if d in digests]
+        if not lines:
+            return ""
+        return f"## {t('since_last_build', when=previous.get('built_at', '?'))}\n\n" + "\n".join(lines) + "\n\n"
 
     def recent_changes(self, page: str) -> str:
         """Cited PRs and issues whose state moved at the last `corpus-build watch` (open → merged…)."""

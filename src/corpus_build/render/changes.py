@@ -1,0 +1,74 @@
+"""What changed since the previous `corpus-build build`, for the home page.
+
+`corpus-build build` saves a snapshot of the corpus after each successful build
+(`.corpus-build/last-build.json` beside corpus/, local and not committed); the next
+render compares the corpus with it: sources added and removed, issues and PRs whose
+state moved, mirrors that started failing or recovered, new digests. Live previews
+(`mkdocs serve`) never move the snapshot, so the list stays put while you edit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..model import Corpus
+from ..provenance import now_utc, read_failure, read_provenance, utc_stamp
+
+SNAPSHOT = Path(".corpus-build") / "last-build.json"
+
+
+def snapshot_path(corpus: Corpus) -> Path:
+    return corpus.root.parent / SNAPSHOT
+
+
+def take(corpus: Corpus) -> dict:
+    """The facts the next build compares against."""
+    sources = {}
+    for source in corpus.sources:
+        raw = corpus.raw_dir(source)
+        record = read_provenance(raw)
+        entry = {"title": source.title, "mirror": "failed" if read_failure(raw) else ("ok" if record else "never")}
+        if record is not None and record.thread is not None:
+            entry["state"] = record.thread.display_state
+        sources[source.id] = entry
+    return {"built_at": utc_stamp(now_utc()), "sources": sources, "digests": [d.date.isoformat() for d in corpus.digests]}
+
+
+def load(corpus: Corpus) -> dict | None:
+    try:
+        data = json.loads(snapshot_path(corpus).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("sources"), dict) else None
+
+
+def save(corpus: Corpus) -> None:
+    path = snapshot_path(corpus)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(take(corpus), ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def compare(previous: dict, current: dict) -> dict[str, list]:
+    """Differences by category: added, removed, state, failing, recovered, digests."""
+    before, after = previous.get("sources", {}), current["sources"]
+    result: dict[str, list] = {
+        "added": sorted(set(after) - set(before)),
+        "removed": sorted((before[i].get("title", i) for i in set(before) - set(after))),
+        "state": [],
+        "failing": [],
+        "recovered": [],
+        "digests": sorted(set(current["digests"]) - set(previous.get("digests", [])), reverse=True),
+    }
+    for source_id in sorted(set(after) & set(before)):
+        old, new = before[source_id], after[source_id]
+        if old.get("state") and new.get("state") and old["state"] != new["state"]:
+            result["state"].append((source_id, old["state"], new["state"]))
+        if new.get("mirror") == "failed" and old.get("mirror") != "failed":
+            result["failing"].append(source_id)
+        if old.get("mirror") == "failed" and new.get("mirror") == "ok":
+            result["recovered"].append(source_id)
+    return result
