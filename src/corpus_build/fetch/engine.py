@@ -167,12 +167,32 @@ def fetch_corpus(
         return asyncio.run(_run(corpus, sources, options, progress or _Quiet(), transport))
 
 
+class _LazyGitHub:
+    """The run's AsyncGitHubClient, created on first use: most runs never talk to the API."""
+
+    def __init__(self, make: Callable[[], AsyncGitHubClient]):
+        self._make = make
+        self._client: AsyncGitHubClient | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            self._client = self._make()
+        return getattr(self._client, name)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, progress: Progress, transport) -> list[FetchResult]:
     pins = lockfile.read_lock(corpus.root)
     http = HttpClient(options, transport=transport)
     github_config = GitHubConfig(api_url=options.github_api_url, token=options.github_token, cache_dir=corpus.root / ".cache" / "github", timeout=options.read_timeout)
-    github = AsyncGitHubClient(github_config, transport=transport)
+    github = _LazyGitHub(lambda: AsyncGitHubClient(github_config, transport=transport))
     executor = _executor(options)
+    # Small file writes (the provenance of an unchanged source) go to threads: a rename over an
+    # existing file makes ext4 start writeback, which must not stall the event loop.
+    io_threads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="fetch-io")
     loop = asyncio.get_running_loop()
     jobs = asyncio.Semaphore(options.jobs)
     state: dict = {}
@@ -180,9 +200,12 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
     def run_cpu(fn: Callable[..., Any], *args: Any):
         return loop.run_in_executor(executor, fn, *args)
 
+    def run_io(fn: Callable[..., Any], *args: Any):
+        return loop.run_in_executor(io_threads, fn, *args)
+
     async def one(source: Source) -> tuple[FetchResult, Provenance | None]:
         async with jobs:
-            return await _fetch_one(corpus, source, options, http, github, run_cpu, pins.get(source.id), progress, state)
+            return await _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pins.get(source.id), progress, state)
 
     try:
         pairs = await asyncio.gather(*(one(s) for s in sources))
@@ -190,6 +213,7 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
         await http.aclose()
         await github.aclose()
         executor.shutdown(wait=True, cancel_futures=True)
+        io_threads.shutdown(wait=True)
     if not options.frozen:
         for _result, record in pairs:
             if record is not None:
@@ -198,7 +222,7 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
     return [result for result, _ in pairs]
 
 
-async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progress: Progress, state) -> tuple[FetchResult, Provenance | None]:
+async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin, progress: Progress, state) -> tuple[FetchResult, Provenance | None]:
     started = time.monotonic()
     raw = corpus.raw_dir(source)
     raw.parent.mkdir(parents=True, exist_ok=True)
@@ -207,8 +231,8 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progre
         result = FetchResult(source.id, source.kind, Status.UNCHANGED, source.url, recent.fetched_url, 0, time.monotonic() - started)
         progress.finish(source, result)
         return result, recent
+    # Not created here: most refreshes end in a 304 and never write (see base.Context.stage).
     stage = raw.with_name(f".{source.id}.tmp-{os.getpid()}-{next(_counter)}")
-    stage.mkdir()
     previous = read_provenance(raw)
     log = AttemptLog()
     kind = kind_for(source)
@@ -226,16 +250,18 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progre
             if previous is None:
                 raise ContentError("the server answered 'not modified' but there is no previous mirror", url=source.url)
             record = replace(previous, status=Status.UNCHANGED, checked_at=utc_stamp(), attempts=tuple(log.attempts), error="")
-            write_provenance(raw, record)
-            shutil.rmtree(stage, ignore_errors=True)
+            _discard(stage)
+            await run_io(write_provenance, raw, record)
         else:
             record = await _commit(source, outcome, stage, raw, log, options, run_cpu)
+        # On the event loop, never in a thread: it removes the shared .failed/ folder when empty,
+        # which must not race with write_failure for another source.
         clear_failure(raw)
         result = FetchResult(source.id, source.kind, record.status, source.url, record.fetched_url, record.bytes if record.status is Status.OK else 0, time.monotonic() - started)
         progress.finish(source, result)
         return result, record
     except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the run
-        shutil.rmtree(stage, ignore_errors=True)
+        _discard(stage)
         if isinstance(exc, FetchError):
             message = str(exc)
         else:
@@ -250,8 +276,18 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, pin, progre
         progress.finish(source, result)
         return result, None
     except BaseException:  # cancelled or interrupted: leave no staging folder behind
-        shutil.rmtree(stage, ignore_errors=True)
+        _discard(stage)
         raise
+
+
+def _discard(stage: Path) -> None:
+    """Remove a staging folder, if it was ever created (a 304 never creates one)."""
+    try:
+        os.rmdir(stage)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _recently_checked(raw: Path, options: FetchOptions) -> Provenance | None:
@@ -279,7 +315,11 @@ def _check_pin(options: FetchOptions, pin: dict | None, outcome: Outcome, source
 
 
 async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log: AttemptLog, options: FetchOptions, run_cpu) -> Provenance:
-    warc_file, files = await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc)
+    stage.mkdir(exist_ok=True)  # a kind that wrote nothing (never in practice) still gets a mirror
+    if outcome.finished is not None:  # done in the kind's extraction call (Context.extract)
+        warc_file, files = outcome.finished
+    else:
+        warc_file, files = await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc)
     now = utc_stamp()
     record = Provenance(
         id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at=now, checked_at=now,

@@ -159,19 +159,46 @@ class _Decoder:
         return self._z.flush() if self._z is not None else b""
 
 
+async def _drain(response: httpx.Response, limit: int = CHUNK) -> None:
+    """Read a small body to its end, so the connection goes back to the pool.
+
+    Closing a streamed response that was not read to the end closes its connection:
+    every 304 of a refresh then paid a new TCP connection. Bodies over `limit` (a
+    redirect's page, rarely) are not worth reading; that connection is closed.
+    """
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) <= limit:
+        await response.aread()
+
+
 class HttpClient:
     """One per run: a shared connection pool and a per-host limit."""
 
     def __init__(self, options: FetchOptions, *, transport: httpx.AsyncBaseTransport | None = None):
         self.options = options
         timeout = httpx.Timeout(connect=options.connect_timeout, read=options.read_timeout, write=options.read_timeout, pool=None)
-        limits = httpx.Limits(max_connections=max(options.jobs * 2, options.per_host), max_keepalive_connections=options.jobs * 2)
+        # A source has one request in flight at a time, so `jobs` connections suffice. More only
+        # cost time: httpcore polls every idle pooled connection for liveness on each request.
+        pool = options.jobs
+        limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
         # Redirects are followed by hand: each hop is checked (scheme, count) and recorded.
-        self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, transport=transport, headers={"User-Agent": options.user_agent})
+        self._make_client = lambda: httpx.AsyncClient(
+            timeout=timeout, limits=limits, follow_redirects=False, transport=transport, headers={"User-Agent": options.user_agent}
+        )
+        self._http: httpx.AsyncClient | None = None
         self._hosts: dict[str, asyncio.Semaphore] = {}
 
+    @property
+    def _client(self) -> httpx.AsyncClient:
+        # Created on first use: a run whose sources were all checked recently sends nothing,
+        # and building the client (its SSL context) is a noticeable part of such a run.
+        if self._http is None:
+            self._http = self._make_client()
+        return self._http
+
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
     def _host_limit(self, url: str) -> asyncio.Semaphore:
         host = (urlsplit(url).hostname or "").lower()
@@ -259,11 +286,13 @@ class HttpClient:
                     at=utc_stamp(),
                 )
                 if response.status_code in _REDIRECTS and "location" in rheaders:
+                    await _drain(response)
                     exchanges.append(Exchange(payload=None, **exchange))
                     redirects.append(current)
                     current = urljoin(current, rheaders["location"])
                     continue
                 if response.status_code == 304:
+                    await _drain(response)
                     exchanges.append(Exchange(payload=None, **exchange))
                     return Download(url, current, tuple(redirects), 304, rheaders, not_modified=True, exchanges=tuple(exchanges))
                 if response.status_code >= 400:

@@ -84,3 +84,9 @@ def finish_stage(stage: str, exchanges: tuple[Exchange, ...], warc: bool) -> tup
         if exchange.payload and exchange.payload.name.startswith("."):
             exchange.payload.unlink(missing_ok=True)
     return warc_file, output_files(stage_path)
+
+
+def extract_and_finish(fn, args: tuple, stage: str, exchanges: tuple[Exchange, ...], warc: bool) -> tuple[object, tuple[str, tuple[OutputFile, ...]]]:
+    """Runs in a worker: an extractor, then finish_stage, so a source costs one round trip to the pool."""
+    facts = fn(*args)
+    return facts, finish_stage(stage, exchanges, warc)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from importlib.metadata import version
 
 from ...errors import RateLimitError, UsageError
 from ...model import Source
 from ...provenance import Document, Extractor, ThreadFacts
 from ...urls import github_parts
-from ..base import Context, Outcome
+from ..base import Context, Outcome, package_version
 
 DATA = "thread.json"
 TEXT = "text.md"
@@ -100,6 +99,7 @@ class GitHubThreadKind:
         # the ETag cache may be newer than a mirror whose last fetch was interrupted.
         data = {"issue": issue.data, "comments": [c for page in comments for c in (page.data or [])], "pull": pull.data if pull else None}
         body = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        ctx.stage.mkdir(exist_ok=True)
         (ctx.stage / DATA).write_text(body, encoding="utf-8")
         (ctx.stage / TEXT).write_text(render_thread(data), encoding="utf-8")
         encoded = body.encode("utf-8")
@@ -110,5 +110,5 @@ class GitHubThreadKind:
             last_modified=issue.headers.get("last-modified", ""), content_type="application/json",
             bytes=len(encoded), sha256=hashlib.sha256(encoded).hexdigest(), body_file=DATA, text_file=TEXT,
             document=Document(title=str(issue.data.get("title", "")), published=_when(issue.data.get("created_at")), authors=(thread_facts(data).author,)),
-            thread=thread_facts(data), extractor=Extractor("github-rest", {"httpx": version("httpx")}),
+            thread=thread_facts(data), extractor=Extractor("github-rest", {"httpx": package_version("httpx")}),
         )

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib.metadata import version
 from urllib.parse import urlsplit
 
 from ...errors import ContentError, HTTPStatusError
 from ...model import Source
 from ...provenance import Document, Extractor
-from ..base import Context, Outcome
+from ..base import Context, Outcome, package_version
 
 CARD = "README.md"
 CONFIG = "config.json"
@@ -78,5 +77,5 @@ class HuggingFaceKind:
         return Outcome.from_download(
             card, CARD, text_file=CARD, sha256=combined, exchanges=exchanges,
             document=Document(title=path, language=", ".join(language) if isinstance(language, list) else str(language or "")),
-            extractor=Extractor("huggingface", {"httpx": version("httpx")}),
+            extractor=Extractor("huggingface", {"httpx": package_version("httpx")}),
         )

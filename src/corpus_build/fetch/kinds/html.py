@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urljoin
 
 from ...model import Source
 from ...provenance import Document, Extractor
-from ..base import Context, Outcome
+from ..base import Context, Outcome, package_version
 
 BODY = "page.html"
 BINARY = "body.bin"
@@ -98,7 +97,7 @@ def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
 
 
 def versions() -> dict[str, str]:
-    return {name: version(name) for name in ("trafilatura", "lxml", "charset-normalizer")}
+    return {name: package_version(name) for name in ("trafilatura", "lxml", "charset-normalizer")}
 
 
 def _renamed(exchanges, old, new):
@@ -124,11 +123,13 @@ class HtmlKind:
             # Not a page (an archive, a binary): keep the bytes, extract nothing.
             (ctx.stage / BODY).rename(ctx.stage / BINARY)
             return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
-        facts = await ctx.run_cpu(extract_html, str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type)
+        facts, finished = await ctx.extract(
+            extract_html, str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=download.exchanges
+        )
         document = Document(
             title=facts["title"], language=facts["language"], published=facts["published"],
             authors=tuple(facts["authors"]), images=tuple(facts["images"]),
         )
         return Outcome.from_download(
-            download, BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", versions()),
+            download, BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", versions()), finished=finished,
         )

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from importlib.metadata import version
+import sys
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from ...errors import ContentError
 from ...model import Source
 from ...provenance import Document, Extractor
-from ..base import Context, Outcome
+from ..base import Context, Outcome, package_version
 from .html import BODY as HTML_BODY
 from .html import TEXT, decode_html, extract_html
 from .html import versions as html_versions
@@ -34,9 +34,29 @@ def citation_meta(html: str) -> dict[str, list[str]]:
     return found
 
 
+def _import_pymupdf():
+    """pymupdf, without activating the optional pymupdf_layout plugin.
+
+    When pymupdf_layout is installed, `import pymupdf` imports it, and it loads an ONNX
+    layout model at once: 0.25 s of CPU in every worker process, for a model that only
+    Page.get_layout() consults; get_text(), all extraction uses, never does. Hiding the
+    plugin during the import skips that; it can still be imported explicitly later.
+    """
+    if "pymupdf" in sys.modules or "pymupdf.layout" in sys.modules:
+        import pymupdf
+
+        return pymupdf
+    sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # `import pymupdf.layout` raises ImportError
+    try:
+        import pymupdf
+    finally:
+        del sys.modules["pymupdf.layout"]
+    return pymupdf
+
+
 def extract_pdf(body: str, out: str) -> dict:
     """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page. {"error": …} when unparsable."""
-    import pymupdf
+    pymupdf = _import_pymupdf()
 
     data = Path(body).read_bytes()
     if not data.startswith(b"%PDF-"):
@@ -97,7 +117,7 @@ class PaperKind:
             pdf_url = urljoin(download.final_url, landing_meta["pdf_url"][0])
             download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf", on_bytes=ctx.on_bytes)
             exchanges += download.exchanges
-        facts = await ctx.run_cpu(extract_pdf, str(ctx.stage / PDF), str(ctx.stage / TEXT))
+        facts, finished = await ctx.extract(extract_pdf, str(ctx.stage / PDF), str(ctx.stage / TEXT), exchanges=exchanges)
         if "error" in facts:
             raise ContentError(facts["error"], url=download.final_url)
         document = Document(
@@ -107,14 +127,18 @@ class PaperKind:
             page_count=facts["pages"],
             language=(landing_meta.get("language") or [""])[0],
         )
-        extractor = Extractor("pymupdf", {"pymupdf": version("pymupdf")})
-        return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges)
+        extractor = Extractor("pymupdf", {"pymupdf": package_version("pymupdf")})
+        return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
         (ctx.stage / LANDING).rename(ctx.stage / HTML_BODY)
-        facts = await ctx.run_cpu(extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type)
+        facts, finished = await ctx.extract(
+            extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=exchanges
+        )
         document = Document(title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]))
-        return Outcome.from_download(download, HTML_BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", html_versions()), exchanges=exchanges)
+        return Outcome.from_download(
+            download, HTML_BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", html_versions()), exchanges=exchanges, finished=finished,
+        )
 
 
 def _is_pdf(path: Path) -> bool:
