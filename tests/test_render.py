@@ -161,3 +161,11 @@ def test_home_lists_changes_since_the_previous_build(project):
     assert 'href="sources/cutlass/"' in (project / "site" / "index.html").read_text(encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0  # …and the build after that has nothing new
     assert "Changes since the previous build" not in (project / "docs" / "index.md").read_text(encoding="utf-8")
+
+
+def test_unknown_chinese_title_terms_join_the_search_vocabulary(corpus_dir):
+    path = corpus_dir / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("title: CUDA C++ Programming Guide", "title: 毕昇编译器用户指南"), encoding="utf-8")
+    words = render.search_vocabulary(registry.load(corpus_dir))
+    assert "毕昇" in words  # jieba alone cuts it into 毕 / 昇
+    assert not any(w in words for w in ("编译器", "用户指南", "用户"))  # words jieba knows are left to jieba

@@ -145,19 +145,48 @@ def nav(corpus: Corpus) -> list:
 
 
 def search_vocabulary(corpus: Corpus) -> list[str]:
-    """Words Chinese search must keep whole: corpus.yaml's glossary and the Chinese tags.
+    """Words Chinese search must keep whole: the glossary, Chinese tags, and unknown title terms.
 
-    jieba does not know domain terms such as 昇腾 or 算子 and would index them
-    character by character; a query for the whole term then finds nothing. Only
-    curated terms go in: guessing words from titles adds junk like "硬件与" that
-    stops shorter words from matching.
+    jieba does not know domain terms such as 昇腾 and indexes them character by
+    character; a query for the whole term then finds nothing. Besides the curated
+    glossary and tags, a short Chinese run in a title (2-4 characters, e.g. the 昇腾
+    of "昇腾适配" once split off) joins when jieba can only cut it into single
+    characters. Longer runs are left alone: adding "硬件与" as a word would stop
+    "硬件" from matching.
     """
     words: dict[str, None] = dict.fromkeys(corpus.settings.glossary)
     for source in corpus.sources:
         for tag in source.tags:
             if _CJK_RUN.search(tag) and " " not in tag:
                 words[tag] = None
+    titles = [s.title for s in corpus.sources] + [s.title_zh for s in corpus.sections] + [c.title for c in corpus.chapters]
+    for term in _unknown_terms(titles):
+        words.setdefault(term, None)
     return [w for w in words if w.strip()]
+
+
+def _unknown_terms(texts: list[str]) -> list[str]:
+    try:
+        import jieba
+    except ImportError:
+        return []
+    found: dict[str, None] = {}
+    for text in texts:
+        for run in _CJK_RUN.findall(text):
+            # A run jieba cuts into known words plus unknown single characters: the
+            # single characters next to each other form the unknown term (昇腾 in 昇腾适配).
+            pieces = jieba.lcut(run)
+            singles: list[str] = []
+            for piece in [*pieces, ""]:
+                if len(piece) == 1:
+                    singles.append(piece)
+                    continue
+                if len(singles) == 2 and len(pieces) > 2:
+                    found["".join(singles)] = None
+                singles = []
+            if 2 <= len(run) <= 4 and all(len(p) == 1 for p in pieces):
+                found[run] = None
+    return list(found)
 
 
 def write_search_dictionary(corpus: Corpus, target: Path) -> bool:
