@@ -72,7 +72,10 @@ def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
         text, url=url, output_format="markdown", include_tables=True, include_links=True,
         include_images=True, include_formatting=True, favor_recall=True,
     ) or ""
-    meta = trafilatura.extract_metadata(text, default_url=url)
+    # extensive=False: a publication date only from the page's own markup (meta tags,
+    # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
+    # htmldate's full-text scan, the largest cost per page.
+    meta = trafilatura.extract_metadata(text, default_url=url, extensive=False)
     language, images, page_title = "", [], ""
     try:
         tree = lxml.html.fromstring(text)
