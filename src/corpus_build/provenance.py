@@ -240,3 +240,21 @@ def clear_failure(raw_dir: Path) -> None:
         path.parent.rmdir()
     except OSError:
         pass
+
+
+def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
+    """(state, mirror record, failure record) of one source's mirror.
+
+    state is "failed" or "skipped" (the last attempt's outcome, recorded beside a
+    mirror that stays as it was), "never fetched", "stale" (checked longer ago than
+    `stale_after_days`), or the record's own status ("ok", "unchanged").
+    """
+    record, failure = read_provenance(raw_dir), read_failure(raw_dir)
+    if failure is not None:
+        return failure.status.value, record, failure
+    if record is None:
+        return "never fetched", None, None
+    checked = parse_time(record.checked_at or record.fetched_at)
+    if checked and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
+        return "stale", record, None
+    return record.status.value, record, None

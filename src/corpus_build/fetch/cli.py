@@ -14,7 +14,7 @@ from pathlib import Path
 from .. import registry
 from ..errors import CorpusBuildError, RegistryError, UsageError
 from ..model import KINDS, Corpus, Source
-from ..provenance import Provenance, Status, now_utc, parse_time, read_failure, read_provenance
+from ..provenance import Provenance, Status, mirror_state, now_utc, parse_time
 from .engine import FetchResult, fetch_corpus
 from .options import from_corpus, parse_rewrite
 
@@ -114,16 +114,7 @@ def _summary(results: list[FetchResult]) -> None:
 
 def source_state(corpus: Corpus, source: Source, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
     """(state, mirror record, failure record); state is ok, unchanged, stale, failed, skipped or never fetched."""
-    raw = corpus.raw_dir(source)
-    record, failure = read_provenance(raw), read_failure(raw)
-    if failure is not None:
-        return failure.status.value, record, failure
-    if record is None:
-        return "never fetched", None, None
-    checked = parse_time(record.checked_at or record.fetched_at)
-    if checked and (now or now_utc()) - checked > dt.timedelta(days=corpus.settings.stale_after_days):
-        return "stale", record, None
-    return record.status.value, record, None
+    return mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days, now)
 
 
 def _age(when: str) -> str:

@@ -9,6 +9,7 @@ docs/ are never touched.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -165,9 +166,23 @@ def search_vocabulary(corpus: Corpus) -> list[str]:
     return [w for w in words if w.strip()]
 
 
+_tokenizer = None
+
+
+def _default_tokenizer():
+    """jieba with its stock dictionary only: the process-wide one learns our own words."""
+    global _tokenizer
+    if _tokenizer is None:
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        _tokenizer = jieba.Tokenizer()
+    return _tokenizer
+
+
 def _unknown_terms(texts: list[str]) -> list[str]:
     try:
-        import jieba
+        tokenizer = _default_tokenizer()
     except ImportError:
         return []
     found: dict[str, None] = {}
@@ -175,7 +190,7 @@ def _unknown_terms(texts: list[str]) -> list[str]:
         for run in _CJK_RUN.findall(text):
             # A run jieba cuts into known words plus unknown single characters: the
             # single characters next to each other form the unknown term (昇腾 in 昇腾适配).
-            pieces = jieba.lcut(run)
+            pieces = tokenizer.lcut(run)
             singles: list[str] = []
             for piece in [*pieces, ""]:
                 if len(piece) == 1:

@@ -10,14 +10,13 @@ so the index stays small; the source page carries a short excerpt instead.
 
 from __future__ import annotations
 
-import datetime as dt
 import posixpath
 import re
 from pathlib import Path
 from urllib.parse import quote
 
 from ..model import Corpus, Source
-from ..provenance import Provenance, now_utc, parse_time, read_failure, read_provenance
+from ..provenance import Provenance, mirror_state, read_provenance
 from . import markdown as md
 from .labels import Labels
 
@@ -87,16 +86,11 @@ def sanitize_markdown(text: str) -> str:
 
 
 def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
-    raw = corpus.raw_dir(source)
-    record, failure = read_provenance(raw), read_failure(raw)
-    if failure is not None:
-        return failure.status.value, record, failure
-    if record is None:
+    """As provenance.mirror_state, with a good, recent mirror ("ok", "unchanged") called fresh."""
+    state, record, failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
+    if state == "never fetched":
         return "never", None, None
-    checked = parse_time(record.checked_at or record.fetched_at)
-    if checked and now_utc() - checked > dt.timedelta(days=corpus.settings.stale_after_days):
-        return "stale", record, None
-    return "fresh", record, None
+    return ("fresh" if state in ("ok", "unchanged") else state), record, failure
 
 
 def _freshness_badge(state: str, t: Labels) -> str:
