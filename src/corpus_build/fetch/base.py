@@ -83,6 +83,8 @@ class Context:
     pin: dict | None = None  # this source's corpus.lock entry (frozen runs)
     on_bytes: Callable[[int], None] | None = None
     state: dict = field(default_factory=dict)  # shared by the run (e.g. rate-limit flags)
+    # Trades the source's download slot for a place in the extraction backlog (see engine._Slot).
+    leave_downloads: Callable[[], Awaitable[None]] | None = None
 
     @property
     def conditional(self) -> dict[str, str]:
@@ -97,7 +99,12 @@ class Context:
 
         One round trip to the worker pool per source instead of two. The extractor must be the
         last thing that writes into the stage; pass `finished` on as `Outcome(finished=...)`.
+
+        It also gives up the source's download slot (one of `jobs`): while this source waits
+        for a worker, another one downloads. So a kind downloads nothing after calling it.
         """
+        if self.leave_downloads is not None:
+            await self.leave_downloads()
         return await self.run_cpu(records.extract_and_finish, fn, args, str(self.stage), exchanges, self.options.warc)
 
     def same_as_before(self, sha256: str) -> bool:

@@ -63,30 +63,25 @@ def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
 
 def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
     """Runs in a worker process: decode, extract Markdown, collect metadata. Returns plain data."""
-    import lxml.html
     import trafilatura
 
     data = Path(body).read_bytes()
     text, encoding = decode_html(data, content_type)
-    markdown = trafilatura.extract(
-        text, url=url, output_format="markdown", include_tables=True, include_links=True,
-        include_images=True, include_formatting=True, favor_recall=True,
-    ) or ""
-    # extensive=False: a publication date only from the page's own markup (meta tags,
-    # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
-    # htmldate's full-text scan, the largest cost per page.
-    meta = trafilatura.extract_metadata(text, default_url=url, extensive=False)
-    language, images, page_title = "", [], ""
-    try:
-        tree = lxml.html.fromstring(text)
-        language = (tree.get("lang") or "").strip()
-        page_title = (tree.findtext(".//title") or "").strip()
-        for img in tree.iter("img"):
-            src = (img.get("src") or "").strip()
-            if src and not src.startswith("data:"):
-                images.append(urljoin(url, src))
-    except (ValueError, lxml.etree.ParserError):
-        pass
+    # One parse, with trafilatura's own loader (what extract() and extract_metadata() would each
+    # run on the text again): the page's facts are read first, extract() works on a copy of the
+    # tree, and extract_metadata(), which may change the tree, comes last.
+    tree = trafilatura.load_html(text)
+    language, page_title, images = _page_facts(tree if tree is not None else _lenient_tree(text), url)
+    markdown, meta = "", None
+    if tree is not None:  # else the text is not HTML and both calls would find nothing
+        markdown = trafilatura.extract(
+            tree, url=url, output_format="markdown", include_tables=True, include_links=True,
+            include_images=True, include_formatting=True, favor_recall=True,
+        ) or ""
+        # extensive=False: a publication date only from the page's own markup (meta tags,
+        # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
+        # htmldate's full-text scan, the largest cost per page.
+        meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
     title = page_title or (meta.title if meta else "") or ""
     Path(out).write_text(markdown + ("\n" if markdown and not markdown.endswith("\n") else ""), encoding="utf-8")
     return {
@@ -97,6 +92,31 @@ def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
         "images": list(dict.fromkeys(images))[:500],
         "encoding": encoding,
     }
+
+
+def _lenient_tree(text: str):
+    """lxml's own parse, for text trafilatura does not take as an HTML document (a fragment)."""
+    import lxml.etree
+    import lxml.html
+
+    try:
+        return lxml.html.fromstring(text)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+
+
+def _page_facts(tree, url: str) -> tuple[str, str, list[str]]:
+    """(lang attribute, <title>, image URLs) of a parsed page, read without changing it."""
+    if tree is None:
+        return "", "", []
+    language = (tree.get("lang") or "").strip()
+    page_title = (tree.findtext(".//title") or "").strip()
+    images = []
+    for img in tree.iter("img"):
+        src = (img.get("src") or "").strip()
+        if src and not src.startswith("data:"):
+            images.append(urljoin(url, src))
+    return language, page_title, images
 
 
 def versions() -> dict[str, str]:
