@@ -119,9 +119,17 @@ def test_mkdocs_serve_rebuilds_when_a_source_is_added(project):
         assert _get(base + "sources/cutlass/")[0] != 200
         assert main(["--project", str(project), "add", "https://github.com/NVIDIA/cutlass", "--section", "01-gpu", "--note", "CUTLASS 注释"]) == 0
         assert _wait_for(lambda: "CUTLASS 注释" in _get(base + "sources/cutlass/")[1], 60), "the new source never appeared"
+        # A registry mistake while serving is reported with its place; fixing it rebuilds.
+        path = project / "corpus" / "01-gpu" / "sources.yaml"
+        good = path.read_text(encoding="utf-8")
+        path.write_text(good.replace("CUTLASS 注释", "CUTLASS 注释 v2").replace("kind: docs", "kind: doc"), encoding="utf-8")
+        time.sleep(3)
+        path.write_text(good.replace("CUTLASS 注释", "CUTLASS 注释 v2"), encoding="utf-8")
+        assert _wait_for(lambda: "CUTLASS 注释 v2" in _get(base + "sources/cutlass/")[1], 60), "no rebuild after the fix"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        log = server.communicate(timeout=30)[0].decode("utf-8", "replace")
+    assert "corpus/01-gpu/sources.yaml:5: error: kind 'doc'" in log
 
 
 def test_seed_digest_keeps_its_structure_and_every_link_works(default_site):
