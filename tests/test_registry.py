@@ -43,6 +43,7 @@ CASES = [
     ("duplicate-key", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  kind: docs\n", "  kind: docs\n  kind: paper\n")}, GPU, 6, "duplicate key 'kind'"),
     ("url-not-http", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "https://docs.nvidia.com/cuda/cuda-c-programming-guide/", "ftp://docs.nvidia.com/guide")}, GPU, 4, "not an http(s) URL"),
     ("url-no-scheme", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "https://github.com/tile-ai/tilelang", "github.com/tile-ai/tilelang")}, GPU, 13, "not an http(s) URL"),
+    ("url-bad-port", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "https://docs.nvidia.com/cuda/", "https://docs.nvidia.com:abc/cuda/")}, GPU, 4, "not an http(s) URL"),
     ("url-missing-verified", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  url: https://github.com/tile-ai/tilelang\n", "")}, GPU, 11, "has no url"),
     ("kind-unknown", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "kind: docs", "kind: doc")}, GPU, 5, "use `docs`"),
     ("kind-contradicts-url", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "kind: repo", "kind: paper")}, GPU, 14, "contradicts its URL, which is a repo"),

@@ -169,3 +169,58 @@ def test_unknown_chinese_title_terms_join_the_search_vocabulary(corpus_dir):
     words = render.search_vocabulary(registry.load(corpus_dir))
     assert "毕昇" in words  # jieba alone cuts it into 毕 / 昇
     assert not any(w in words for w in ("编译器", "用户指南", "用户"))  # words jieba knows are left to jieba
+
+
+def test_render_never_overwrites_a_hand_written_file(corpus_dir, tmp_path):
+    import pytest
+
+    from corpus_build.errors import SiteError
+
+    docs = tmp_path / "docs"
+    (docs / "sources").mkdir(parents=True)
+    mine = docs / "sources" / "tilelang.md"
+    mine.write_text("my own notes", encoding="utf-8")
+    with pytest.raises(SiteError, match="did not write"):
+        render.render(registry.load(corpus_dir), docs)
+    assert mine.read_text(encoding="utf-8") == "my own notes"
+
+
+def test_render_recognises_its_own_pages_without_the_manifest(corpus_dir, tmp_path):
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    (docs / render.MANIFEST).unlink()
+    page = docs / "sources" / "tilelang.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("The main repository.", "Old text."), encoding="utf-8")
+    result = render.render(corpus, docs)
+    assert "sources/tilelang.md" in result.written
+
+
+def test_text_from_servers_cannot_add_html_attributes():
+    from corpus_build.render import markdown as md
+
+    assert md.text('Gone {: onclick="alert(1)" }') == 'Gone \\{: onclick="alert(1)" \\}'
+
+
+def test_provenance_cannot_point_the_site_outside_the_mirror(corpus_dir, tmp_path):
+    from corpus_build.render.mirror import mirror_file
+
+    corpus = registry.load(corpus_dir)
+    source = corpus.source("tilelang")
+    raw = corpus.raw_dir(source)
+    raw.mkdir(parents=True)
+    (raw / "text.md").write_text("ok", encoding="utf-8")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0", encoding="utf-8")
+    (raw / "link.md").symlink_to(secret)
+    assert mirror_file(corpus, source, "text.md") == raw / "text.md"
+    for name in ("../../../../secret.txt", str(secret), "link.md", "", "missing.md"):
+        assert mirror_file(corpus, source, name) is None, name
+
+
+def test_change_list_names_failing_and_recovered_mirrors_but_not_rate_limit_skips():
+    from corpus_build.render import changes
+
+    before = {"sources": {"a": {"mirror": "ok"}, "b": {"mirror": "failed"}, "c": {"mirror": "ok", "state": "open"}, "d": {"mirror": "ok"}}, "digests": []}
+    after = {"sources": {"a": {"mirror": "failed"}, "b": {"mirror": "unchanged"}, "c": {"mirror": "ok", "state": "merged"}, "d": {"mirror": "skipped"}}, "digests": ["2026-10-22"]}
+    diff = changes.compare(before, after)
+    assert diff["failing"] == ["a"] and diff["recovered"] == ["b"]
+    assert diff["state"] == [("c", "open", "merged")] and diff["digests"] == ["2026-10-22"]

@@ -39,7 +39,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             raise PluginError(str(exc)) from exc
         for problem in problems:
             log.info(str(problem))
-        result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
+        try:
+            result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
+        except CorpusBuildError as exc:
+            raise PluginError(str(exc)) from exc
         log.info(f"corpus: {len(corpus.sources)} sources; {result}")
         dictionary = project / self.config.search_dictionary
         render.write_search_dictionary(corpus, dictionary)

@@ -12,6 +12,10 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 def is_http_url(url: str) -> bool:
     parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - raises on "https://host:abc/"
+    except ValueError:
+        return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 

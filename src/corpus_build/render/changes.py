@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from ..model import Corpus
-from ..provenance import now_utc, read_failure, read_provenance, utc_stamp
+from ..provenance import mirror_state, now_utc, utc_stamp
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
 
@@ -27,9 +27,8 @@ def take(corpus: Corpus) -> dict:
     """The facts the next build compares against."""
     sources = {}
     for source in corpus.sources:
-        raw = corpus.raw_dir(source)
-        record = read_provenance(raw)
-        entry = {"title": source.title, "mirror": "failed" if read_failure(raw) else ("ok" if record else "never")}
+        state, record, _failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
+        entry = {"title": source.title, "mirror": state}
         if record is not None and record.thread is not None:
             entry["state"] = record.thread.display_state
         sources[source.id] = entry
@@ -69,6 +68,6 @@ def compare(previous: dict, current: dict) -> dict[str, list]:
             result["state"].append((source_id, old["state"], new["state"]))
         if new.get("mirror") == "failed" and old.get("mirror") != "failed":
             result["failing"].append(source_id)
-        if old.get("mirror") == "failed" and new.get("mirror") == "ok":
+        if old.get("mirror") == "failed" and new.get("mirror") in ("ok", "unchanged", "stale"):
             result["recovered"].append(source_id)
     return result

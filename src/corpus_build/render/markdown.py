@@ -7,7 +7,9 @@ import re
 
 import yaml
 
-_ESCAPE = re.compile(r"([\\`*_\[\]<>|])")
+# `{` and `}` too: with attr_list on, "{: onclick=… }" in a server's error text would
+# otherwise become a real HTML attribute on the site.
+_ESCAPE = re.compile(r"([\\`*_\[\]<>|{}])")
 
 
 def text(value: str) -> str:

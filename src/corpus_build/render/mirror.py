@@ -125,8 +125,27 @@ def _size(n: int) -> str:
     return str(n)
 
 
+def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
+    """A file a provenance record names, only if it is a regular file inside the source's mirror.
+
+    provenance.json is a tracked file anyone can edit in a pull request: a name like
+    "../../../../etc/passwd" or a symlink must not put a file of the build machine on the site.
+    """
+    raw = corpus.raw_dir(source).resolve()
+    path = corpus.raw_dir(source) / name
+    if not name or Path(name).is_absolute() or path.is_symlink():
+        return None
+    try:
+        inside = path.resolve().is_relative_to(raw)
+    except OSError:
+        return None
+    return path if inside and path.is_file() else None
+
+
 def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
-    path = corpus.raw_dir(source) / record.text_file
+    path = mirror_file(corpus, source, record.text_file)
+    if path is None:
+        return ""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read(EXCERPT * 4)
@@ -217,11 +236,10 @@ def status_page(corpus: Corpus, t: Labels) -> str:
 
 
 def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) -> str | None:
-    path = corpus.raw_dir(source) / record.text_file
+    path = mirror_file(corpus, source, record.text_file)
+    if path is None:
+        return None
     try:
-        # Never follow a symlink out of the mirror (a clone could contain one).
-        if path.is_symlink() or not path.is_file():
-            return None
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read(DISPLAY_LIMIT + 1)
     except OSError:
