@@ -219,6 +219,21 @@ def read_provenance(raw_dir: Path) -> Provenance | None:
     return _read(Path(raw_dir) / FILENAME)
 
 
+def missing_files(raw_dir: Path, record: Provenance) -> list[str]:
+    """The files `record` says its mirror holds that are not there (relative paths; [] when complete).
+
+    provenance.json is committed while the mirrored bytes often are not (the default
+    corpus/.gitignore leaves out *.pdf, repo/ and *.warc.gz), so a fresh clone has
+    records whose files are missing; such a record must not make a fetch answer "unchanged".
+    """
+    raw_dir = Path(raw_dir)
+    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files)]
+    missing = [name for name in dict.fromkeys(w for w in wanted if w) if not (raw_dir / name).is_file()]
+    if record.repo is not None and not (raw_dir / "repo").is_dir():
+        missing.append("repo/")
+    return missing
+
+
 def failure_path(raw_dir: Path) -> Path:
     raw_dir = Path(raw_dir)
     return raw_dir.parent / FAILED_DIR / f"{raw_dir.name}.json"

@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from corpus_build import registry
 from corpus_build.errors import UsageError
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.lockfile import run_lock
 from corpus_build.provenance import Status, read_failure, read_provenance
 
+from .conftest import write_corpus
 from .server import Reply
 from .test_html import page
 
@@ -168,3 +170,21 @@ def test_recently_checked_sources_cost_no_request(server, make_corpus, options):
     assert fetch_corpus(corpus, opts)[0].status is Status.UNCHANGED
     assert server.count("/doc") == 1
     assert fetch_corpus(corpus, replace(opts, force=True))[0].status is Status.OK and server.count("/doc") == 2
+
+
+def test_full_run_drops_pins_of_removed_sources(server, make_corpus, options, tmp_path):
+    server.add("/a", page(title="A"))
+    server.add("/b", page(title="B"))
+    both = [{"id": "a", "url": server.url("/a")}, {"id": "b", "url": server.url("/b")}]
+    corpus = make_corpus(both)
+    assert [r.status for r in fetch_corpus(corpus, options)] == [Status.OK, Status.OK]
+
+    def pinned() -> set[str]:
+        return set(json.loads((corpus.root / "corpus.lock").read_text())["sources"])
+
+    assert pinned() == {"a", "b"}
+    corpus = registry.load(write_corpus(tmp_path, both[:1]))  # "b" removed from sources.yaml
+    fetch_corpus(corpus, replace(options, ids=("a",)))
+    assert pinned() == {"a", "b"}  # a filtered run speaks only for what it selected
+    fetch_corpus(corpus, options)
+    assert pinned() == {"a"}

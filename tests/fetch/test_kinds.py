@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
+import time
 from dataclasses import replace
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -187,3 +191,108 @@ def test_huggingface_model_card_and_config(server, make_corpus, options):
     record = read_provenance(raw)
     assert record.document.language == "en, zh" and record.text_file == "README.md"
     assert not (corpus.raw_dir(corpus.source("fineweb")) / "config.json").exists()
+
+
+def test_missing_pdf_is_downloaded_again_despite_etag(server, make_corpus, options):
+    # provenance.json is committed, paper.pdf is git-ignored: a fresh clone has the record only.
+    pdf = make_pdf(2)
+    server.add("/etag.pdf", pdf, content_type="application/pdf", etag='"p1"')
+    corpus = make_corpus([{"id": "paper", "url": server.url("/etag.pdf"), "kind": "paper"}])
+    assert fetch_corpus(corpus, options)[0].status is Status.OK
+    raw = corpus.raw_dir(corpus.source("paper"))
+    assert fetch_corpus(corpus, options)[0].status is Status.UNCHANGED  # the ETag still works
+    (raw / "paper.pdf").unlink()
+    [again] = fetch_corpus(corpus, options)
+    assert again.status is Status.OK, again.error
+    assert (raw / "paper.pdf").read_bytes() == pdf
+    assert server.hits[-1].headers.get("if-none-match") is None  # unconditional
+    # Within the recheck window too: a record whose files are gone is not "recently checked".
+    (raw / "capture.warc.gz").unlink()
+    [recent] = fetch_corpus(corpus, replace(options, recheck_after=600))
+    assert recent.status is Status.OK and (raw / "capture.warc.gz").is_file()
+
+
+def test_missing_clone_is_cloned_again_though_the_remote_did_not_move(server, make_corpus, options, git_remote):
+    url, _work = git_remote
+    corpus = make_corpus([{"id": "demo", "url": url, "kind": "repo"}])
+    assert fetch_corpus(corpus, options)[0].status is Status.OK
+    raw = corpus.raw_dir(corpus.source("demo"))
+    shutil.rmtree(raw / "repo")  # git-ignored: absent on a fresh clone of the corpus
+    [again] = fetch_corpus(corpus, options)
+    assert again.status is Status.OK, again.error
+    assert (raw / "repo" / "README.md").is_file()
+
+
+def test_git_timeout_is_a_clear_failure_and_kills_the_helpers(server, make_corpus, options):
+    # A forge that accepts the connection and then stalls: git-remote-http waits on it.
+    server.routes["/stall.git/info/refs"] = lambda r: Reply(200, iter([b"0"] * 100), {"Content-Type": "application/x-git-upload-pack-advertisement"}, pause=0.2)
+    url = server.url("/stall.git")
+    corpus = make_corpus([{"id": "stall", "url": url, "kind": "repo"}])
+    started = time.monotonic()
+    [result] = fetch_corpus(corpus, replace(options, git_timeout=1.0))
+    assert time.monotonic() - started < 10
+    assert result.status is Status.FAILED
+    assert "took longer than fetch.git_timeout (1 s)" in result.error and "bug in corpus-build" not in result.error
+    assert read_failure(corpus.raw_dir(corpus.source("stall"))).error == result.error
+
+    def helpers() -> list[str]:
+        found = []
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                text = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            except OSError:
+                continue
+            if url in text:
+                found.append(text)
+        return found
+
+    deadline = time.monotonic() + 2
+    while helpers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert helpers() == []  # git-remote-http died with git
+
+
+def _warc_responses(raw) -> dict[str, bytes]:
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(raw / "capture.warc.gz", "rb") as handle:
+        return {r.rec_headers.get_header("WARC-Target-URI"): r.content_stream().read() for r in ArchiveIterator(handle) if r.rec_type == "response"}
+
+
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+def test_warc_keeps_the_landing_page_and_the_pdf_apart(server, make_corpus, options, encoding):
+    pdf = make_pdf(1)
+    landing = b'<html><head><meta name="citation_title" content="A Landing"><meta name="citation_pdf_url" content="/publisher/y.pdf"></head><body>abstract</body></html>'
+    plain = b"<html><head><title>No PDF here</title></head><body><p>Only a page about the paper.</p></body></html>"
+
+    def serve(body: bytes, content_type: str):
+        encoded = gzip.compress(body) if encoding == "gzip" else body
+        return lambda r: Reply(200, encoded, {"Content-Type": content_type, "Content-Encoding": encoding})
+
+    server.routes["/doi/10.2/y"] = lambda r: Reply(302, b"", {"Location": "/publisher/landing"})
+    server.routes["/publisher/landing"] = serve(landing, "text/html; charset=utf-8")
+    server.routes["/publisher/y.pdf"] = serve(pdf, "application/pdf")
+    server.routes["/doi/10.2/z"] = serve(plain, "text/html; charset=utf-8")
+    corpus = make_corpus([{"id": "doi-y", "url": server.url("/doi/10.2/y"), "kind": "paper"}, {"id": "doi-z", "url": server.url("/doi/10.2/z"), "kind": "paper"}])
+    y, z = fetch_corpus(corpus, options)
+    assert y.status is Status.OK and z.status is Status.OK, (y.error, z.error)
+    raw = corpus.raw_dir(corpus.source("doi-y"))
+    assert (raw / "paper.pdf").read_bytes() == pdf and read_provenance(raw).document.title == "A Landing"
+    records = _warc_responses(raw)
+    assert records[server.url("/publisher/landing")] == landing
+    assert records[server.url("/publisher/y.pdf")] == pdf
+    # Without citation_pdf_url the page is kept as HTML, and its WARC record holds it too.
+    raw = corpus.raw_dir(corpus.source("doi-z"))
+    assert (raw / "page.html").read_bytes() == plain
+    assert _warc_responses(raw)[server.url("/doi/10.2/z")] == plain
+    assert not [p for p in raw.iterdir() if p.name.endswith(".raw") or p.name in ("paper.pdf", "landing.html")]
+
+
+def test_arxiv_relative_citation_pdf_url_is_joined_to_the_abs_page(server, make_corpus, options):
+    server.add("/arxiv/abs/2401.00002", '<html><head><meta name="citation_title" content="Relative">'
+               '<meta name="citation_pdf_url" content="../pdf/2401.00002v1"></head><body>abstract</body></html>')
+    server.add("/arxiv/pdf/2401.00002v1", make_pdf(1), content_type="application/pdf")
+    corpus = make_corpus([{"id": "rel-paper", "url": "https://arxiv.org/abs/2401.00002", "kind": "paper"}])
+    [result] = fetch_corpus(corpus, replace(options, rewrites=(("https://arxiv.org/", server.url("/arxiv/")),)))
+    assert result.status is Status.OK, result.error
+    assert read_provenance(corpus.raw_dir(corpus.source("rel-paper"))).fetched_url == server.url("/arxiv/pdf/2401.00002v1")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import RateLimitError
+from corpus_build.errors import RateLimitError, UsageError
 from corpus_build.github_api import GitHubClient, GitHubConfig
 from corpus_build.watch import WatchOptions, draft_digest, plan_window
-from corpus_build.watch.merge import facts_of
+from corpus_build.watch.merge import facts_of, merge
 
 from .conftest import SINCE, UNTIL, write_thread_provenance
 from .fakegithub import FakeGitHub
@@ -221,3 +221,20 @@ def test_a_limit_that_resets_within_a_minute_is_waited_out(github: FakeGitHub, c
     assert len(waits) == 1 and waits[0] <= 4
     assert github.counts()["rate_limited"] == 1
     assert result.facts.counts()["merged"] == 3
+
+
+def test_broken_front_matter_stops_the_run_and_keeps_the_editors_file(github: FakeGitHub, corpus_dir: Path, client: GitHubClient) -> None:
+    path = run(corpus_dir, client).path
+    corpus, window = registry.load(corpus_dir), window_for(corpus_dir)  # loaded before the editor's slip
+    text = path.read_text(encoding="utf-8").replace("title: Watch digest 2026-10-22", "title: tile-ai: daily\ntags: [kernels, ascend]", 1)
+    assert "tile-ai: daily" in text
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        draft_digest(corpus, window, client)
+    message = str(caught.value)
+    assert str(path) in message and "not valid YAML" in message and "line 2" in message and "run `corpus-build watch` again" in message
+    assert path.read_text(encoding="utf-8") == text  # the editor's title and tags are still there
+
+    # The same check guards the merge itself (the file may break while the run gathers).
+    with pytest.raises(UsageError, match="2026-10-22.md: the front matter is a list"):
+        merge("---\n- a\n- b\n---\nbody\n", text, where="digests/2026-10-22.md")

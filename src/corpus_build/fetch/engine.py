@@ -32,6 +32,7 @@ from ..provenance import (
     Provenance,
     Status,
     clear_failure,
+    missing_files,
     read_failure,
     read_provenance,
     utc_stamp,
@@ -222,6 +223,9 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
         for _result, record in pairs:
             if record is not None:
                 pins[record.id] = lockfile.pin_of(record)
+        if not (options.ids or options.sections or options.kinds):
+            # A full run speaks for the whole registry: pins of removed sources go.
+            pins = {source_id: pin for source_id, pin in pins.items() if source_id in corpus.by_id}
         lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
     return [result for result, _ in pairs]
 
@@ -260,6 +264,10 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
     started = time.monotonic()
     raw = corpus.raw_dir(source)  # its parent exists (made in _run)
     previous = read_provenance(raw)  # read once: for the recheck window and for ETags
+    if previous is not None and missing_files(raw, previous):
+        # A record whose files are gone (a fresh clone of a corpus that commits provenance.json
+        # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
+        previous = None
     recent = _recently_checked(raw, previous, options)
     if recent is not None:
         result = FetchResult(source.id, source.kind, Status.UNCHANGED, source.url, recent.fetched_url, 0, time.monotonic() - started)

@@ -16,7 +16,7 @@ import random
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -70,6 +70,24 @@ class Download:
     @property
     def last_modified(self) -> str:
         return self.headers.get("last-modified", "")
+
+
+def raw_twin(dest: Path) -> Path:
+    """Where a download to `dest` keeps the body as transferred (still compressed) for the WARC."""
+    return dest.with_name(f".{dest.name}.raw")
+
+
+def move_body(exchanges: tuple[Exchange, ...], old: Path, new: Path) -> tuple[Exchange, ...]:
+    """Rename a downloaded body (and its raw twin, if kept) and point its exchanges at the new names.
+
+    Needed before a second download reuses the name: else the first exchange's WARC record
+    would carry the second body.
+    """
+    old.rename(new)
+    if raw_twin(old).exists():
+        raw_twin(old).rename(raw_twin(new))
+    moved = {old: new, raw_twin(old): raw_twin(new)}
+    return tuple(replace(e, payload=moved[e.payload]) if e.payload in moved else e for e in exchanges)
 
 
 @dataclass
@@ -352,7 +370,7 @@ class HttpClient:
         raw_total = decoded_total = 0
         dest.parent.mkdir(parents=True, exist_ok=True)
         encoded = decoder._z is not None
-        raw_path = dest.with_name(f".{dest.name}.raw") if keep_raw and encoded else (dest if keep_raw else None)
+        raw_path = raw_twin(dest) if keep_raw and encoded else (dest if keep_raw else None)
         raw_file = open(raw_path, "wb") if raw_path is not None and raw_path != dest else None
         try:
             with open(dest, "wb") as out:

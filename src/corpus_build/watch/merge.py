@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import yaml
 
+from ..errors import UsageError
 from ..registry import split_front_matter
 
 FACTS_OPEN = "<!-- corpus-build:facts id={id} -->\n"
@@ -48,25 +49,41 @@ def facts_of(body: str) -> dict[str, str]:
     return {m.group(1): m.group(2) for m in _FACTS.finditer(body)}
 
 
-def merge(old_text: str, new_text: str, extra: dict[str, str] | None = None) -> str:
+def merge(old_text: str, new_text: str, extra: dict[str, str] | None = None, *, where: str = "the digest") -> str:
     """The new draft's facts poured into the old file, keeping everything the editor wrote.
 
     `extra` holds facts for blocks the new draft does not show but an old file may
-    (a repository that was active on the first run and is quiet now).
+    (a repository that was active on the first run and is quiet now). Front matter that
+    is not a YAML mapping raises UsageError naming `where`: replacing it would lose the
+    editor's title, tags and description.
     """
-    old_front, old_body, _ = split_front_matter(old_text)
+    _, old_body, _ = split_front_matter(old_text)
     new_front, new_body, _ = split_front_matter(new_text)
-    return _merge_front(old_front, new_front) + _merge_body(old_body, new_body, extra or {})
+    return _merge_front(front_matter(old_text, where), new_front) + _merge_body(old_body, new_body, extra or {})
 
 
-def _merge_front(old: str, new: str) -> str:
-    new_meta = yaml.safe_load(new) or {}
+def front_matter(text: str, where: str) -> dict:
+    """The editor's front matter of an existing digest ({} when it has none); UsageError when broken."""
+    front, _, _ = split_front_matter(text)
+    if not front:
+        return {}
+    fix = "fix it (quote values that contain ': ' or start with a special character) and run `corpus-build watch` again; the file was left as it was"
     try:
-        old_meta = yaml.safe_load(old) if old else None
-    except yaml.YAMLError:
-        old_meta = None
-    if not isinstance(old_meta, dict):
-        old_meta = {}
+        meta = yaml.safe_load(front)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f"line {mark.line + 2}: " if mark is not None else ""  # +2: 0-based, after the opening ---
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UsageError(f"{where}: the front matter is not valid YAML ({line}{problem}); {fix}") from exc
+    if meta is None:
+        return {}
+    if not isinstance(meta, dict):
+        raise UsageError(f"{where}: the front matter is a {type(meta).__name__}, not `key: value` lines; {fix}")
+    return meta
+
+
+def _merge_front(old_meta: dict, new: str) -> str:
+    new_meta = yaml.safe_load(new) or {}
     # The editor's order and keys first; generated keys updated in place, new ones appended.
     meta = dict(old_meta)
     for key, value in new_meta.items():

@@ -24,7 +24,7 @@ from ..errors import FetchError, RateLimitError
 from ..model import Corpus
 from .draft import DraftWriter
 from .gather import Client, Gatherer, expand_orgs
-from .merge import merge
+from .merge import front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
 from .state import Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
@@ -95,6 +95,9 @@ def draft_digest(
                 say(f"  rate limited; waiting {wait:.0f} s for the quota to return")
                 sleep(wait + 1)
         return call()
+    path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
+    if path.exists():  # a broken file stops the run before it spends any API quota
+        front_matter(path.read_text(encoding="utf-8"), str(path))
     state = WatchState.load(corpus.root)
     targets = watch_targets(corpus, client, options)
     pending = state.pending if state.pending and state.pending.window == window.key else None
@@ -143,9 +146,8 @@ def draft_digest(
         changes=tuple(pending.changes),
     )
     writer = DraftWriter(corpus, facts)
-    path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
     created = not path.exists()
-    text = writer.render() if created else merge(path.read_text(encoding="utf-8"), writer.render(), writer.blocks())
+    text = writer.render() if created else merge(path.read_text(encoding="utf-8"), writer.render(), writer.blocks(), where=str(path))
     _write(path, text)
     state.pending = None
     state.save()

@@ -11,6 +11,7 @@ import asyncio
 import os
 import re
 import shutil
+import signal
 import stat
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -80,16 +81,23 @@ class GitRunner:
 
     async def run(self, *args: str, cwd: Path | None = None, url: str = "") -> str:
         self.home.mkdir(parents=True, exist_ok=True)
+        # A session (and process group) of its own: git runs helpers (git-remote-https,
+        # index-pack) that must die with it on a timeout or an interrupt.
         process = await asyncio.create_subprocess_exec(
             "git", *git_config_args(self.allow_file), *args,
-            cwd=cwd, env=git_env(self.allow_file, self.home),
+            cwd=cwd, env=git_env(self.allow_file, self.home), start_new_session=True,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
+        timeout = self.ctx.options.git_timeout
         try:
-            out, err = await asyncio.wait_for(process.communicate(), self.ctx.options.git_timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
-            process.kill()
-            await process.wait()
+            out, err = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            await _kill_group(process)
+            raise GitError(
+                f"git {args[0]} took longer than fetch.git_timeout ({timeout:g} s); raise it in corpus.yaml `fetch:` or retry", url=url
+            ) from None
+        except asyncio.CancelledError:
+            await _kill_group(process)
             raise
         if process.returncode != 0:
             lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
@@ -109,6 +117,15 @@ class GitRunner:
         if not commit:
             raise GitError("the remote has no HEAD (an empty repository?)", url=url)
         return commit, branch
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL git and every helper it started (its process group), then reap git."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # git and its helpers are gone already
+    await process.wait()
 
 
 def read_readme(clone: Path) -> tuple[str, str] | None:

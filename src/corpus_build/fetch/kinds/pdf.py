@@ -11,6 +11,7 @@ from ...errors import ContentError
 from ...model import Source
 from ...provenance import Document, Extractor
 from ..base import Context, Outcome, package_version
+from ..http import move_body
 from .html import BODY as HTML_BODY
 from .html import TEXT, decode_html, extract_html
 from .html import versions as html_versions
@@ -102,14 +103,15 @@ class PaperKind:
             landing = await ctx.http.download(url, ctx.stage / LANDING, ctx.log, accept="text/html")
             exchanges = landing.exchanges
             landing_meta = citation_meta(decode_html(Path(landing.path).read_bytes(), landing.content_type)[0])
-            pdf_url = (landing_meta.get("pdf_url") or [f"https://arxiv.org/pdf/{match.group(1)}"])[0]
+            pdf_url = urljoin(landing.final_url, (landing_meta.get("pdf_url") or [f"https://arxiv.org/pdf/{match.group(1)}"])[0])
         download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf,*/*;q=0.5", on_bytes=ctx.on_bytes, **ctx.conditional)
         exchanges += download.exchanges
         if download.not_modified or ctx.same_as_before(download.sha256):
             return Outcome(unchanged=True, exchanges=exchanges)
         if not _is_pdf(ctx.stage / PDF):
             # A DOI or publisher page: follow its citation_pdf_url, or keep it as an HTML page.
-            (ctx.stage / PDF).rename(ctx.stage / LANDING)
+            # Moved out of the PDF's way, so its WARC record keeps the page, not the PDF.
+            exchanges = move_body(exchanges, ctx.stage / PDF, ctx.stage / LANDING)
             text = decode_html((ctx.stage / LANDING).read_bytes(), download.content_type)[0]
             landing_meta = citation_meta(text)
             if not landing_meta.get("pdf_url"):
@@ -131,7 +133,7 @@ class PaperKind:
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
-        (ctx.stage / LANDING).rename(ctx.stage / HTML_BODY)
+        exchanges = move_body(exchanges, ctx.stage / LANDING, ctx.stage / HTML_BODY)
         facts, finished = await ctx.extract(
             extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=exchanges
         )
