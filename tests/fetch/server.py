@@ -29,6 +29,7 @@ class Reply:
     pause: float = 0.0  # seconds between body pieces (trickle)
     reset_after: int | None = None  # close the socket abruptly after this many body bytes
     length: int | None = None  # Content-Length to announce (defaults to len(body) when bytes)
+    reason: str = ""  # the status line's reason phrase (server-controlled text that reaches the site)
 
 
 @dataclass
@@ -92,7 +93,7 @@ class FixtureServer:
     def url(self, path: str) -> str:
         return self.base + path
 
-    def add(self, path: str, body: bytes | str = b"", *, status: int = 200, content_type: str = "text/html; charset=utf-8", etag: str = "", headers: dict | None = None) -> None:
+    def add(self, path: str, body: bytes | str = b"", *, status: int = 200, content_type: str = "text/html; charset=utf-8", etag: str = "", headers: dict | None = None, reason: str = "") -> None:
         """A static answer; with `etag`, If-None-Match gets a 304."""
         data = body.encode("utf-8") if isinstance(body, str) else body
         extra = dict(headers or {})
@@ -103,7 +104,7 @@ class FixtureServer:
             reply_headers = {"Content-Type": content_type, **extra}
             if etag:
                 reply_headers["ETag"] = etag
-            return Reply(status, data, reply_headers)
+            return Reply(status, data, reply_headers, reason=reason)
 
         self.routes[path] = route
 
@@ -116,7 +117,7 @@ class FixtureServer:
         body = reply.body
         pieces = [body] if isinstance(body, bytes) else body
         length = reply.length if reply.length is not None else (len(body) if isinstance(body, bytes) else None)
-        handler.send_response(reply.status)
+        handler.send_response(reply.status, reply.reason or None)
         for key, value in reply.headers.items():
             handler.send_header(key, value)
         if length is not None:

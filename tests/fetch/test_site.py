@@ -28,6 +28,8 @@ EVIL = """<html><head><title>Evil page</title><script>window.__pwned = 1</script
 @pytest.fixture
 def mirrored(tmp_path, server, options):
     server.add("/evil", EVIL)
+    # Server-controlled text that reaches the status page: it must stay text (attr_list is on).
+    server.add("/gone", "", status=404, reason='Gone {: onclick="window.__pwned = 6" }')
     server.add("/long", "<html><body><article>" + "<p>" + "word " * 300 + "</p>" * 1 + "".join(f"<p>{'lorem ipsum ' * 40} {i}</p>" for i in range(60)) + "</article></body></html>")
     server.add("/api/repos/o/r/issues/9", json.dumps({"number": 9, "title": "Ascend PR", "state": "closed", "body": "<script>x</script>", "user": {"login": "a"}, "labels": []}), content_type="application/json")
     server.add("/api/repos/o/r/issues/9/comments", "[]", content_type="application/json")
@@ -38,11 +40,12 @@ def mirrored(tmp_path, server, options):
         {"id": "r-pr-9", "url": "https://github.com/o/r/pull/9", "kind": "pull", "title": "PR 9"},
         {"id": "missing", "url": server.url("/missing"), "kind": "article", "title": "Missing"},
         {"id": "never", "url": server.url("/never"), "kind": "article", "title": "Never"},
+        {"id": "gone", "url": server.url("/gone"), "kind": "article", "title": "Gone"},
     ])
     corpus = registry.load(root)
     from dataclasses import replace
 
-    fetch_corpus(corpus, replace(options, ids=("evil", "long", "r-pr-9", "missing")))
+    fetch_corpus(corpus, replace(options, ids=("evil", "long", "r-pr-9", "missing", "gone")))
     return tmp_path, corpus
 
 
@@ -89,6 +92,8 @@ def test_mirrored_scripts_execute_nothing_on_the_site(mirrored):
 
     project, _corpus = mirrored
     built = _build(project)
+    status_html = (built / "status" / "index.html").read_text()
+    assert "window.__pwned = 6" in status_html and not re.search(r"<[^>]*\son\w+\s*=", status_html)
     html = (built / "sources" / "evil" / "text" / "index.html").read_text()
     assert "window.__pwned" in html  # the words are there, as text
     assert "<script>window.__pwned" not in html and not re.search(r"<[^>]*\son\w+\s*=", html)
