@@ -374,6 +374,16 @@ class HttpClient:
         raw_file = open(raw_path, "wb") if raw_path is not None and raw_path != dest else None
         try:
             with open(dest, "wb") as out:
+
+                def keep(piece: bytes, total: int) -> int:
+                    """Write decoded bytes, stopping a compression bomb at the decoded cap."""
+                    total += len(piece)
+                    if total > options.max_decoded_bytes:
+                        raise ContentError(f"decompressed body exceeds {options.max_decoded_bytes:,} bytes (a compression bomb?); stopped", url=url)
+                    digest.update(piece)
+                    out.write(piece)
+                    return total
+
                 async for chunk in response.aiter_raw(CHUNK):
                     raw_total += len(chunk)
                     if raw_total > options.max_bytes:
@@ -381,19 +391,10 @@ class HttpClient:
                     if raw_file:
                         raw_file.write(chunk)
                     for piece in decoder.feed(chunk):
-                        decoded_total += len(piece)
-                        if decoded_total > options.max_decoded_bytes:
-                            raise ContentError(f"decompressed body exceeds {options.max_decoded_bytes:,} bytes (a compression bomb?); stopped", url=url)
-                        digest.update(piece)
-                        out.write(piece)
+                        decoded_total = keep(piece, decoded_total)
                     if on_bytes:
                         on_bytes(len(chunk))
-                tail = decoder.flush()
-                decoded_total += len(tail)
-                if decoded_total > options.max_decoded_bytes:
-                    raise ContentError(f"decompressed body exceeds {options.max_decoded_bytes:,} bytes (a compression bomb?); stopped", url=url)
-                digest.update(tail)
-                out.write(tail)
+                decoded_total = keep(decoder.flush(), decoded_total)
         except BaseException:
             dest.unlink(missing_ok=True)
             if raw_path is not None and raw_path != dest:
