@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 from .. import registry
-from ..github_api import GitHubClient, GitHubConfig
-from .run import WatchOptions, draft_digest, plan_window
 
 CACHE_DIR = Path(".corpus-build") / "github"  # shared ETag cache, beside the jieba dictionary
 
@@ -36,6 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     project = Path(args.project).resolve()
+    # Imported here: `corpus-build` starts faster for every other command.
+    from ..github_api import GitHubClient, GitHubConfig
+    from .run import WatchOptions, draft_digest, plan_window
+
     corpus = registry.load(project / "corpus")
     now = dt.datetime.now(dt.timezone.utc)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
