@@ -123,7 +123,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
     kind = new.kind or urls.guess_kind(url)
     entry: dict = {"id": source_id, "title": new.title or default_title(url), "url": url, "kind": kind}
     if new.lang or new.note:
-        entry["lang"] = new.lang or registry._guess_lang(new.note)
+        entry["lang"] = new.lang or registry.guess_lang(new.note)
     if new.chapters:
         entry["chapters"] = list(new.chapters)
     if new.tags:

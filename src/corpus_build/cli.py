@@ -19,7 +19,7 @@ def _corpus_dir(args) -> Path:
 
 
 def cmd_check(args) -> int:
-    problems = registry.check(_corpus_dir(args))
+    corpus, problems = registry.read(_corpus_dir(args))
     errors = [p for p in problems if p.severity == "error"]
     for problem in problems:
         if problem.severity == "error" or not args.quiet:
@@ -27,7 +27,6 @@ def cmd_check(args) -> int:
     if errors:
         print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", file=sys.stderr)
         return 1
-    corpus = registry.load(_corpus_dir(args))
     print(
         f"ok: {len(corpus.sources)} sources in {len(corpus.sections)} sections, {len(corpus.chapters)} chapters, "
         f"{len(corpus.paths)} learning paths, {len(corpus.digests)} digests; {len(problems)} warning(s)"

@@ -40,14 +40,6 @@ class Source:
     mirror_depth: str = "shallow"  # "shallow" or "full" (repos only)
     line: int = 0  # where the entry starts in its sources.yaml
 
-    @property
-    def github_slug(self) -> str | None:
-        """`owner/name` for a GitHub URL, else None."""
-        from .urls import github_parts
-
-        parts = github_parts(self.url)
-        return f"{parts[0]}/{parts[1]}" if parts else None
-
 
 @dataclass(frozen=True)
 class Section:
@@ -57,10 +49,6 @@ class Section:
     title_zh: str = ""
     intro: str = ""
     sources: tuple[Source, ...] = ()
-
-    @property
-    def slug(self) -> str:
-        return self.folder
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
     note = _text(entry, "note")
     if not note.strip():
         checker.warn(display, entry.line, f"{what} has no annotation yet; add a `note` saying why it is worth reading")
-    lang = _text(entry, "lang") or _guess_lang(note)
+    lang = _text(entry, "lang") or guess_lang(note)
     if lang not in LANGS:
         checker.error(display, entry.line_of("lang"), f"lang '{lang}' of {what} must be zh or en (the annotation's language)")
     if not verified and not _text(entry, "verify_note"):
@@ -304,7 +304,8 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
     )
 
 
-def _guess_lang(text: str) -> str:
+def guess_lang(text: str) -> str:
+    """zh when Chinese characters make up a fair share of the text, else en."""
     cjk = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
     return "zh" if cjk * 4 >= max(1, len(text.strip())) // 3 and cjk else "en"
 
@@ -537,7 +538,8 @@ def _suggest(name: str, ids: set[str]) -> str:
 # --- entry points ----------------------------------------------------------------------
 
 
-def _read(root: Path) -> tuple[Corpus, list[Problem]]:
+def read(root: Path) -> tuple[Corpus, list[Problem]]:
+    """The corpus as far as it could be read, and every problem (errors and warnings), sorted."""
     root = Path(root)
     checker = _Checker(root=root)
     if not root.is_dir():
@@ -555,19 +557,17 @@ def _read(root: Path) -> tuple[Corpus, list[Problem]]:
 
 def check(root: Path) -> list[Problem]:
     """Every problem in the registry, errors and warnings, sorted by file and line."""
-    return _read(root)[1]
+    return read(root)[1]
+
+
+def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
+    """The validated corpus and its warnings; raises RegistryError listing every error."""
+    corpus, problems = read(root)
+    if any(p.severity == "error" for p in problems):
+        raise RegistryError(problems)
+    return corpus, problems
 
 
 def load(root: Path) -> Corpus:
     """The validated corpus; raises RegistryError listing every error."""
-    corpus, problems = _read(root)
-    if any(p.severity == "error" for p in problems):
-        raise RegistryError(problems)
-    return corpus
-
-
-def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
-    corpus, problems = _read(root)
-    if any(p.severity == "error" for p in problems):
-        raise RegistryError(problems)
-    return corpus, problems
+    return load_with_problems(root)[0]

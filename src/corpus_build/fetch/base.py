@@ -9,7 +9,6 @@ wrong; the engine records it. Kinds never write outside `ctx.stage`.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -121,10 +120,6 @@ class Kind(Protocol):
 
     async def fetch(self, ctx: Context) -> Outcome:
         """Mirror ctx.source into ctx.stage; raise FetchError on failure."""
-
-
-async def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    return await asyncio.to_thread(fn, *args)
 
 
 @functools.cache

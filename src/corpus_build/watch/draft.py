@@ -274,6 +274,3 @@ class DraftWriter:
         # A repository that failed this time keeps the facts an earlier run wrote.
         return {f"repo:{r.repo}": self.repo_facts(r) for r in self.facts.repos if not r.error}
 
-
-def render_draft(corpus: Corpus, facts: DigestFacts) -> str:
-    return DraftWriter(corpus, facts).render()

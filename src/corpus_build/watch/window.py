@@ -39,12 +39,6 @@ class Window:
         """A stable name for resuming: the window in UTC."""
         return f"{_utc(self.start)}..{_utc(self.end)}"
 
-    def local(self, moment: dt.datetime) -> dt.datetime:
-        return moment.astimezone(self.zone)
-
-    def iso(self, moment: dt.datetime) -> str:
-        return self.local(moment).isoformat(timespec="seconds")
-
     def contains(self, moment: dt.datetime) -> bool:
         return self.start <= moment < self.end
 

@@ -13,7 +13,6 @@ from ..base import Context, Outcome, package_version
 
 CARD = "README.md"
 CONFIG = "config.json"
-INFO = "info.json"
 HF_HOSTS = ("huggingface.co", "hf-mirror.com")
 
 
