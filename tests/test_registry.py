@@ -64,7 +64,17 @@ CASES = [
     ("digest-no-front-matter", {"digests/2026-10-22.md": "# Digest\n\nText.\n"}, "corpus/digests/2026-10-22.md", 1, "missing front matter"),
     ("digest-unknown-front-matter", {"digests/2026-10-22.md": DIGEST.replace("tz:", "timezone:")}, "corpus/digests/2026-10-22.md", 6, "unknown field 'timezone'"),
     ("not-utf8", {"02-ascend/section.yaml": None}, "corpus/02-ascend/section.yaml", 0, "not UTF-8"),
+    # One broken file: its ids are cited in chapters, paths, digests and see_also, yet only the
+    # syntax error is reported (no "unknown source" flood).
+    ("yaml-syntax-colon-in-title", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  title: TileLang\n", '  title: BitBLAS: "x\n')}, GPU, 12, "YAML syntax error"),
+    ("yaml-tab-in-sources", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "  kind: repo", "\tkind: repo")}, GPU, 14, "YAML syntax error"),
+    ("chapters-yaml-missing", {"chapters.yaml": None}, "corpus/chapters.yaml", 0, "missing, but 2 source(s) cite chapters 1, 2"),
+    ("chapters-yaml-syntax", {"chapters.yaml": replace(CHAPTERS, "  title: 昇腾 GEMM", "  title: [昇腾 GEMM")}, "corpus/chapters.yaml", 14, "flow sequence started at line 13"),
+    ("sources-yaml-not-utf8", {}, GPU, 0, "not UTF-8"),
 ]
+
+# How many errors each case's single mistake causes: one, unless it really causes several.
+COUNTS: dict[str, int] = {}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -73,9 +83,13 @@ def test_malformed_input_is_reported_at_its_exact_place(tmp_path, case):
     corpus = write_corpus(tmp_path, overrides)
     if name == "not-utf8":
         (corpus / "02-ascend" / "section.yaml").write_bytes("title: 昇腾\n".encode("gbk"))
+    if name == "sources-yaml-not-utf8":
+        (corpus / "01-gpu" / "sources.yaml").write_bytes(SOURCES_GPU.replace("CUDA", "昇腾").encode("gbk"))
     problems = [p for p in registry.check(corpus) if p.severity == "error"]
     matching = [p for p in problems if p.path == expected_path and p.line == expected_line and words in p.message]
     assert matching, f"expected an error at {expected_path}:{expected_line} containing {words!r}; got:\n" + "\n".join(map(str, problems))
+    assert len(problems) == COUNTS.get(name, 1), "one mistake, one error; got:\n" + "\n".join(map(str, problems))
+    assert all(p.code and p.code != "invalid" for p in problems), [p.code for p in problems]
 
 
 def test_enough_malformed_cases():
@@ -129,3 +143,34 @@ def test_source_citing_chapter_outside_its_path_is_a_warning(tmp_path):
 def test_kind_is_detected_when_omitted(tmp_path):
     corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": SOURCES_GPU.replace("  kind: repo\n", "")}))
     assert corpus.source("tilelang").kind == "repo"
+
+
+def test_did_you_mean_only_for_near_misses(tmp_path):
+    far = registry.check(write_corpus(tmp_path / "far", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "see_also: [deepgemm-ascend]", "see_also: [bitblas-paper]")}))
+    [problem] = [p for p in far if p.severity == "error"]
+    assert "unknown source 'bitblas-paper'" in problem.message and "did you mean" not in problem.message
+    near = registry.check(write_corpus(tmp_path / "near", {"01-gpu/sources.yaml": replace(SOURCES_GPU, "see_also: [deepgemm-ascend]", "see_also: [deepgem-ascend]")}))
+    assert any("did you mean 'deepgemm-ascend'" in p.message for p in near)
+
+
+def test_a_missing_corpus_folder_names_an_option_that_exists(tmp_path):
+    from corpus_build.cli import make_parser
+
+    [problem] = registry.check(tmp_path / "nowhere")
+    assert "--project DIR" in problem.message and problem.code == "missing-corpus"
+    options = {o for action in make_parser()._actions for o in action.option_strings}
+    assert "--project" in options
+
+
+def test_every_problem_code_is_documented_in_the_readme():
+    import re
+
+    from tests.corpus_fixture import PROJECT_ROOT
+
+    source = "".join((PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8") for name in ("registry.py", "yamlfile.py"))
+    codes = set(re.findall(r'code="([a-z0-9-]+)"', source))
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("### Problem codes") :]
+    documented = set(re.findall(r"^\| `([a-z0-9-]+)` \|", block, re.M))
+    assert len(codes) >= 25
+    assert codes <= documented, sorted(codes - documented)

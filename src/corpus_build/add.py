@@ -38,7 +38,8 @@ class Added:
     file: Path
     line: int
     kind: str
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # the registry's warnings that the new entry brought
+    older_warnings: int = 0  # warnings the registry had before (`corpus-build check` lists them)
 
 
 def resolve_section(corpus: Corpus, name: str) -> str:
@@ -96,7 +97,11 @@ def _entry_yaml(entry: dict) -> str:
 
 
 def add_source(corpus_root: Path, new: NewSource) -> Added:
-    corpus = registry.load(corpus_root)
+    try:
+        corpus, before = registry.load_with_problems(corpus_root)
+    except RegistryError as exc:
+        listed = "\n".join(str(p) for p in exc.errors)
+        raise AddError(f"nothing was added: the registry already has {len(exc.errors)} error(s); fix them first\n{listed}") from exc
     url = new.url.strip()
     if not urls.is_http_url(url):
         raise UsageError(f"'{url}' is not an http(s) URL; pass the full address, e.g. https://github.com/tile-ai/tilelang")
@@ -145,12 +150,36 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
     except Exception:
         _restore(path, original)
         raise
+    display = _display(corpus.root, path)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         _restore(path, original)
-        raise RegistryError(errors)
-    warnings = tuple(str(p) for p in problems if p.severity == "warning" and p.path.endswith(f"{folder}/sources.yaml") and p.line >= line)
-    return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings)
+        raise AddError(_rollback_message(errors, display, line))
+    old = {(p.path, p.message) for p in before if p.severity == "warning"}
+    fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
+    warnings = tuple(_in_old_file(p, display, line) for p in fresh)
+    return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh))
+
+
+def _display(corpus_root: Path, path: Path) -> str:
+    """A path as the registry's problems name it (corpus/NN-slug/sources.yaml)."""
+    try:
+        return str(path.relative_to(corpus_root.parent))
+    except ValueError:
+        return str(path)
+
+
+def _in_old_file(problem, display: str, first_new_line: int) -> str:
+    """A problem, placed in the file as the user knows it: the new entry has no line there yet."""
+    if problem.path == display and problem.line >= first_new_line:
+        return f"the new entry (after line {first_new_line - 1} of {display}): {problem.severity}: {problem.message}"
+    return str(problem)
+
+
+def _rollback_message(errors: list, display: str, first_new_line: int) -> str:
+    lines = [f"nothing was added: the new entry would not validate, so {display} was left as it was"]
+    lines += [_in_old_file(p, display, first_new_line) for p in sorted(errors)]
+    return "\n".join(lines)
 
 
 def _write_atomic(path: Path, text: str) -> None:

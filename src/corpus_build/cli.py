@@ -1,37 +1,107 @@
-"""The `corpus-build` command: a thin layer that parses options and calls one library function per stage."""
+"""The `corpus-build` command: a thin layer that parses options and calls one library function per stage.
+
+Exit codes, the same for every command (the README has the table; tests/test_cli.py checks it):
+
+    0    EXIT_OK           done
+    1    EXIT_PROBLEMS     the registry has errors, some sources failed, or the work was refused
+    2    EXIT_USAGE        the command line cannot work (unknown option, bad value)
+    130  EXIT_INTERRUPTED  stopped with Ctrl-C
+
+Global options (`--project DIR`, `--quiet`, `--verbose`) are accepted anywhere on the
+line, before or after the command's name.
+
+Adding a command
+----------------
+A stage module defines `register(sub)` and calls `add_command` once per command::
+
+    from ..cli import add_command
+
+    def register(sub) -> None:
+        p = add_command(
+            sub, "links", cmd_links,
+            help="check every cited URL",                      # one line in `corpus-build --help`
+            description="What the command does, a paragraph.",  # top of `corpus-build links --help`
+            example="corpus-build links --section 08",          # shown under "example:"
+        )
+        p.add_argument("--section")
+
+    def cmd_links(args: argparse.Namespace) -> int:   # returns an EXIT_* code
+        ...                                            # or raises a CorpusBuildError
+
+then add its `register` to `_register_stage_commands` below. The command reads the
+global options as `args.project`, `args.quiet` and `args.verbose` (do not define them
+again); `project_dir(args)` resolves the project folder. Raising a CorpusBuildError
+prints its message (no traceback) and exits with its `exit_code`; tests/test_cli.py
+checks that every registered command has a description and an example.
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__, registry
-from .errors import CorpusBuildError, RegistryError, UsageError
+from .errors import CorpusBuildError, Problem, RegistryError, UsageError
+from .model import Corpus
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+Command = Callable[[argparse.Namespace], int]
 
 
-def _project(args) -> Path:
+def project_dir(args: argparse.Namespace) -> Path:
     return Path(args.project).resolve()
 
 
-def _corpus_dir(args) -> Path:
-    return _project(args) / "corpus"
+def _corpus_dir(args: argparse.Namespace) -> Path:
+    return project_dir(args) / "corpus"
 
 
-def cmd_check(args) -> int:
-    corpus, problems = registry.read(_corpus_dir(args))
-    errors = [p for p in problems if p.severity == "error"]
+def print_problems(problems: Sequence[Problem], args: argparse.Namespace) -> None:
+    """The registry's warnings (and any errors) on stderr; `--quiet` keeps only the errors."""
     for problem in problems:
         if problem.severity == "error" or not args.quiet:
-            print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
+            print(problem, file=sys.stderr)
+
+
+def load_corpus(args: argparse.Namespace) -> Corpus:
+    """The validated registry; its warnings are printed (unless --quiet), its errors raised."""
+    corpus, problems = registry.load_with_problems(_corpus_dir(args))
+    print_problems(problems, args)
+    return corpus
+
+
+# --- the commands -----------------------------------------------------------------------
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import json
+
+    corpus, problems = registry.read(_corpus_dir(args))
+    errors = [p for p in problems if p.severity == "error"]
+    shown = [p for p in problems if p.severity == "error" or not args.quiet]
+    if args.json:
+        for problem in shown:
+            print(json.dumps(problem.to_dict(), ensure_ascii=False, sort_keys=True))
+        return EXIT_PROBLEMS if errors else EXIT_OK
+    for problem in shown:
+        print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
     if errors:
         print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", file=sys.stderr)
-        return 1
+        return EXIT_PROBLEMS
     print(
         f"ok: {len(corpus.sources)} sources in {len(corpus.sections)} sections, {len(corpus.chapters)} chapters, "
         f"{len(corpus.paths)} learning paths, {len(corpus.digests)} digests; {len(problems)} warning(s)"
     )
-    return 0
+    return EXIT_OK
 
 
 def _int_list(text: str) -> tuple[int, ...]:
@@ -41,7 +111,7 @@ def _int_list(text: str) -> tuple[int, ...]:
         raise UsageError(f"--chapters takes numbers separated by commas, e.g. 17,18; got '{text}'") from None
 
 
-def cmd_add(args) -> int:
+def cmd_add(args: argparse.Namespace) -> int:
     from .add import NewSource, add_source
 
     note = args.note or ""
@@ -65,68 +135,157 @@ def cmd_add(args) -> int:
         ),
     )
     print(f"added '{added.id}' ({added.kind}) to {added.file}:{added.line}")
-    for warning in added.warnings:
-        print(warning)
-    print("next: corpus-build build   (or keep `mkdocs serve` running: it reloads on its own)")
-    return 0
+    if not args.quiet:
+        for warning in added.warnings:
+            print(warning, file=sys.stderr)
+        if added.older_warnings:
+            print(f"the registry has {added.older_warnings} other warning(s): `corpus-build check` lists them", file=sys.stderr)
+        print("next: corpus-build build   (or keep `mkdocs serve` running: it reloads on its own)")
+    return EXIT_OK
 
 
-def cmd_render(args) -> int:
-    from . import render
-
-    corpus = registry.load(_corpus_dir(args))
-    result = render.render(corpus, _project(args) / "docs")
-    print(f"rendered {len(corpus.sources)} sources: {result}")
-    return 0
-
-
-def cmd_build(args) -> int:
+def cmd_render(args: argparse.Namespace) -> int:
     from . import site
 
-    corpus = registry.load(_corpus_dir(args))  # fail early with the registry's own messages
-    site_dir = site.build_and_remember(_project(args), corpus, strict=args.strict, site_dir=Path(args.site_dir) if args.site_dir else None)
+    corpus = load_corpus(args)
+    result = site.render_for_engines(project_dir(args), corpus)
+    print(f"rendered {len(corpus.sources)} sources: {result}")
+    return EXIT_OK
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from . import site
+
+    corpus = load_corpus(args)  # fail early with the registry's own messages
+    site_dir = site.build_and_remember(
+        project_dir(args),
+        corpus,
+        strict=args.strict,
+        site_dir=Path(args.site_dir) if args.site_dir else None,
+        engine=args.engine,
+        quiet=not args.verbose,
+    )
     print(f"built {len(corpus.sources)} sources into {site_dir}")
-    return 0
+    return EXIT_OK
 
 
-def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="corpus-build", description="Registry of annotated sources -> mirrored corpus -> Material for MkDocs site.")
-    parser.add_argument("--version", action="version", version=f"corpus-build {__version__}")
-    parser.add_argument("--project", default=".", help="project folder holding mkdocs.yml and corpus/ (default: .)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+# --- the parser -------------------------------------------------------------------------
 
-    p = sub.add_parser("check", help="validate the registry and list every problem with file:line")
-    p.add_argument("--quiet", action="store_true", help="print errors only, not warnings")
-    p.set_defaults(func=cmd_check)
 
-    p = sub.add_parser("add", help="add a source to a section's sources.yaml, keeping the file's comments")
-    p.add_argument("url")
-    p.add_argument("--section", required=True, help="section folder (e.g. 14-deepseek-ascend-stack) or its number (14)")
-    p.add_argument("--title")
-    notes = p.add_mutually_exclusive_group()
-    notes.add_argument("--note", help="the annotation")
-    notes.add_argument("--note-file", help="read the annotation from a file")
-    p.add_argument("--lang", choices=["zh", "en"], help="language of the annotation (guessed from the note)")
-    p.add_argument("--kind", help="override the kind detected from the URL")
-    p.add_argument("--chapters", help="chapters citing it, e.g. 17,18")
-    p.add_argument("--tags", help="tags, e.g. ascend,gemm")
-    p.add_argument("--id", help="choose the id instead of deriving it from the URL")
-    p.set_defaults(func=cmd_add)
-
-    p = sub.add_parser("render", help="write the generated Markdown pages into docs/ (changed files only)")
-    p.set_defaults(func=cmd_render)
-
-    p = sub.add_parser("build", help="render, then build the site into site/")
-    p.add_argument("--strict", action="store_true", help="fail on any MkDocs warning (broken links…)")
-    p.add_argument("--site-dir", help="where to write the site (default: site/)")
-    p.set_defaults(func=cmd_build)
-
-    # Later stages register their commands here.
-    _register_stage_commands(sub)
+def add_command(
+    sub: argparse._SubParsersAction,
+    name: str,
+    func: Command,
+    *,
+    help: str,
+    description: str,
+    example: str,
+) -> argparse.ArgumentParser:
+    """Register `corpus-build NAME`: its one-line help, a description and an example for --help."""
+    examples = "\n".join(f"  {line}" for line in example.strip().splitlines())
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=f"example:\n{examples}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(func=func)
     return parser
 
 
-def _register_stage_commands(sub) -> None:
+def _global_options(parser: argparse.ArgumentParser, *, on_command: bool) -> None:
+    # On a command's parser the defaults are SUPPRESS, so that `--project X check` is not
+    # reset by the command's parser: the value given anywhere on the line wins.
+    default: Any = argparse.SUPPRESS if on_command else None
+    group = parser.add_argument_group("global options (anywhere on the line)")
+    taken = set(parser._option_string_actions)
+
+    def option(*names: str, **kwargs: Any) -> None:
+        free = [n for n in names if n not in taken]
+        if names[-1] in free:  # a command that defines the long option itself keeps its own
+            group.add_argument(*free, **kwargs)
+
+    option("--project", metavar="DIR", default=default if on_command else ".", help="project folder holding mkdocs.yml and corpus/ (default: .)")
+    option("-q", "--quiet", action="store_true", default=default if on_command else False, help="print errors and results only: no warnings, no progress")
+    option("-v", "--verbose", action="store_true", default=default if on_command else False, help="also print what each stage does (the site generator's log…)")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="corpus-build",
+        description="Registry of annotated sources -> mirrored corpus -> static site.",
+        epilog="example:\n  corpus-build check\n  corpus-build build --strict\n\n`corpus-build COMMAND --help` describes each command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"corpus-build {__version__}")
+    _global_options(parser, on_command=False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = add_command(
+        sub, "check", cmd_check,
+        help="validate the registry and list every problem with file:line",
+        description="Validate the whole registry under corpus/ and list every problem as `file:line: error: what; how to fix`. "
+        "Warnings do not fail the check.",
+        example="corpus-build check\ncorpus-build check --json | grep '\"severity\": \"error\"'",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per problem: file, line, column, severity, code, message")
+
+    from .model import KINDS
+
+    p = add_command(
+        sub, "add", cmd_add,
+        help="add a source to a section's sources.yaml, keeping the file's comments",
+        description="Append a new source to a section's sources.yaml without touching what is already there. "
+        "The kind is detected from the URL and a readable unique id derived from it; the whole registry is "
+        "validated afterwards and the file put back if it does not validate.\n\nkinds: " + ", ".join(KINDS),
+        example='corpus-build add https://github.com/NVIDIA/cccl --section 01 --note "CUDA 核心库。" --tags cuda',
+    )
+    p.add_argument("url", help="the source's http(s) address")
+    p.add_argument("--section", required=True, help="section folder (e.g. 14-deepseek-ascend-stack) or its number (14)")
+    p.add_argument("--title", help="the title (default: derived from the URL)")
+    notes = p.add_mutually_exclusive_group()
+    notes.add_argument("--note", help="the annotation")
+    notes.add_argument("--note-file", metavar="FILE", help="read the annotation from a file")
+    p.add_argument("--lang", choices=["zh", "en"], help="language of the annotation (guessed from the note)")
+    p.add_argument("--kind", metavar="KIND", help="override the kind detected from the URL (one of the kinds above)")
+    p.add_argument("--chapters", help="chapters citing it, e.g. 17,18")
+    p.add_argument("--tags", help="tags, e.g. ascend,gemm")
+    p.add_argument("--id", help="choose the id instead of deriving it from the URL")
+
+    add_command(
+        sub, "render", cmd_render,
+        help="write the generated Markdown pages into docs/ (changed files only)",
+        description="Write the generated Markdown pages into docs/ (only files whose content changed; pages of removed "
+        "sources are deleted; hand-written files are never touched), and the navigation, site name, language and "
+        "search vocabulary into the configuration of engines without plugins.",
+        example="corpus-build render",
+    )
+
+    from .site import ENGINES
+
+    p = add_command(
+        sub, "build", cmd_build,
+        help="render, then build the site into site/",
+        description="Render the registry, then build the static site with the first installed engine "
+        f"({', '.join(ENGINES)}) or the one named by --engine.",
+        example="corpus-build build --strict\ncorpus-build build --engine properdocs --site-dir public",
+    )
+    p.add_argument("--strict", action="store_true", help="fail on any build warning (broken links…)")
+    p.add_argument("--site-dir", metavar="DIR", help="where to write the site (default: site/)")
+    p.add_argument("--engine", choices=ENGINES, help="the site generator (default: the first installed, in this order)")
+
+    # Later stages register their commands here.
+    _register_stage_commands(sub)
+    seen: set[int] = set()
+    for command in sub.choices.values():
+        if id(command) not in seen:
+            seen.add(id(command))
+            _global_options(command, on_command=True)
+    return parser
+
+
+def _register_stage_commands(sub: argparse._SubParsersAction) -> None:
     from .fetch.cli import register as register_fetch
     from .watch.cli import register as register_watch
 
@@ -134,11 +293,34 @@ def _register_stage_commands(sub) -> None:
     register_watch(sub)
 
 
+def _configure_logging(args: argparse.Namespace) -> None:
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _silence_stdout() -> None:
+    """The reader of our output went away (`| head`): drop what is still buffered, quietly."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
-    args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error argparse already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.quiet and args.verbose:
+        print("error: --quiet and --verbose cannot be used together", file=sys.stderr)
+        return EXIT_USAGE
+    _configure_logging(args)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe is noticed here, not at interpreter exit
+        return code
     except RegistryError as exc:
         print(exc, file=sys.stderr)
         return exc.exit_code
@@ -147,7 +329,10 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_PROBLEMS
 
 
 if __name__ == "__main__":

@@ -28,13 +28,28 @@ class CorpusBuildError(Exception):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One finding of `corpus-build check`, pointing at a file and line."""
+    """One finding of `corpus-build check`, pointing at a file and line.
+
+    `code` names the kind of problem, stable across releases so that scripts can
+    match on it (`check --json`); the README lists every code.
+    """
 
     path: str
     line: int
     column: int
     message: str
     severity: Literal["error", "warning"] = "error"
+    code: str = "invalid"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.path,
+            "line": self.line,
+            "column": self.column,
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
         where = self.path
@@ -53,6 +68,14 @@ class RegistryError(CorpusBuildError):
         errors = [p for p in self.problems if p.severity == "error"]
         summary = f"{len(errors)} error(s) in the registry; fix them and run `corpus-build check` again"
         super().__init__("\n".join([*(str(p) for p in errors), summary]))
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
 
 
 class UsageError(CorpusBuildError):

@@ -23,6 +23,10 @@ from .yamlfile import LocatedList, LocatedMap
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
 DIGEST_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 WIKILINK = re.compile(r"\[\[([^\]|]+?)(?:\|([^\]]*))?\]\]")
+# Did-you-mean only for near misses: a typo or two, not any id sharing a few letters
+# (difflib's default 0.6 suggested 'tilelang-lsp' for 'bitblas-paper').
+SUGGEST_IDS = 0.8
+SUGGEST_WORDS = 0.75
 
 # Field name -> (required, expected type(s), description for messages).
 SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
@@ -81,6 +85,14 @@ class _Checker:
     problems: list[Problem] = field(default_factory=list)
     # [[id]] links seen in digests, checked once every source id is known.
     pending_links: list[tuple[str, int, str]] = field(default_factory=list)
+    # Ids defined in files (or entries) already reported as unreadable: a reference to one
+    # of them is a consequence of that error, not a second mistake, so it is not reported.
+    lost_ids: set[str] = field(default_factory=set)
+    # A sources.yaml could not be read at all: any id may have been in it, so no reference is
+    # reported as unknown until that file is fixed (one mistake, one error).
+    sources_lost: bool = False
+    # chapters.yaml: "ok", "missing", or "broken" (unparsable, or an entry lost its number).
+    chapters_state: str = "ok"
 
     def rel(self, path: Path) -> str:
         try:
@@ -88,34 +100,34 @@ class _Checker:
         except ValueError:
             return str(path)
 
-    def error(self, path: str, line: int, message: str, column: int = 0) -> None:
-        self.problems.append(Problem(path, line, column, message))
+    def error(self, path: str, line: int, message: str, column: int = 0, *, code: str = "invalid") -> None:
+        self.problems.append(Problem(path, line, column, message, "error", code))
 
-    def warn(self, path: str, line: int, message: str) -> None:
-        self.problems.append(Problem(path, line, 0, message, "warning"))
+    def warn(self, path: str, line: int, message: str, *, code: str = "invalid") -> None:
+        self.problems.append(Problem(path, line, 0, message, "warning", code))
 
     def fields(self, data: Any, spec: dict, path: str, what: str, line: int = 0) -> bool:
         """Check a mapping against a field spec; False when it is not a mapping at all."""
         if not isinstance(data, LocatedMap):
-            self.error(path, getattr(data, "line", line), f"{what} must be a mapping of fields (key: value), got {_kind_of(data)}")
+            self.error(path, getattr(data, "line", line), f"{what} must be a mapping of fields (key: value), got {_kind_of(data)}", code="not-a-mapping")
             return False
         for key in data:
             if key not in spec:
-                hint = difflib.get_close_matches(str(key), list(spec), n=1)
+                hint = difflib.get_close_matches(str(key), list(spec), n=1, cutoff=SUGGEST_WORDS)
                 fix = f"did you mean '{hint[0]}'?" if hint else "allowed: " + ", ".join(spec)
-                self.error(path, data.line_of(key), f"unknown field '{key}' in {what}; {fix}")
+                self.error(path, data.line_of(key), f"unknown field '{key}' in {what}; {fix}", code="unknown-field")
         for key, (required, types, description) in spec.items():
             if key not in data:
                 if required:
-                    self.error(path, data.line, f"{what} is missing required field '{key}' ({description})")
+                    self.error(path, data.line, f"{what} is missing required field '{key}' ({description})", code="missing-field")
                 continue
             value = data[key]
             # bool is a subclass of int: `number: true` must not pass as a number.
             ok = isinstance(value, types) and (bool in types or not isinstance(value, bool))
             if not ok:
-                self.error(path, data.line_of(key), f"field '{key}' of {what} must be {description}, got {_kind_of(value)}")
+                self.error(path, data.line_of(key), f"field '{key}' of {what} must be {description}, got {_kind_of(value)}", code="wrong-type")
             elif required and isinstance(value, str) and not value.strip():
-                self.error(path, data.line_of(key), f"field '{key}' of {what} is empty; write {description}")
+                self.error(path, data.line_of(key), f"field '{key}' of {what} is empty; write {description}", code="empty-field")
         return True
 
 
@@ -147,7 +159,7 @@ def _str_list(checker: _Checker, data: LocatedMap, key: str, path: str, what: st
         if isinstance(item, bool) or not isinstance(item, item_type):
             expected = "a whole number" if item_type is int else "text"
             line = value.line_of(index) if isinstance(value, LocatedList) else data.line_of(key)
-            checker.error(path, line, f"item {index + 1} of '{key}' in {what} must be {expected}, got {_kind_of(item)}")
+            checker.error(path, line, f"item {index + 1} of '{key}' in {what} must be {expected}, got {_kind_of(item)}", code="wrong-type")
             continue
         items.append(item)
     return tuple(items)
@@ -160,7 +172,7 @@ def _load_settings(checker: _Checker) -> Settings:
     path = checker.root / "corpus.yaml"
     display = checker.rel(path)
     if not path.exists():
-        checker.error(display, 0, "missing; create it with at least `title: My corpus`")
+        checker.error(display, 0, "missing; create it with at least `title: My corpus`", code="missing-file")
         return Settings(title="Corpus")
     data = yamlfile.load(path, checker.problems, display)
     if data is None or not checker.fields(data, SETTINGS_FIELDS, display, "corpus.yaml"):
@@ -168,7 +180,7 @@ def _load_settings(checker: _Checker) -> Settings:
     languages = _str_list(checker, data, "languages", display, "corpus.yaml") or ("zh", "en")
     for lang in languages:
         if lang not in LANGS:
-            checker.error(display, data.line_of("languages"), f"language '{lang}' is not supported; use {' or '.join(LANGS)}")
+            checker.error(display, data.line_of("languages"), f"language '{lang}' is not supported; use {' or '.join(LANGS)}", code="unknown-language")
     days = data.get("stale_after_days", 30)
     return Settings(
         title=_text(data, "title", "Corpus"),
@@ -191,7 +203,7 @@ def _section_folders(checker: _Checker) -> list[Path]:
             continue
         if not SECTION_FOLDER.match(child.name):
             if (child / "sources.yaml").exists() or (child / "section.yaml").exists():
-                checker.error(checker.rel(child), 0, "section folders are named NN-slug (e.g. 15-new-topic); rename the folder")
+                checker.error(checker.rel(child), 0, "section folders are named NN-slug (e.g. 15-new-topic); rename the folder", code="bad-folder-name")
             continue
         folders.append(child)
     return sorted(folders, key=lambda p: (int(SECTION_FOLDER.match(p.name).group(1)), p.name))
@@ -206,7 +218,7 @@ def _load_section(checker: _Checker, folder: Path) -> Section:
         if meta is not None:
             checker.fields(meta, SECTION_FIELDS, display, "section.yaml")
     else:
-        checker.error(display, 0, f"missing; create it with `title: …` for section {folder.name}")
+        checker.error(display, 0, f"missing; create it with `title: …` for section {folder.name}", code="missing-file")
     if not isinstance(meta, LocatedMap):
         meta = LocatedMap()
         meta.key_lines = {}
@@ -225,13 +237,16 @@ def _load_sources(checker: _Checker, folder: Path) -> list[Source]:
     path = folder / "sources.yaml"
     display = checker.rel(path)
     if not path.exists():
-        checker.warn(display, 0, "missing; the section has no sources yet (add one with `corpus-build add`)")
+        checker.warn(display, 0, "missing; the section has no sources yet (add one with `corpus-build add`)", code="missing-file")
         return []
+    reported = len(checker.problems)
     data = yamlfile.load(path, checker.problems, display)
     if data is None:
+        checker.sources_lost = checker.sources_lost or len(checker.problems) > reported
         return []
     if not isinstance(data, LocatedList):
-        checker.error(display, getattr(data, "line", 1), f"sources.yaml must be a list of sources (each starting with '- id: …'), got {_kind_of(data)}")
+        checker.error(display, getattr(data, "line", 1), f"sources.yaml must be a list of sources (each starting with '- id: …'), got {_kind_of(data)}", code="not-a-list")
+        checker.sources_lost = True
         return []
     sources = []
     for index, entry in enumerate(data):
@@ -251,41 +266,44 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
     source_id = _text(entry, "id")
     if source_id and not urls.ID_PATTERN.match(source_id):
         suggestion = urls.slugify(source_id) or "my-source"
-        checker.error(display, entry.line_of("id"), f"id '{source_id}' must match [a-z0-9][a-z0-9._-]* (lower case, digits, . _ -); try '{suggestion}'")
+        # References written with the intended id follow from this one mistake.
+        checker.lost_ids.update({source_id.lower(), suggestion})
+        checker.error(display, entry.line_of("id"), f"id '{source_id}' must match [a-z0-9][a-z0-9._-]* (lower case, digits, . _ -); try '{suggestion}'", code="bad-id")
     verified = entry.get("verified", True) is not False
     url = _text(entry, "url").strip()
-    if not url and verified:
-        checker.error(display, entry.line_of("url") if "url" in entry else entry.line, f"{what} has no url; add one, or set `verified: false` with a `verify_note` if the address is unknown")
+    # `verified: maybe` is reported as a wrong type; whether the url may be missing is then unknown.
+    if not url and entry.get("verified", True) is True:
+        checker.error(display, entry.line_of("url") if "url" in entry else entry.line, f"{what} has no url; add one, or set `verified: false` with a `verify_note` if the address is unknown", code="missing-url")
     elif url and not urls.is_http_url(url):
-        checker.error(display, entry.line_of("url"), f"url '{url}' of {what} is not an http(s) URL with a host; write the full address, e.g. https://example.org/page")
+        checker.error(display, entry.line_of("url"), f"url '{url}' of {what} is not an http(s) URL with a host; write the full address, e.g. https://example.org/page", code="bad-url")
     elif url and re.search(r"\s", url):
-        checker.error(display, entry.line_of("url"), f"url of {what} contains spaces; percent-encode them (%20)")
+        checker.error(display, entry.line_of("url"), f"url of {what} contains spaces; percent-encode them (%20)", code="bad-url")
     kind = _text(entry, "kind")
     if kind and kind not in KINDS:
-        hint = difflib.get_close_matches(kind, KINDS, n=1)
-        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} is unknown; use {'`' + hint[0] + '`' if hint else 'one of ' + ', '.join(KINDS)}")
+        hint = difflib.get_close_matches(kind, KINDS, n=1, cutoff=SUGGEST_WORDS)
+        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} is unknown; use {'`' + hint[0] + '`' if hint else 'one of ' + ', '.join(KINDS)}", code="unknown-kind")
     implied = urls.detect_kind(url) if url and urls.is_http_url(url) else None
     if kind in KINDS and implied and implied != kind and kind not in urls.ALSO_FITS.get(implied, ()):
-        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} contradicts its URL, which is a {implied}; set `kind: {implied}` or fix the URL")
+        checker.error(display, entry.line_of("kind"), f"kind '{kind}' of {what} contradicts its URL, which is a {implied}; set `kind: {implied}` or fix the URL", code="kind-contradicts-url")
     if not kind:
         kind = implied or (urls.guess_kind(url) if url else "article")
     note = _text(entry, "note")
     if not note.strip():
-        checker.warn(display, entry.line, f"{what} has no annotation yet; add a `note` saying why it is worth reading")
+        checker.warn(display, entry.line, f"{what} has no annotation yet; add a `note` saying why it is worth reading", code="no-note")
     lang = _text(entry, "lang") or guess_lang(note)
     if lang not in LANGS:
-        checker.error(display, entry.line_of("lang"), f"lang '{lang}' of {what} must be zh or en (the annotation's language)")
+        checker.error(display, entry.line_of("lang"), f"lang '{lang}' of {what} must be zh or en (the annotation's language)", code="unknown-language")
     if not verified and not _text(entry, "verify_note"):
-        checker.warn(display, entry.line, f"{what} is unverified; add a `verify_note` saying what is uncertain")
+        checker.warn(display, entry.line, f"{what} is unverified; add a `verify_note` saying what is uncertain", code="no-verify-note")
     depth = "shallow"
     mirror = entry.get("mirror")
     if isinstance(mirror, LocatedMap):
         for key in mirror:
             if key != "depth":
-                checker.error(display, mirror.line_of(key), f"unknown field '{key}' in mirror of {what}; allowed: depth")
+                checker.error(display, mirror.line_of(key), f"unknown field '{key}' in mirror of {what}; allowed: depth", code="unknown-field")
         depth = str(mirror.get("depth", "shallow"))
         if depth not in ("shallow", "full"):
-            checker.error(display, mirror.line_of("depth"), f"mirror depth of {what} must be shallow or full, got '{depth}'")
+            checker.error(display, mirror.line_of("depth"), f"mirror depth of {what} must be shallow or full, got '{depth}'", code="wrong-type")
     return Source(
         id=source_id,
         title=_text(entry, "title"),
@@ -326,32 +344,37 @@ def _load_steps(checker: _Checker, data: LocatedMap, display: str, what: str) ->
     return tuple(steps)
 
 
-def _load_list_file(checker: _Checker, name: str) -> tuple[str, LocatedList | None]:
+def _load_list_file(checker: _Checker, name: str) -> tuple[str, LocatedList | None, str]:
+    """(display path, the list or None, state): state is "ok", "missing" or "broken"."""
     path = checker.root / name
     display = checker.rel(path)
     if not path.exists():
-        return display, None
+        return display, None, "missing"
+    reported = len(checker.problems)
     data = yamlfile.load(path, checker.problems, display)
     if data is None:
-        return display, None
+        return display, None, "broken" if len(checker.problems) > reported else "ok"
     if not isinstance(data, LocatedList):
-        checker.error(display, getattr(data, "line", 1), f"{name} must be a list (each entry starting with '- '), got {_kind_of(data)}")
-        return display, None
-    return display, data
+        checker.error(display, getattr(data, "line", 1), f"{name} must be a list (each entry starting with '- '), got {_kind_of(data)}", code="not-a-list")
+        return display, None, "broken"
+    return display, data, "ok"
 
 
 def _load_chapters(checker: _Checker) -> tuple[tuple[Chapter, ...], dict[int, int]]:
-    display, data = _load_list_file(checker, "chapters.yaml")
+    display, data, checker.chapters_state = _load_list_file(checker, "chapters.yaml")
     chapters: list[Chapter] = []
     lines: dict[int, int] = {}
     for index, entry in enumerate(data or ()):
         if not checker.fields(entry, CHAPTER_FIELDS, display, f"chapter #{index + 1}", data.line_of(index)):
+            checker.chapters_state = "broken"
             continue
         number = entry.get("number")
         if not isinstance(number, int) or isinstance(number, bool):
+            checker.chapters_state = "broken"  # its number is unknown: citations of it are not checked
             continue
         if number in lines:
-            checker.error(display, entry.line_of("number"), f"chapter {number} is defined twice (first at line {lines[number]}); merge them")
+            checker.error(display, entry.line_of("number"), f"chapter {number} is defined twice (first at line {lines[number]}); merge them", code="duplicate-chapter")
+            checker.chapters_state = "broken"  # the second was meant to be another number
             continue
         lines[number] = entry.line_of("number")
         chapters.append(
@@ -367,7 +390,7 @@ def _load_chapters(checker: _Checker) -> tuple[tuple[Chapter, ...], dict[int, in
 
 
 def _load_paths(checker: _Checker) -> tuple[LearningPath, ...]:
-    display, data = _load_list_file(checker, "paths.yaml")
+    display, data, _ = _load_list_file(checker, "paths.yaml")
     paths: list[LearningPath] = []
     seen: dict[str, int] = {}
     for index, entry in enumerate(data or ()):
@@ -375,10 +398,10 @@ def _load_paths(checker: _Checker) -> tuple[LearningPath, ...]:
             continue
         path_id = _text(entry, "id")
         if path_id in seen:
-            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' is used twice (first at line {seen[path_id]})")
+            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' is used twice (first at line {seen[path_id]})", code="duplicate-id")
             continue
         if path_id and not urls.ID_PATTERN.match(path_id):
-            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' must match [a-z0-9][a-z0-9._-]*")
+            checker.error(display, entry.line_of("id"), f"learning path id '{path_id}' must match [a-z0-9][a-z0-9._-]*", code="bad-id")
         seen[path_id] = entry.line_of("id")
         paths.append(
             LearningPath(
@@ -420,21 +443,21 @@ def _load_digests(checker: _Checker) -> tuple[Digest, ...]:
             continue
         match = DIGEST_NAME.match(path.name)
         if not match:
-            checker.error(display, 0, "digest files are named YYYY-MM-DD.md (e.g. 2026-10-22.md); rename it")
+            checker.error(display, 0, "digest files are named YYYY-MM-DD.md (e.g. 2026-10-22.md); rename it", code="bad-file-name")
             continue
         try:
             date = dt.date.fromisoformat(match.group(1))
         except ValueError:
-            checker.error(display, 0, f"'{match.group(1)}' is not a real date; rename the file")
+            checker.error(display, 0, f"'{match.group(1)}' is not a real date; rename the file", code="bad-file-name")
             continue
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
-            checker.error(display, 0, "not UTF-8 text; save the file as UTF-8")
+            checker.error(display, 0, "not UTF-8 text; save the file as UTF-8", code="not-utf8")
             continue
         front, body, body_line = split_front_matter(text)
         if not front:
-            checker.error(display, 1, "missing front matter; start the file with ---, `title: …`, ---")
+            checker.error(display, 1, "missing front matter; start the file with ---, `title: …`, ---", code="missing-front-matter")
             continue
         meta = yamlfile.parse(front, display, checker.problems)
         if meta is None:
@@ -445,7 +468,7 @@ def _load_digests(checker: _Checker) -> tuple[Digest, ...]:
             continue
         declared = meta.get("date")
         if declared is not None and str(declared) != str(date):
-            checker.error(display, meta.line_of("date"), f"date {declared} differs from the file name's {date}; make them agree")
+            checker.error(display, meta.line_of("date"), f"date {declared} differs from the file name's {date}; make them agree", code="date-mismatch")
         digests.append(Digest(date=date, title=_text(meta, "title", str(date)), body=body, file=path, meta=dict(meta)))
         for offset, line in enumerate(body.splitlines()):
             for link in WIKILINK.finditer(line):
@@ -478,7 +501,7 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         for source in section.sources:
             if source.id in first_id:
                 where = "%s:%d" % first_id[source.id]
-                checker.error(display, source.line, f"duplicate id '{source.id}': already used at {where}; give one of them another id")
+                checker.error(display, source.line, f"duplicate id '{source.id}': already used at {where}; give one of them another id", code="duplicate-id")
             else:
                 first_id[source.id] = (display, source.line)
             if source.url and urls.is_http_url(source.url):
@@ -487,51 +510,72 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
                     other_display, other_line, other = first_url[key]
                     message = f"duplicate URL {source.url}: '{source.id}' cites the same page as '{other.id}' at {other_display}:{other_line}"
                     if source.verified or other.verified:
-                        checker.error(display, source.line, message + "; keep one entry (merge the notes)")
+                        checker.error(display, source.line, message + "; keep one entry (merge the notes)", code="duplicate-url")
                     else:
-                        checker.warn(display, source.line, message + " (both unverified placeholders)")
+                        checker.warn(display, source.line, message + " (both unverified placeholders)", code="duplicate-url")
                 else:
                     first_url[key] = (display, source.line, source)
     ids = set(first_id)
+    known = ids | checker.lost_ids  # references to lost ids follow from an error already reported
+    if checker.sources_lost:
+        known = _Everything()
     chapters_display = checker.rel(corpus.root / "chapters.yaml")
+    citing = [s for s in corpus.sources if s.chapters]
+    if checker.chapters_state == "missing" and citing:
+        numbers = ", ".join(str(n) for n in sorted({n for s in citing for n in s.chapters}))
+        checker.error(
+            chapters_display, 0,
+            f"missing, but {len(citing)} source(s) cite chapters {numbers}; create it with those chapters "
+            "(see the README's `chapters.yaml` section), or remove the `chapters` fields",
+            code="missing-file",
+        )
     for section in corpus.sections:
         display = checker.rel(corpus.root / section.folder / "sources.yaml")
         for source in section.sources:
             for other in source.see_also:
-                if other not in ids:
-                    checker.error(display, source.line, f"see_also of '{source.id}' names unknown source '{other}'{_suggest(other, ids)}")
+                if other not in known:
+                    checker.error(display, source.line, f"see_also of '{source.id}' names unknown source '{other}'{_suggest(other, ids)}", code="unknown-source")
                 elif other == source.id:
-                    checker.warn(display, source.line, f"see_also of '{source.id}' names itself")
+                    checker.warn(display, source.line, f"see_also of '{source.id}' names itself", code="see-also-self")
+            if checker.chapters_state != "ok":
+                continue  # chapters.yaml is missing or broken: reported once above or where it broke
             for number in source.chapters:
                 if number not in chapter_lines:
-                    checker.error(display, source.line, f"'{source.id}' cites chapter {number}, which {chapters_display} does not define; add the chapter or fix the number")
+                    checker.error(display, source.line, f"'{source.id}' cites chapter {number}, which {chapters_display} does not define; add the chapter or fix the number", code="unknown-chapter")
     path_sources: dict[int, set[str]] = {}
     for chapter in corpus.chapters:
         path_sources[chapter.number] = {step.source for step in chapter.path}
-        _check_steps(checker, chapter.path, ids, chapters_display, f"chapter {chapter.number}")
+        _check_steps(checker, chapter.path, ids, known, chapters_display, f"chapter {chapter.number}")
     for learning_path in corpus.paths:
-        _check_steps(checker, learning_path.path, ids, checker.rel(corpus.root / "paths.yaml"), f"learning path '{learning_path.id}'")
+        _check_steps(checker, learning_path.path, ids, known, checker.rel(corpus.root / "paths.yaml"), f"learning path '{learning_path.id}'")
     for source in corpus.sources:
         for number in source.chapters:
             if number in path_sources and source.id not in path_sources[number]:
-                checker.warn(chapters_display, chapter_lines[number], f"'{source.id}' cites chapter {number} but is not in its reading path; add a step for it")
+                checker.warn(chapters_display, chapter_lines[number], f"'{source.id}' cites chapter {number} but is not in its reading path; add a step for it", code="not-in-reading-path")
     for display, line, target in checker.pending_links:
-        if target not in ids:
-            checker.error(display, line, f"link [[{target}]] names no source in the registry{_suggest(target, ids)}")
+        if target not in known:
+            checker.error(display, line, f"link [[{target}]] names no source in the registry{_suggest(target, ids)}", code="unknown-source")
 
 
-def _check_steps(checker: _Checker, steps: tuple[ReadingStep, ...], ids: set[str], display: str, what: str) -> None:
+class _Everything(set):
+    """Contains every id: stands for the ids of a sources.yaml that could not be read."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def _check_steps(checker: _Checker, steps: tuple[ReadingStep, ...], ids: set[str], known: set[str], display: str, what: str) -> None:
     seen: set[str] = set()
     for step in steps:
-        if step.source not in ids:
-            checker.error(display, step.line, f"{what}'s path names unknown source '{step.source}'{_suggest(step.source, ids)}")
+        if step.source not in known:
+            checker.error(display, step.line, f"{what}'s path names unknown source '{step.source}'{_suggest(step.source, ids)}", code="unknown-source")
         elif step.source in seen:
-            checker.warn(display, step.line, f"{what}'s path lists '{step.source}' twice")
+            checker.warn(display, step.line, f"{what}'s path lists '{step.source}' twice", code="duplicate-step")
         seen.add(step.source)
 
 
 def _suggest(name: str, ids: set[str]) -> str:
-    hint = difflib.get_close_matches(name, sorted(ids), n=1)
+    hint = difflib.get_close_matches(name, sorted(ids), n=1, cutoff=SUGGEST_IDS)
     return f"; did you mean '{hint[0]}'?" if hint else ""
 
 
@@ -543,7 +587,7 @@ def read(root: Path) -> tuple[Corpus, list[Problem]]:
     root = Path(root)
     checker = _Checker(root=root)
     if not root.is_dir():
-        checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --corpus")
+        checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --project DIR", code="missing-corpus")
         return Corpus(root=root, settings=Settings(title="Corpus"), sections=()), checker.problems
     settings = _load_settings(checker)
     sections = tuple(_load_section(checker, folder) for folder in _section_folders(checker))

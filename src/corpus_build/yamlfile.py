@@ -52,10 +52,14 @@ def parse(text: str, path: str, problems: list[Problem]) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (0, 0)
         what = exc.problem or exc.context or "invalid YAML"
-        problems.append(Problem(path, line, column, f"YAML syntax error: {what}; check indentation and quoting"))
+        start = exc.context_mark
+        if exc.problem and exc.context and start and mark and start.line != mark.line:
+            # e.g. "did not find expected ',' or ']' (while parsing a flow sequence started at line 13)"
+            what += f" ({exc.context} started at line {start.line + 1})"
+        problems.append(Problem(path, line, column, f"YAML syntax error: {what}; check indentation and quoting", code="yaml-syntax"))
         return None
     except yaml.YAMLError as exc:
-        problems.append(Problem(path, 0, 0, f"YAML error: {exc}"))
+        problems.append(Problem(path, 0, 0, f"YAML error: {exc}", code="yaml-syntax"))
         return None
     finally:
         loader.dispose()
@@ -69,7 +73,7 @@ def load(path: Path, problems: list[Problem], display: str | None = None) -> Any
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        problems.append(Problem(display, 0, 0, f"not UTF-8 text ({exc.reason}); save the file as UTF-8"))
+        problems.append(Problem(display, 0, 0, f"not UTF-8 text ({exc.reason}); save the file as UTF-8", code="not-utf8"))
         return None
     return parse(text, display, problems)
 
@@ -82,7 +86,7 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> 
         for key_node, value_node in node.value:
             key = _build(key_node, loader, path, problems)
             if not isinstance(key, (str, int, float, bool)) and key is not None:
-                problems.append(Problem(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1, "a mapping key must be a plain word"))
+                problems.append(Problem(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1, "a mapping key must be a plain word", code="bad-key"))
                 continue
             if key in result:
                 problems.append(
@@ -91,6 +95,7 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> 
                         key_node.start_mark.line + 1,
                         key_node.start_mark.column + 1,
                         f"duplicate key '{key}' (first at line {result.key_lines[key]}); keep only one",
+                        code="duplicate-key",
                     )
                 )
             result.key_lines[key] = key_node.start_mark.line + 1
@@ -105,5 +110,5 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> 
     try:
         return loader.construct_object(node, deep=True)
     except yaml.constructor.ConstructorError as exc:
-        problems.append(Problem(path, node.start_mark.line + 1, node.start_mark.column + 1, f"cannot read value: {exc.problem}"))
+        problems.append(Problem(path, node.start_mark.line + 1, node.start_mark.column + 1, f"cannot read value: {exc.problem}", code="bad-value"))
         return None

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
 
 from corpus_build.errors import UsageError
-from corpus_build.watch.cli import register
+from corpus_build.cli import make_parser
 
 from .conftest import SINCE, UNTIL
 from .fakegithub import FakeGitHub
 
 
 def run_cli(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="corpus-build")
-    parser.add_argument("--project", default=".")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    # The real parser (global options such as --quiet come from it), without main()'s error handling.
+    args = make_parser().parse_args(argv)
     return args.func(args)
 
 

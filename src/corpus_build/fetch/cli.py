@@ -1,7 +1,8 @@
 """`corpus-build fetch` and `corpus-build status`: parse options, call the library, report.
 
-Exit codes: 0 every selected source ok or unchanged; 1 some failed or were skipped
-(after finishing the others); 2 usage or registry errors.
+Exit codes (the table in cli.py): 0 every selected source ok or unchanged; 1 some
+failed or were skipped (after finishing the others), or the registry has errors;
+2 usage errors; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from .. import registry
-from ..errors import CorpusBuildError, RegistryError, UsageError
+from ..cli import add_command, load_corpus
+from ..console import is_terminal, print_table
+from ..errors import UsageError
 from ..model import KINDS, Corpus, Source
 from ..provenance import Provenance, Status, mirror_state, now_utc, parse_time
 from .engine import FetchResult, fetch_corpus
@@ -20,7 +22,14 @@ from .options import from_corpus, parse_rewrite
 
 
 def register(sub) -> None:
-    p = sub.add_parser("fetch", help="mirror sources into corpus/<section>/raw/<id>/ with provenance")
+    p = add_command(
+        sub, "fetch", cmd_fetch,
+        help="mirror sources into corpus/<section>/raw/<id>/ with provenance",
+        description="Mirror the selected sources (default: every source with a URL) into corpus/<section>/raw/<id>/: "
+        "extracted text, a WARC capture and provenance.json. Incremental and conditional; a failed source is recorded "
+        "and the others finish.",
+        example="corpus-build fetch\ncorpus-build fetch tilelang --force\ncorpus-build fetch --section 08 --kind pull --json",
+    )
     p.add_argument("ids", nargs="*", metavar="ID", help="source ids (default: every source with a URL)")
     p.add_argument("--section", action="append", default=[], help="only this section (folder or number); repeatable")
     p.add_argument("--kind", action="append", default=[], choices=KINDS, help="only this kind; repeatable")
@@ -30,34 +39,19 @@ def register(sub) -> None:
     p.add_argument("--rewrite", action="append", default=[], metavar="FROM=TO", help="rewrite URL prefix FROM to TO for this run")
     p.add_argument("--max-bytes", type=int, help="size cap per download in bytes (default 200 MB)")
     p.add_argument("--json", action="store_true", help="print one JSON record per source instead of the table")
-    p.set_defaults(func=_guard(cmd_fetch))
 
-    p = sub.add_parser("status", help="every source's mirror state: ok, unchanged, stale, failed, never fetched")
+    p = add_command(
+        sub, "status", cmd_status,
+        help="every source's mirror state: ok, unchanged, stale, failed, never fetched",
+        description="List every source's mirror state (ok, unchanged, stale, failed, skipped, never fetched), its age "
+        "and last error. Piped or redirected, each source is one tab-separated line.",
+        example="corpus-build status\ncorpus-build status --json | head -2\ncorpus-build status | grep failed",
+    )
     p.add_argument("--json", action="store_true", help="one JSON record per source")
-    p.set_defaults(func=_guard(cmd_status))
-
-
-def _guard(command):
-    """Registry and usage problems exit 2, as the fetch contract says (not the registry's usual 1)."""
-
-    def run(args) -> int:
-        try:
-            return command(args)
-        except RegistryError as exc:
-            print(exc, file=sys.stderr)
-            return 2
-        except UsageError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except CorpusBuildError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-
-    return run
 
 
 def _load(args) -> Corpus:
-    return registry.load(Path(args.project).resolve() / "corpus")
+    return load_corpus(args)
 
 
 def cmd_fetch(args) -> int:
@@ -77,7 +71,7 @@ def cmd_fetch(args) -> int:
     ).with_env()
     from .progress import LiveProgress
 
-    interactive = sys.stderr.isatty() and not args.json
+    interactive = is_terminal(sys.stderr) and not args.json and not args.quiet
     with LiveProgress(enabled=interactive) as progress:
         results = fetch_corpus(corpus, options, progress=progress)
     if args.json:
@@ -89,27 +83,15 @@ def cmd_fetch(args) -> int:
 
 
 def _summary(results: list[FetchResult]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    console = Console(highlight=False)
-    table = Table(title=None, show_edge=False)
-    for column in ("id", "kind", "status", "bytes", "time", "error"):
-        table.add_column(column, overflow="fold")
     styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow"}
     # Unchanged sources are only counted (last line; --json lists every source): a refresh of
     # 1,000 unchanged sources spent half its time drawing 1,000 identical rows.
     shown = [r for r in results if r.status is not Status.UNCHANGED]
-    for r in shown:
-        # Text, not markup strings: no markup or emoji parsing per cell (a fifth of the table's
-        # cost), and an id or error containing "[" prints as written.
-        cells = (r.id, r.kind, r.status.value, f"{r.bytes:,}" if r.bytes else "", f"{r.seconds:.1f}s", r.error)
-        table.add_row(*(Text(cell, style=styles[r.status.value] if i == 2 else "") for i, cell in enumerate(cells)))
-    if shown:
-        console.print(table)
+    rows = [(r.id, r.kind, r.status.value, f"{r.bytes:,}" if r.bytes else "", f"{r.seconds:.1f}s", r.error) for r in shown]
+    if rows:
+        print_table(("id", "kind", "status", "bytes", "time", "error"), rows, styles=styles, style_column=2)
     counts = {s: sum(1 for r in results if r.status is s) for s in Status}
-    console.print(", ".join(f"{n} {s.value}" for s, n in counts.items() if n) or "nothing to fetch")
+    print(", ".join(f"{n} {s.value}" for s, n in counts.items() if n) or "nothing to fetch")
 
 
 def source_state(corpus: Corpus, source: Source, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
@@ -140,18 +122,9 @@ def cmd_status(args) -> int:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
         return 0
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(show_edge=False)
-    for column in ("id", "kind", "state", "age", "last error"):
-        table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(row["id"], row["kind"], row["state"], row["age"], row["error"])
-    console = Console(highlight=False)
-    console.print(table)
+    print_table(("id", "kind", "state", "age", "last error"), [(r["id"], r["kind"], r["state"], r["age"], r["error"]) for r in rows])
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["state"]] = counts.get(row["state"], 0) + 1
-    console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())))
+    print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())))
     return 0

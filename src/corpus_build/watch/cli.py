@@ -8,37 +8,36 @@ import os
 import sys
 from pathlib import Path
 
-from .. import registry
+from ..cli import add_command, load_corpus, project_dir
 
 CACHE_DIR = Path(".corpus-build") / "github"  # shared ETag cache, beside the jieba dictionary
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "watch",
+    p = add_command(
+        sub, "watch", cmd_watch,
         help="draft corpus/digests/<date>.md from GitHub activity in a time window",
         description=(
             "Draft a dated digest of what changed in the watched GitHub repositories: every repository "
             "in the registry plus `watch:` in corpus.yaml. Re-running a window refreshes the facts and "
             "keeps the editor's text. Uses GITHUB_API_URL and GITHUB_TOKEN."
         ),
+        example="corpus-build watch --since 2026-10-21T07:00+08:00 --until 2026-10-22T07:00+08:00 --tz +08:00",
     )
     p.add_argument("--since", help="window start, ISO time with offset (2026-10-21T07:00+08:00) or a date; default: end of the last digest's window")
     p.add_argument("--until", help="window end, same forms; default: now")
     p.add_argument("--tz", help="zone to display times in, e.g. +08:00 (default: the last digest's, else +00:00)")
     p.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME", help="watch only this repository (repeatable)")
     p.add_argument("--org", action="append", default=[], metavar="ORG", help="watch every repository of this organisation (repeatable)")
-    p.add_argument("--quiet", action="store_true", help="print only the result line")
-    p.set_defaults(func=cmd_watch)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    project = Path(args.project).resolve()
+    project = project_dir(args)
     # Imported here: `corpus-build` starts faster for every other command.
     from ..github_api import GitHubClient, GitHubConfig
     from .run import WatchOptions, draft_digest, plan_window
 
-    corpus = registry.load(project / "corpus")
+    corpus = load_corpus(args)
     now = dt.datetime.now(dt.timezone.utc)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
     config = GitHubConfig.from_env(os.environ, cache_dir=project / CACHE_DIR)
