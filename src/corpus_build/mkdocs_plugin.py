@@ -3,7 +3,8 @@
 This is what makes plain `mkdocs build` and `mkdocs serve` work on the registry:
 on_config renders the registry into docs/ (writing only changed files), loads the
 corpus's search vocabulary into jieba, and supplies the navigation; on_serve
-watches corpus/ so editing a YAML file rebuilds the site.
+watches corpus/ so editing a YAML file rebuilds the site. While serving, a registry
+error keeps the last good site and shows the errors on every page (serve.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 
-from . import registry, render
-from .errors import CorpusBuildError
+from . import registry, render, serve
+from .errors import CorpusBuildError, Problem, RegistryError
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -30,20 +31,39 @@ class CorpusConfig(Config):
 
 
 class CorpusPlugin(BasePlugin[CorpusConfig]):
+    # Defining on_startup keeps this object alive across the rebuilds of one `mkdocs serve`,
+    # so it remembers the last good corpus. `corpus-build build` never calls it.
+    _serving = False
+    _last_good = None
+    _errors: list[Problem] = []
+    _docs_watch: serve.DocsWatch | None = None
+
+    def on_startup(self, *, command, dirty):
+        self._serving = command == "serve"
+
     def on_config(self, config):
         project = Path(config.config_file_path).parent
         corpus_dir = project / self.config.corpus_dir
+        self._errors = []
         try:
             corpus, problems = registry.load_with_problems(corpus_dir)
-        except CorpusBuildError as exc:
-            raise PluginError(str(exc)) from exc
-        for problem in problems:
-            log.info(str(problem))
-        try:
+            for problem in problems:
+                log.info(str(problem))
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         except CorpusBuildError as exc:
-            raise PluginError(str(exc)) from exc
-        log.info(f"corpus: {len(corpus.sources)} sources; {result}")
+            if not self._serving:
+                raise PluginError(str(exc)) from exc
+            # Serving: keep docs/ as last rendered and show the errors on every page, so the
+            # live server answers at once instead of holding every request until the fix.
+            self._errors = exc.errors if isinstance(exc, RegistryError) else [Problem(str(corpus_dir), 0, 0, str(exc))]
+            for problem in self._errors:
+                log.error(str(problem))
+            corpus = self._last_good or self._first_render(corpus_dir, config, exc)
+        else:
+            log.info(f"corpus: {len(corpus.sources)} sources; {result}")
+            self._last_good = corpus
+            if self._docs_watch is not None:
+                self._docs_watch.remember()  # our own writes to docs/ trigger no second build
         dictionary = project / self.config.search_dictionary
         render.write_search_dictionary(corpus, dictionary)
         _load_search_dictionary(dictionary)
@@ -55,8 +75,27 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._corpus_dir = corpus_dir
         return config
 
+    def _first_render(self, corpus_dir: Path, config, exc: CorpusBuildError):
+        """`mkdocs serve` started on a broken registry: show what can be read, under the errors."""
+        corpus, _ = registry.read(corpus_dir)
+        try:
+            render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
+        except (CorpusBuildError, ValueError, KeyError, TypeError) as render_exc:
+            raise PluginError(str(exc)) from render_exc
+        return corpus
+
+    def on_post_page(self, output, page, config):
+        return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
+
+    def on_post_template(self, output_content, template_name, config):
+        if self._errors and template_name.endswith(".html"):  # the 404 page the live server answers with
+            return serve.inject(output_content, serve.banner(self._errors, config.theme["language"]))
+        return output_content
+
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
+        self._docs_watch = serve.DocsWatch(server, config.docs_dir)
+        self._docs_watch.install()
         return server
 
 

@@ -1,0 +1,114 @@
+"""`mkdocs serve` that never hangs: the last good site plus the error list, and one build per edit.
+
+MkDocs' live server holds every request while a build is failing ("The server will
+appear stuck until build errors are resolved"): a registry mistake left the browser
+spinning. Instead, while the registry has errors the plugin keeps docs/ as the last
+good render, lets the build succeed, and `banner` puts the list of problems
+(file:line and message) at the top of every page, including the 404 page. The
+browser reloads as usual and shows it at once; fixing the registry rebuilds the
+site without the banner.
+
+The plugin writes into docs/, which MkDocs watches: each edit of corpus/ used to be
+two builds and two reloads (the second one caused by our own writes). `DocsWatch`
+replaces MkDocs' watch of docs/ with one that ignores files exactly as the last
+render left them, so only the user's own changes there trigger a build.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import Problem
+
+BANNER_ID = "cb-serve-errors"
+_HEADINGS = {
+    "zh": "语料注册表有错误：以下为上次正确版本的站点。修正后将自动刷新。",
+    "en": "The registry has errors: this is the last good version of the site. It reloads once they are fixed.",
+}
+
+
+def banner(problems: Sequence[Problem], lang: str) -> str:
+    """The error list as an HTML block (escaped: registry text is untrusted)."""
+    items = "".join(f"<li><code>{html.escape(_where(p))}</code> {html.escape(p.message)}</li>" for p in problems)
+    style = (
+        "position:relative;z-index:10;margin:0;padding:.8em 1.2em;background:#b71c1c;color:#fff;"
+        "font:14px/1.5 system-ui,sans-serif"
+    )
+    return (
+        f'<div id="{BANNER_ID}" role="alert" style="{style}">'
+        f"<strong>{html.escape(_HEADINGS.get(lang, _HEADINGS['en']))}</strong>"
+        f'<ul style="margin:.4em 0 0;padding-left:1.4em">{items}</ul></div>'
+    )
+
+
+def inject(page_html: str, block: str) -> str:
+    """`block` right after the opening <body> tag (or first, when there is none)."""
+    start = page_html.find("<body")
+    if start == -1:
+        return block + page_html
+    end = page_html.find(">", start)
+    return page_html[: end + 1] + block + page_html[end + 1 :]
+
+
+def _where(problem: Problem) -> str:
+    return f"{problem.path}:{problem.line}" if problem.line else problem.path
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` as (mtime_ns, size): what the last render left there."""
+    state: dict[str, tuple[int, int]] = {}
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            state[os.path.abspath(path)] = (info.st_mtime_ns, info.st_size)
+    return state
+
+
+class DocsWatch:
+    """Watch docs/ for the user's changes, not for the ones the plugin's render made."""
+
+    def __init__(self, server: Any, docs_dir: str):
+        self.server = server
+        self.docs_dir = os.path.abspath(docs_dir)
+        self.known: dict[str, tuple[int, int]] = snapshot(Path(self.docs_dir))
+
+    def remember(self) -> None:
+        """Call after each render: the files as they are now are the plugin's own."""
+        self.known = snapshot(Path(self.docs_dir))
+
+    def install(self) -> None:
+        import watchdog.events
+
+        server = self.server
+        if self.docs_dir in getattr(server, "_watched_paths", {}):
+            server.unwatch(self.docs_dir)
+        handler = watchdog.events.FileSystemEventHandler()
+        handler.on_any_event = self._on_event  # type: ignore[method-assign]
+        server.observer.schedule(handler, self.docs_dir, recursive=True)
+
+    def _changed_by_user(self, path: str) -> bool:
+        path = os.path.abspath(path)
+        try:
+            info = os.stat(path)
+        except OSError:  # gone: ours if the last render did not leave it there either
+            return path in self.known
+        return self.known.get(path) != (info.st_mtime_ns, info.st_size)
+
+    def _on_event(self, event: Any) -> None:
+        if event.is_directory:
+            return
+        paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
+        if not any(self._changed_by_user(os.fsdecode(p)) for p in paths):
+            return
+        server = self.server
+        with server._rebuild_cond:
+            server._want_rebuild = True
+            server._rebuild_cond.notify_all()

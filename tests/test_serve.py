@@ -1,0 +1,108 @@
+"""`mkdocs serve` on the registry: never a stuck request, the errors on every page, one build per edit."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str, timeout: float = 5) -> tuple[int, str, float]:
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read().decode("utf-8"), time.monotonic() - started
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8", "replace"), time.monotonic() - started
+    except Exception as exc:  # noqa: BLE001 - a server still starting answers in many ways
+        return 0, str(exc), time.monotonic() - started
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.3)
+    return False
+
+
+class Log:
+    """The server's output, read by a thread so that the pipe never fills."""
+
+    def __init__(self, process: subprocess.Popen):
+        import threading
+
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self._thread.start()
+
+    def _read(self, process: subprocess.Popen) -> None:
+        for raw in process.stdout:
+            self.lines.append(raw.decode("utf-8", "replace"))
+
+    def count(self, words: str) -> int:
+        return sum(words in line for line in self.lines)
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
+    port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [str(BIN / "mkdocs"), "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+    )
+    log = Log(server)
+    base = f"http://127.0.0.1:{port}/"
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    good = path.read_text(encoding="utf-8")
+    try:
+        assert _wait_for(lambda: _get(base + "sources/tilelang/")[0] == 200, 90), "mkdocs serve did not start:\n" + log.text()
+        time.sleep(2)  # let the watchers settle
+        builds, reloads = log.count("Building documentation"), log.count("Reloading browsers")
+
+        # One valid edit: one build, one reload (the plugin's own writes into docs/ trigger nothing).
+        path.write_text(good.replace("Second line of the note.", "Second line, edited."), encoding="utf-8")
+        assert _wait_for(lambda: "Second line, edited." in _get(base + "sources/tilelang/")[1], 60), log.text()
+        time.sleep(4)  # a second build would start within the watcher's poll interval
+        assert log.count("Building documentation") - builds == 1, log.text()
+        assert log.count("Reloading browsers") - reloads == 1, log.text()
+
+        # A registry mistake: the last good site, with the error list on every page.
+        path.write_text(good.replace("kind: docs", "kind: doc"), encoding="utf-8")
+        assert _wait_for(lambda: "cb-serve-errors" in _get(base)[1], 60), "no error banner:\n" + log.text()
+        for page in ("", "sources/tilelang/", "sources/cuda-guide/", "chapters/01/", "no-such-page/"):
+            status, body, seconds = _get(base + page, timeout=5)
+            assert seconds < 1, (page, seconds)
+            assert status == (404 if page == "no-such-page/" else 200), (page, status)
+            assert "corpus/01-gpu/sources.yaml:5" in body and "kind &#x27;doc&#x27;" in body, (page, body[:300])
+        assert "Second line, edited." in _get(base + "sources/tilelang/")[1]  # still the last good page
+
+        # Fixed: the banner goes, the new content comes.
+        path.write_text(good.replace("Second line of the note.", "Fixed again."), encoding="utf-8")
+        assert _wait_for(lambda: "Fixed again." in _get(base + "sources/tilelang/")[1], 60), log.text()
+        assert "cb-serve-errors" not in _get(base)[1]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    text = log.text()
+    assert "appear stuck" not in text and "Traceback" not in text, text
