@@ -19,6 +19,7 @@ from mkdocs.plugins import BasePlugin
 
 from . import registry, render, serve
 from .errors import CorpusBuildError, Problem, RegistryError
+from .model import Corpus
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -33,10 +34,12 @@ class CorpusConfig(Config):
 class CorpusPlugin(BasePlugin[CorpusConfig]):
     # Defining on_startup keeps this object alive across the rebuilds of one `mkdocs serve`,
     # so it remembers the last good corpus. `corpus-build build` never calls it.
-    _serving = False
-    _last_good = None
-    _errors: list[Problem] = []
-    _docs_watch: serve.DocsWatch | None = None
+    def __init__(self) -> None:
+        super().__init__()
+        self._serving = False
+        self._last_good: Corpus | None = None
+        self._errors: list[Problem] = []
+        self._docs_watch: serve.DocsWatch | None = None
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"

@@ -206,7 +206,12 @@ def _section_folders(checker: _Checker) -> list[Path]:
                 checker.error(checker.rel(child), 0, "section folders are named NN-slug (e.g. 15-new-topic); rename the folder", code="bad-folder-name")
             continue
         folders.append(child)
-    return sorted(folders, key=lambda p: (int(SECTION_FOLDER.match(p.name).group(1)), p.name))
+    return sorted(folders, key=lambda p: (_section_number(p.name), p.name))
+
+
+def _section_number(folder: str) -> int:
+    match = SECTION_FOLDER.match(folder)
+    return int(match.group(1)) if match else 0
 
 
 def _load_section(checker: _Checker, folder: Path) -> Section:
@@ -225,7 +230,7 @@ def _load_section(checker: _Checker, folder: Path) -> Section:
     sources = _load_sources(checker, folder)
     return Section(
         folder=folder.name,
-        number=int(SECTION_FOLDER.match(folder.name).group(1)),
+        number=_section_number(folder.name),
         title=_text(meta, "title", folder.name),
         title_zh=_text(meta, "title_zh"),
         intro=_text(meta, "intro"),
@@ -364,8 +369,8 @@ def _load_chapters(checker: _Checker) -> tuple[tuple[Chapter, ...], dict[int, in
     display, data, checker.chapters_state = _load_list_file(checker, "chapters.yaml")
     chapters: list[Chapter] = []
     lines: dict[int, int] = {}
-    for index, entry in enumerate(data or ()):
-        if not checker.fields(entry, CHAPTER_FIELDS, display, f"chapter #{index + 1}", data.line_of(index)):
+    for index, entry in enumerate(data or LocatedList()):
+        if not checker.fields(entry, CHAPTER_FIELDS, display, f"chapter #{index + 1}", data.line_of(index) if data else 0):
             checker.chapters_state = "broken"
             continue
         number = entry.get("number")
@@ -393,8 +398,8 @@ def _load_paths(checker: _Checker) -> tuple[LearningPath, ...]:
     display, data, _ = _load_list_file(checker, "paths.yaml")
     paths: list[LearningPath] = []
     seen: dict[str, int] = {}
-    for index, entry in enumerate(data or ()):
-        if not checker.fields(entry, PATH_FIELDS, display, f"learning path #{index + 1}", data.line_of(index)):
+    for index, entry in enumerate(data or LocatedList()):
+        if not checker.fields(entry, PATH_FIELDS, display, f"learning path #{index + 1}", data.line_of(index) if data else 0):
             continue
         path_id = _text(entry, "id")
         if path_id in seen:
@@ -500,7 +505,7 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         display = checker.rel(corpus.root / section.folder / "sources.yaml")
         for source in section.sources:
             if source.id in first_id:
-                where = "%s:%d" % first_id[source.id]
+                where = "{}:{}".format(*first_id[source.id])
                 checker.error(display, source.line, f"duplicate id '{source.id}': already used at {where}; give one of them another id", code="duplicate-id")
             else:
                 first_id[source.id] = (display, source.line)
@@ -532,10 +537,10 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
     for section in corpus.sections:
         display = checker.rel(corpus.root / section.folder / "sources.yaml")
         for source in section.sources:
-            for other in source.see_also:
-                if other not in known:
-                    checker.error(display, source.line, f"see_also of '{source.id}' names unknown source '{other}'{_suggest(other, ids)}", code="unknown-source")
-                elif other == source.id:
+            for related in source.see_also:
+                if related not in known:
+                    checker.error(display, source.line, f"see_also of '{source.id}' names unknown source '{related}'{_suggest(related, ids)}", code="unknown-source")
+                elif related == source.id:
                     checker.warn(display, source.line, f"see_also of '{source.id}' names itself", code="see-also-self")
             if checker.chapters_state != "ok":
                 continue  # chapters.yaml is missing or broken: reported once above or where it broke

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from pathlib import Path
 
 from ..cli import add_command, load_corpus
 from ..console import is_terminal, print_table

@@ -38,7 +38,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from .run import WatchOptions, draft_digest, plan_window
 
     corpus = load_corpus(args)
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
     config = GitHubConfig.from_env(os.environ, cache_dir=project / CACHE_DIR)
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr))

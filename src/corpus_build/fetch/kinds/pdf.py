@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -53,6 +54,19 @@ def _import_pymupdf():
     finally:
         del sys.modules["pymupdf.layout"]
     return pymupdf
+
+
+@functools.cache
+def _pymupdf_version() -> str:
+    """The same module ships as `pymupdf` or as `pymupdf-lite` (without the layout model)."""
+    from importlib.metadata import PackageNotFoundError
+
+    for distribution in ("pymupdf-lite", "pymupdf"):
+        try:
+            return package_version(distribution)
+        except PackageNotFoundError:
+            continue
+    return ""
 
 
 def extract_pdf(body: str, out: str) -> dict:
@@ -129,7 +143,7 @@ class PaperKind:
             page_count=facts["pages"],
             language=(landing_meta.get("language") or [""])[0],
         )
-        extractor = Extractor("pymupdf", {"pymupdf": package_version("pymupdf")})
+        extractor = Extractor("pymupdf", {"pymupdf": _pymupdf_version()})
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:

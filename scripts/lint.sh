@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Lint and type-check the package: ruff (rules in pyproject.toml) and mypy on src/.
+# Installs the `lint` extra into .venv when ruff or mypy is missing. Exit non-zero on any finding.
+# Pass file paths to check only those (e.g. scripts/lint.sh src/corpus_build/cli.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+if [ ! -x "$PY" ]; then
+  python3 -m venv .venv
+fi
+if ! "$PY" -m ruff --version >/dev/null 2>&1 || ! "$PY" -m mypy --version >/dev/null 2>&1; then
+  "$PY" -m pip install -q -e '.[lint]'
+fi
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(src/corpus_build)
+fi
+status=0
+echo "ruff check ${targets[*]}"
+"$PY" -m ruff check "${targets[@]}" || status=1
+echo "mypy ${targets[*]}"
+"$PY" -m mypy "${targets[@]}" || status=1
+exit $status
