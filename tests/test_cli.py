@@ -322,3 +322,13 @@ def test_the_readme_examples_run_on_the_shipped_corpus(tmp_path, capsys):
             print(f"parsed, not run (needs the network): {example}")
             continue
         assert main(argv) == EXIT_OK, (example, capsys.readouterr().err)
+
+
+def test_every_option_a_message_names_exists():
+    """Hints say "pass --project DIR", never an option the command line does not have."""
+    options = {o for parser in [make_parser(), *commands().values()] for a in parser._actions for o in a.option_strings}  # type: ignore[attr-defined]
+    named = set()
+    for name in ("registry.py", "add.py", "site.py", "cli.py", "yamlfile.py", "mkdocs_plugin.py", "serve.py", "watch/cli.py", "fetch/cli.py"):
+        named |= set(re.findall(r"(?<![-\w])--[a-z][a-z-]+", (PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8")))
+    assert len(named) >= 10
+    assert named - options - {"--clean"} == set()  # `zensical build --clean`, in the command site.py runs
