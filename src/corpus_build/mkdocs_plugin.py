@@ -8,6 +8,7 @@ watches corpus/ so editing a YAML file rebuilds the site.
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -50,8 +51,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         # The registry is the source of truth for the corpus's name and interface language.
-        config.site_name = corpus.settings.title
+        # short_title when set (header and tabs); escaped, because Material prints it unescaped.
+        config.site_name = html.escape(corpus.settings.site_name, quote=False)
         config.theme["language"] = corpus.settings.ui_lang
+        # Material's "Permanent link" on every heading comes from the toc extension: say it in the reader's language.
+        toc = config.mdx_configs.setdefault("toc", {})
+        toc.setdefault("permalink_title", render.Labels(corpus.settings.ui_lang)("permalink"))
         self._corpus_dir = corpus_dir
         return config
 
