@@ -55,8 +55,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         config.site_name = html.escape(corpus.settings.site_name, quote=False)
         config.theme["language"] = corpus.settings.ui_lang
         # Material's "Permanent link" on every heading comes from the toc extension: say it in the reader's language.
+        words = render.Labels(corpus.settings.ui_lang)
         toc = config.mdx_configs.setdefault("toc", {})
-        toc.setdefault("permalink_title", render.Labels(corpus.settings.ui_lang)("permalink"))
+        toc.setdefault("permalink_title", words("permalink"))
+        for palette in config.theme.get("palette") or []:  # the light/dark switch's tooltip
+            if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
+                palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         self._corpus_dir = corpus_dir
         return config
 

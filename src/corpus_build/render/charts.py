@@ -58,7 +58,7 @@ def sections_by_kind(corpus: Corpus, t: Labels, section_title: Callable[[Section
             if not n:
                 continue
             w = n * scale
-            label = f"{name}: {t.kind(kind)} {n}"
+            label = f"{name}{t.colon}{t.kind(kind)} {n}"
             parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{_BAR}" fill="{_KIND_COLOURS.get(kind, "#777")}"><title>{escape(label)}</title></rect>')
             x += w
         parts.append(f'<text x="{x + 4:.1f}" y="{y + _BAR - 3}" font-size="11" fill="currentColor">{len(section.sources)}</text>')

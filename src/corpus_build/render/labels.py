@@ -103,6 +103,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_merged": {"zh": "已合并 {date}", "en": "merged {date}"},
     # --- added for issue 8: reader words for mirrors, filters, charts ---
     "permalink": {"zh": "本节链接", "en": "Permanent link"},
+    "to_dark": {"zh": "切换到深色模式", "en": "Switch to dark mode"},
+    "to_light": {"zh": "切换到浅色模式", "en": "Switch to light mode"},
     "archived_copies": {"zh": "存档副本", "en": "Archived copies"},
     "snapshot_pdf": {"zh": "PDF（在浏览器中打开）", "en": "PDF (opens in the browser)"},
     "snapshot_html": {"zh": "网页存档", "en": "Archived page"},

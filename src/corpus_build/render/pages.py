@@ -222,10 +222,10 @@ class PageBuilder:
             f"{len(c.chapters)} {t('chapters_short')}",
             f"{len(c.digests)} {t('digests')}",
         )
-        by_section = tuple(CountRow(self.section_link(s, page), len(s.sources)) for s in c.sections)
+        by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in c.sections)
         kinds = Counter(s.kind for s in sources)
         by_kind = tuple(
-            CountRow(Link(t.kind(kind), self.filtered(page, "kind", kind).href), count) for kind, count in kinds.most_common()
+            CountRow(t.kind(kind), count, self.filtered(page, "kind", kind).href) for kind, count in kinds.most_common()
         )
         latest = c.digests[0] if c.digests else None
         since_heading, since = self.since_last_build(page)
@@ -389,7 +389,7 @@ class PageBuilder:
             rows=tuple(rows),
             filters=filters,
             columns=(t("title"), t("kind"), t("section"), t("lang"), t("mirror_state"), t("added")),
-            strings={"text": t("filter_text"), "any": t("filter_any"), "reset": t("filter_reset"), "count": t("filter_count", shown="{shown}", total="{total}")},
+            strings={"text": t("filter_text"), "any": t("filter_any"), "reset": t("filter_reset"), "count": t("filter_count", shown="{shown}", total="{total}"), "sort": t("filter_sort")},
         )
         return self._render("sources.md.j2", view)
 

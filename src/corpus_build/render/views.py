@@ -153,6 +153,7 @@ class Block:
 class CountRow:
     label: Piece
     count: int
+    href: str = ""  # the filtered view of "All sources" that lists these
 
 
 @dataclass(frozen=True)
