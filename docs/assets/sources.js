@@ -73,7 +73,8 @@
         var cell = row.cells[column];
         return cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : fold(cell.textContent.trim());
       }
-      var collator = new Intl.Collator(document.documentElement.lang || undefined, { numeric: true, sensitivity: "base" });
+      // The root collation: Latin titles before Chinese ones, as the build sorts them; numbers by value (V2 before V10).
+      var collator = new Intl.Collator("und", { numeric: true, sensitivity: "base" });
       rows.sort(function (a, b) {
         var x = key(a), y = key(b);
         if (!x !== !y) return x ? -1 : 1; // empty cells last, either way
