@@ -119,7 +119,12 @@ def evil():
 
 @pytest.fixture
 def mirrored_project(project, evil):
-    hostile = HOSTILE_TEMPLATE.replace("{evil}", evil[0])
+    return write_mirrors(project, evil[0])
+
+
+def write_mirrors(project: Path, evil_origin: str) -> Path:
+    """Mirrors of four fixture sources and one failure, written beside the fixture corpus."""
+    hostile = HOSTILE_TEMPLATE.replace("{evil}", evil_origin)
     project.joinpath("hostile.html").write_text(hostile, encoding="utf-8")
     corpus = registry.load(project / "corpus")
     _mirror(corpus, "cuda-guide", {"page.html": hostile.encode(), "text.md": b"# Archived words\n\nWhat the page said.", "capture.warc.gz": b"WARC/1.1 stand-in",
