@@ -11,18 +11,28 @@ import contextlib
 import hashlib
 import http.server
 import os
-import threading
 import re
 import shutil
 import struct
+import threading
 import zlib
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
 
 from corpus_build import registry, render, site
-from corpus_build.provenance import Document, OutputFile, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
+from corpus_build.provenance import (
+    Document,
+    OutputFile,
+    Provenance,
+    RepoFacts,
+    Status,
+    ThreadFacts,
+    write_failure,
+    write_provenance,
+)
 from tests.site_helpers import serve
 
 # Every way a page can run script or reach another origin, each leaving a trace if it works.
@@ -44,7 +54,7 @@ HOSTILE_TEMPLATE = """<!doctype html><html><head><title>Archived</title>
 class _Recorder(http.server.BaseHTTPRequestHandler):
     """Another origin (another port): every request that reaches it is a request that left the site."""
 
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
         self.hits.append(self.path)

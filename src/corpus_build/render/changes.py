@@ -94,7 +94,7 @@ def compare(previous: dict, current: dict) -> dict[str, list]:
     before, after = previous.get("sources", {}), current["sources"]
     result: dict[str, list] = {
         "added": sorted(set(after) - set(before)),
-        "removed": sorted((before[i].get("title", i) for i in set(before) - set(after))),
+        "removed": sorted(before[i].get("title", i) for i in set(before) - set(after)),
         "state": [],
         "failing": [],
         "recovered": [],

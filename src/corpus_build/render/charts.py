@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable, Sequence
 from html import escape
-from typing import Callable, Sequence
 
 from markupsafe import Markup
 
@@ -73,7 +73,7 @@ def sections_by_kind(corpus: Corpus, t: Labels, section_title: Callable[[Section
 
 def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | None = None) -> Markup:
     """How old the archived copies are: fresh this week, this month, older; stale, failed, not archived."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     buckets: Counter[str] = Counter()
     for found in infos:
         if found.state == "fresh" and found.record is not None:

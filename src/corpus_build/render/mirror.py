@@ -23,7 +23,22 @@ from ..model import Corpus, Source
 from ..provenance import Provenance, mirror_state, read_provenance
 from . import markdown as md
 from .labels import Labels
-from .views import Badge, Code, Fact, Link, MirrorPanel, Notice, Piece, Snapshot, StatusPage, Table, TextPage, local_time, render, safe_url
+from .views import (
+    Badge,
+    Code,
+    Fact,
+    Link,
+    MirrorPanel,
+    Notice,
+    Piece,
+    Snapshot,
+    StatusPage,
+    Table,
+    TextPage,
+    local_time,
+    render,
+    safe_url,
+)
 
 SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
 DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page

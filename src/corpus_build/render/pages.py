@@ -18,9 +18,34 @@ from ..registry import WIKILINK
 from . import changes, charts, mirror
 from . import markdown as md
 from .labels import Labels
-from .views import (Badge, Block, Citation, Code, CountRow, DigestPage, Entry, Fact, Filter, HomePage, IndexPage, Link, ListItem,
-                    Piece, ReadingPage, SectionPage, SourcePage, SourceRow, SourcesPage, Step, Strong, TagCount, TagsPage, local_time,
-                    render, safe_url)
+from .views import (
+    Badge,
+    Block,
+    Citation,
+    Code,
+    CountRow,
+    DigestPage,
+    Entry,
+    Fact,
+    Filter,
+    HomePage,
+    IndexPage,
+    Link,
+    ListItem,
+    Piece,
+    ReadingPage,
+    SectionPage,
+    SourcePage,
+    SourceRow,
+    SourcesPage,
+    Step,
+    Strong,
+    TagCount,
+    TagsPage,
+    local_time,
+    render,
+    safe_url,
+)
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
 
@@ -99,30 +124,7 @@ class Citations:
     digests: dict[str, list[Digest]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, corpus: Corpus) -> "Citations":
-        citations = cls()
-        for chapter in corpus.chapters:
-            for step in chapter.path:
-                citations.chapters[step.source].append(chapter)
-        for learning_path in corpus.paths:
-            for step in learning_path.path:
-                citations.paths[step.source].append(learning_path)
-        for digest in corpus.digests:
-            for source_id in dict.fromkeys(m.group(1).strip() for m in WIKILINK.finditer(digest.body)):
-                citations.digests[source_id].append(digest)
-        return citations
-
-
-@dataclass
-class Citations:
-    """Who cites each source: chapters, learning paths and digests (computed once per render)."""
-
-    chapters: dict[str, list[Chapter]] = field(default_factory=lambda: defaultdict(list))
-    paths: dict[str, list[LearningPath]] = field(default_factory=lambda: defaultdict(list))
-    digests: dict[str, list[Digest]] = field(default_factory=lambda: defaultdict(list))
-
-    @classmethod
-    def of(cls, corpus: Corpus) -> "Citations":
+    def of(cls, corpus: Corpus) -> Citations:
         citations = cls()
         for chapter in corpus.chapters:
             for step in chapter.path:
@@ -159,7 +161,7 @@ class PageBuilder:
     def chapter_title(self, chapter: Chapter) -> str:
         return f"{self.t.chapter(chapter.number)} · {chapter.title}"
 
-    def mirror_info(self, source: Source) -> "mirror.MirrorInfo":
+    def mirror_info(self, source: Source) -> mirror.MirrorInfo:
         """The source's mirror state and records (read once per render)."""
         if source.id not in self._mirrors:
             self._mirrors[source.id] = mirror.info(self.corpus, source)
@@ -290,9 +292,9 @@ class PageBuilder:
                 by_thread[f"{parts[0]}/{parts[1]}#{parts[2].split('/')[1]}".lower()] = source
         lines = []
         for change in changes.thread_changes(self.corpus):
-            source = by_thread.get(change.key)
+            cited = by_thread.get(change.key)
             label = f"{change.key} {change.title}".strip()
-            head: Piece = Link(label, rel(page, paths.source(source.id))) if source else change.key
+            head: Piece = Link(label, rel(page, paths.source(cited.id))) if cited else change.key
             lines.append(ListItem((head, self.t.colon, self.state_word(change.before), " → ", Strong(self.state_word(change.after)))))
         return tuple(lines)
 

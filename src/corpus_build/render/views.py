@@ -18,7 +18,7 @@ import datetime as dt
 import html
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 from urllib.parse import quote
 
 import jinja2
@@ -51,7 +51,7 @@ class Strong:
 
 
 # One piece of a line: plain text, a link, a badge, code, or bold text.
-Piece = Union[str, Link, Badge, Code, Strong]
+Piece = str | Link | Badge | Code | Strong
 
 
 @dataclass(frozen=True)
@@ -314,11 +314,11 @@ def local_time(stamp: str, tz: dt.tzinfo, *, with_time: bool = True) -> str:
     if not stamp:
         return ""
     try:
-        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        when = dt.datetime.fromisoformat(stamp)
     except ValueError:
         return stamp
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
+        when = when.replace(tzinfo=dt.UTC)
     when = when.astimezone(tz)
     return when.strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
 
