@@ -152,6 +152,5 @@ def write_project(root: Path, overrides: dict[str, str | None] | None = None) ->
     write_corpus(root, overrides)
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides", dirs_exist_ok=True)
-    (root / "docs" / "assets").mkdir(parents=True, exist_ok=True)
-    shutil.copy(PROJECT_ROOT / "docs" / "assets" / "corpus.css", root / "docs" / "assets" / "corpus.css")
+    shutil.copytree(PROJECT_ROOT / "docs" / "assets", root / "docs" / "assets", dirs_exist_ok=True)
     return root

@@ -99,3 +99,73 @@ def test_unverified_sources_are_visibly_marked(site_page):
     page.goto(page.base + f"sources/{source.id}/")
     assert page.locator(".cb-badge.cb-unverified").first.is_visible()
     assert page.locator(".admonition.warning").count() == 1
+
+
+def _visible_rows(page):
+    return page.locator("table.cb-sources tbody tr:not([hidden])")
+
+
+def test_all_sources_filters_from_the_address_sorts_and_works_without_script(site_page, browser, default_site):
+    page, corpus = site_page
+    papers = [s for s in corpus.sources if s.kind == "paper"]
+    page.goto(page.base + "sources/?kind=paper")
+    rows = _visible_rows(page)
+    assert rows.count() == len(papers) > 0
+    assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.kind)")) == {"paper"}
+    assert page.locator(".cb-filter-count").inner_text() == f"显示 {len(papers)} / {len(corpus.sources)} 条"
+    # the text filter narrows further, and the address follows the filters
+    page.locator(".cb-filter-text").fill("flashattention")
+    visible = _visible_rows(page).evaluate_all(
+        "rows => rows.map(r => (r.textContent + ' ' + r.dataset.tag + ' ' + r.querySelector('a').getAttribute('href')).toLowerCase())"
+    )
+    assert visible and len(visible) < len(papers) and all("flashattention" in v for v in visible), visible
+    assert "kind=paper" in page.url and "text=flashattention" in page.url
+    page.locator(".cb-filter-reset").click()
+    assert _visible_rows(page).count() == len(corpus.sources)
+    # a tag and a mirror-state filter, from the address as the tags page links them
+    tag = max({t for s in corpus.sources for t in s.tags}, key=lambda t: sum(t in s.tags for s in corpus.sources))
+    page.goto(page.base + f"sources/?tag={tag}&verified=yes")
+    assert _visible_rows(page).count() == sum(tag in s.tags and s.verified for s in corpus.sources)
+    # sorting: titles ignore leading brackets; clicking again reverses; another column sorts too
+    page.goto(page.base + "sources/")
+    first = _visible_rows(page).first.locator("td").first.inner_text()
+    assert not first.startswith("["), first
+    page.locator("th[data-col='0'] button").click()
+    ascending = _visible_rows(page).locator("td:first-child a").all_inner_texts()
+    assert page.locator("th[data-col='0']").get_attribute("aria-sort") == "ascending"
+    assert not ascending[0].startswith("[") and ascending[0].lower().startswith("a"), ascending[:3]
+    page.locator("th[data-col='0'] button").click()
+    assert page.locator("th[data-col='0']").get_attribute("aria-sort") == "descending"
+    assert _visible_rows(page).locator("td:first-child a").all_inner_texts() == ascending[::-1]
+    page.locator("th[data-col='1'] button").click()
+    kinds = _visible_rows(page).locator("td:nth-child(2)").all_inner_texts()
+    blocks = [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k]
+    assert len(blocks) == len(set(kinds)) > 1  # each kind in one run: sorted by that column
+    assert page.console_errors == [] and page.foreign_requests == []
+    # without JavaScript: the plain table, every row, no controls
+    site, _ = default_site
+    with serve(site) as base:
+        context = browser.new_context(java_script_enabled=False)
+        plain = context.new_page()
+        plain.goto(base + "sources/?kind=paper")
+        assert _visible_rows(plain).count() == len(corpus.sources)
+        assert not plain.locator(".cb-filters").is_visible()
+        context.close()
+
+
+def test_home_counts_open_filtered_views_and_source_pages_have_a_breadcrumb(site_page):
+    page, corpus = site_page
+    page.goto(page.base)
+    page.locator("a[href='sources/?kind=repo']").first.click()
+    page.wait_for_load_state()
+    repos = sum(s.kind == "repo" for s in corpus.sources)
+    assert _visible_rows(page).count() == repos
+    source = corpus.source("tilelang")
+    page.goto(page.base + "sources/tilelang/")
+    crumbs = page.locator(".cb-breadcrumb a").all_inner_texts()
+    assert crumbs[0] == "首页" and len(crumbs) == 2
+    page.locator(".cb-breadcrumb a").nth(1).click()
+    page.wait_for_load_state()
+    assert f"/sections/{source.section}/" in page.url
+    assert page.title().endswith("TileLang 与昇腾算子栈阅读语料") and " / " not in page.title()
+    assert page.console_errors == [] and page.foreign_requests == []

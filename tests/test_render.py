@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from corpus_build import registry, render
 
 
@@ -224,3 +226,99 @@ def test_change_list_names_failing_and_recovered_mirrors_but_not_rate_limit_skip
     diff = changes.compare(before, after)
     assert diff["failing"] == ["a"] and diff["recovered"] == ["b"]
     assert diff["state"] == [("c", "open", "merged")] and diff["digests"] == ["2026-10-22"]
+
+
+def _edit(corpus_dir, relative, old, new):
+    path = corpus_dir / relative
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_all_sources_sorts_titles_without_leading_brackets_and_carries_filter_facts(corpus_dir, tmp_path):
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "sources" / "index.md").read_text(encoding="utf-8")
+    order = [page.index(f'href="{i}/"') for i in ("cuda-guide", "deepgemm-ascend", "tilelang-pr-2900", "zhihu-port", "tilelang")]
+    assert order == sorted(order)  # "[Docs] Zhihu…" sorts under D, not before every letter
+    row = next(line for line in page.splitlines() if 'href="deepgemm-ascend/"' in line)
+    for fact in ('data-kind="repo"', 'data-section="02-ascend"', 'data-lang="zh"', 'data-tag="ascend|gemm"', 'data-chapter="1 2"',
+                 'data-verified="yes"', 'data-mirror="never"', 'href="../sections/02-ascend/"'):
+        assert fact in row, fact
+    assert '<select data-key="kind">' in page and '<input type="search"' in page and "<div class=\"cb-filters\" hidden" in page
+    flat = render.build_pages(registry.load(corpus_dir), directory_urls=False)["sources/index.md"]
+    assert 'href="deepgemm-ascend.html"' in flat and 'href="../sections/02-ascend.html"' in flat
+
+
+def test_home_counts_link_to_filtered_views_and_lists_recently_added(corpus_dir, tmp_path):
+    _edit(corpus_dir, "01-gpu/sources.yaml", "  kind: docs\n", "  kind: docs\n  added: 2026-11-02\n")
+    _edit(corpus_dir, "02-ascend/sources.yaml", "  kind: pull\n", "  kind: pull\n  added: 2026-11-20\n")
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    assert corpus.source("cuda-guide").added.isoformat() == "2026-11-02"
+    home = (docs / "index.md").read_text(encoding="utf-8")
+    assert "| repository | [2](sources/index.md?kind=repo) |" in home
+    assert "| [Ascend stack](sections/02-ascend.md) | [3](sources/index.md?section=02-ascend) |" in home
+    recent = home[home.index("## Recently added"):]
+    assert recent.index("Define backend architecture") < recent.index("CUDA C++ Programming Guide")
+    assert "- [Define backend architecture](sources/tilelang-pr-2900.md) — 2026-11-20 · pull request" in recent
+    tags = (docs / "tags.md").read_text(encoding="utf-8")
+    assert '<a class="cb-tag" href="../sources/?tag=ascend">ascend <span class="cb-tag-n">1</span></a>' in tags
+
+
+def test_bad_added_date_and_time_zone_are_reported_with_their_line(corpus_dir):
+    _edit(corpus_dir, "01-gpu/sources.yaml", "  kind: docs\n", "  kind: docs\n  added: 2026-13-01\n")
+    _edit(corpus_dir, "corpus.yaml", "languages: [en, zh]\n", "languages: [en, zh]\ntimezone: Mars/Olympus\n")
+    _corpus, problems = registry.read(corpus_dir)
+    messages = [str(p) for p in problems]
+    assert any("01-gpu/sources.yaml:6" in m and "added date '2026-13-01'" in m and "YYYY-MM-DD" in m for m in messages), messages
+    assert any("corpus.yaml:4" in m and "timezone 'Mars/Olympus'" in m for m in messages), messages
+
+
+def test_times_are_local_to_the_corpus_time_zone(corpus_dir, tmp_path):
+    _edit(corpus_dir, "corpus.yaml", "languages: [en, zh]\n", 'languages: [en, zh]\ntimezone: "-05:00"\n')
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    assert corpus.settings.timezone == "-05:00"
+    digest_index = (docs / "digests" / "index.md").read_text(encoding="utf-8")
+    assert "- Window: 2026-10-20 18:00 → 2026-10-21 18:00" in digest_index  # 07:00 +08:00 is 18:00 the day before at -05:00
+    assert "T07:00:00+08:00" not in digest_index
+
+
+def test_untrusted_registry_text_stays_text(corpus_dir, tmp_path):
+    evil = "</title><svg onload=alert(1)> {: onclick=alert(2) } *x*"
+    _edit(corpus_dir, "01-gpu/sources.yaml", "title: TileLang\n", f"title: '{evil}'\n")
+    _edit(corpus_dir, "01-gpu/sources.yaml", "  note: The grid/block/warp model and `cp.async`.",
+          "  note: 'Text <script>alert(3)</script> {: onclick=alert(4) } and `<b>code</b>`.'")
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    page = (docs / "sources" / "tilelang.md").read_text(encoding="utf-8")
+    assert "title: '&lt;/title&gt;&lt;svg onload=alert(1)&gt; {: onclick=alert(2) } *x*'" in page
+    assert "# &lt;/title&gt;&lt;svg onload=alert(1)&gt; \\{: onclick=alert(2) \\} \\*x\\*" in page
+    assert "<svg" not in page and "<script" not in page
+    guide = (docs / "sources" / "cuda-guide.md").read_text(encoding="utf-8")
+    assert "> Text &lt;script>alert(3)&lt;/script> \\{: onclick=alert(4) } and `<b>code</b>`." in guide
+    assert "<svg" not in (docs / "sources" / "index.md").read_text(encoding="utf-8").replace("<svg xmlns", "")
+
+
+def test_a_space_between_two_chinese_characters_in_a_note_is_dropped_on_the_page_only(corpus_dir, tmp_path):
+    _edit(corpus_dir, "02-ascend/sources.yaml", "note: DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
+          "note: DeepGEMM 的昇腾 实现， 支持 BF16/FP8 GEMM 算子。`代码 里的 空格` 保留")
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    assert "的昇腾 实现， 支持" in corpus.source("deepgemm-ascend").note  # the registry keeps the user's text
+    page = (docs / "sources" / "deepgemm-ascend.md").read_text(encoding="utf-8")
+    assert "> DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。`代码 里的 空格` 保留" in page
+
+
+def test_reader_pages_carry_no_commands_codes_or_utc_stamps(corpus_dir, tmp_path):
+    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    for path in docs.rglob("*.md"):
+        text = path.read_text(encoding="utf-8").replace(render.GENERATED_MARK, "")
+        assert "corpus-build" not in text and "mkdocs serve" not in text, path
+        assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", text.split("---\n", 2)[-1]), path
+
+
+def test_chinese_interface_uses_chinese_punctuation(corpus_dir, tmp_path):
+    _edit(corpus_dir, "corpus.yaml", "languages: [en, zh]\n", "languages: [zh, en]\n")
+    _, docs, _ = rendered(corpus_dir, tmp_path)
+    zhihu = (docs / "sources" / "zhihu-port.md").read_text(encoding="utf-8")
+    assert "本条目的标题或地址尚未核实：URL not found" in zhihu
+    assert "## 被以下内容引用" in zhihu
+    assert "导出到文献管理器（Zotero 等）：[BibTeX]" in (docs / "sources" / "index.md").read_text(encoding="utf-8")
+    assert "- 观察窗口：2026-10-21 07:00 → 2026-10-22 07:00" in (docs / "digests" / "index.md").read_text(encoding="utf-8")

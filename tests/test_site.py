@@ -174,3 +174,21 @@ def test_seed_digest_keeps_its_structure_and_every_link_works(default_site):
         assert (path / "index.html").is_file() or path.is_file(), href
     registry_links = {h for h in parser.hrefs if "/sources/" in h}
     assert len(registry_links) >= 15  # repositories and PRs linked to their registry entries
+
+
+def test_hostile_titles_stay_text_in_the_built_site_and_the_short_name_heads_every_page(project):
+    from tests.corpus_fixture import CORPUS_YAML
+
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(CORPUS_YAML.replace("languages: [en, zh]", "languages: [zh, en]\nshort_title: 短名"), encoding="utf-8")
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("title: TileLang\n", "title: '</title><svg onload=alert(1)><b>bold</b>'\n"), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    page = (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+    assert "<svg onload" not in page and "<b>bold</b>" not in page
+    assert "<title>&lt;/title&gt;&lt;svg onload=alert(1)&gt;&lt;b&gt;bold&lt;/b&gt; - 短名</title>" in page
+    assert re.search(r"<h1[^>]*>&lt;/title&gt;&lt;svg onload=alert\(1\)&gt;&lt;b&gt;bold&lt;/b&gt;", page)
+    assert 'class="cb-breadcrumb"' in page and 'title="本节链接"' in page and "Permanent link" not in page
+    home = (project / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<title>短名</title>" in home and re.search(r"<h1[^>]*>Fixture corpus", home)
+    assert "切换到深色模式" in home

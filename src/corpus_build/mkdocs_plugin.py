@@ -9,6 +9,7 @@ error keeps the last good site and shows the errors on every page (serve.py).
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -73,8 +74,16 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         # The registry is the source of truth for the corpus's name and interface language.
-        config.site_name = corpus.settings.title
+        # short_title when set (header and tabs); escaped, because Material prints it unescaped.
+        config.site_name = html.escape(corpus.settings.site_name, quote=False)
         config.theme["language"] = corpus.settings.ui_lang
+        # Material's "Permanent link" on every heading comes from the toc extension: say it in the reader's language.
+        words = render.Labels(corpus.settings.ui_lang)
+        toc = config.mdx_configs.setdefault("toc", {})
+        toc.setdefault("permalink_title", words("permalink"))
+        for palette in config.theme.get("palette") or []:  # the light/dark switch's tooltip
+            if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
+                palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         self._corpus_dir = corpus_dir
         return config
 

@@ -38,6 +38,7 @@ class Source:
     verified: bool = True
     verify_note: str = ""
     mirror_depth: str = "shallow"  # "shallow" or "full" (repos only)
+    added: dt.date | None = None  # when the source joined the registry (`add` writes it)
     line: int = 0  # where the entry starts in its sources.yaml
 
 
@@ -101,12 +102,45 @@ class Settings:
     site_url: str = ""
     stale_after_days: int = 30
     glossary: tuple[str, ...] = ()  # terms Chinese search must keep whole, e.g. 昇腾
+    timezone: str = "+08:00"  # the readers' zone: every time on the site is shown in it
+    short_title: str = ""  # the header's and browser tabs' name; the title when empty
     # Sections used by later stages (fetch, watch), kept raw and validated there.
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
+    def tzinfo(self) -> dt.tzinfo:
+        """`timezone` as a tzinfo: an offset (+08:00, -05:30, UTC) or an IANA name (Asia/Shanghai)."""
+        return parse_timezone(self.timezone) or dt.timezone(dt.timedelta(hours=8))
+
+    @property
+    def site_name(self) -> str:
+        return self.short_title or self.title
+
+    @property
     def ui_lang(self) -> str:
         return self.languages[0] if self.languages else "en"
+
+
+def parse_timezone(text: str) -> dt.tzinfo | None:
+    """+08:00, -0530, UTC/Z or an IANA zone name; None when it is none of these."""
+    import re
+
+    value = text.strip()
+    if value.upper() in ("UTC", "Z"):
+        return dt.timezone.utc
+    match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", value)
+    if match:
+        hours, minutes = int(match.group(2)), int(match.group(3))
+        if hours > 14 or minutes > 59:
+            return None
+        sign = -1 if match.group(1) == "-" else 1
+        return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+    try:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(value) if value and "/" in value else None
+    except (ValueError, KeyError, OSError):
+        return None
 
 
 @dataclass(frozen=True)

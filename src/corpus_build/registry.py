@@ -17,7 +17,7 @@ from typing import Any
 
 from . import urls, yamlfile
 from .errors import Problem, RegistryError
-from .model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
+from .model import KINDS, LANGS, parse_timezone, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from .yamlfile import LocatedList, LocatedMap
 
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
@@ -42,6 +42,7 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "verify_note": (False, (str,), "text saying what is uncertain"),
     "mirror": (False, (dict,), "a mapping such as {depth: full}"),
     "note": (False, (str,), "the annotation text"),
+    "added": (False, (dt.date, str), "a date YYYY-MM-DD"),
 }
 SECTION_FIELDS = {"title": (True, (str,), "text"), "title_zh": (False, (str,), "text"), "intro": (False, (str,), "text")}
 CHAPTER_FIELDS = {
@@ -60,6 +61,8 @@ SETTINGS_FIELDS = {
     "site_url": (False, (str,), "a URL or empty"),
     "stale_after_days": (False, (int,), "a whole number of days"),
     "glossary": (False, (list,), "a list of terms search must keep whole, e.g. [昇腾, 算子]"),
+    "timezone": (False, (str,), "an offset such as +08:00, or a zone name such as Asia/Shanghai"),
+    "short_title": (False, (str,), "a short name for the header and browser tabs"),
     # Read by the fetch and watch stages, which validate their contents.
     "fetch": (False, (dict,), "a mapping"),
     "rewrites": (False, (dict, list), "a mapping FROM: TO"),
@@ -189,8 +192,31 @@ def _load_settings(checker: _Checker) -> Settings:
         site_url=_text(data, "site_url"),
         stale_after_days=days if isinstance(days, int) and not isinstance(days, bool) else 30,
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
+        timezone=_timezone(checker, data, display),
+        short_title=_text(data, "short_title").strip(),
         extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch") if k in data},
     )
+
+
+def _timezone(checker: _Checker, data: LocatedMap, display: str) -> str:
+    value = _text(data, "timezone", "+08:00").strip()
+    if parse_timezone(value) is None:
+        checker.error(display, data.line_of("timezone"), f"timezone '{value}' is not a UTC offset or zone name; write e.g. +08:00 or Asia/Shanghai")
+        return "+08:00"
+    return value
+
+
+def _added(checker: _Checker, entry: LocatedMap, display: str, what: str) -> dt.date | None:
+    value = entry.get("added")
+    if value is None or isinstance(value, dt.datetime):
+        return value.date() if isinstance(value, dt.datetime) else None
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip())
+    except ValueError:
+        checker.error(display, entry.line_of("added"), f"added date '{value}' of {what} is not a date; write it as YYYY-MM-DD, e.g. added: 2026-10-22")
+        return None
 
 
 # --- sections and sources -----------------------------------------------------------
@@ -323,6 +349,7 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
         verified=verified,
         verify_note=_text(entry, "verify_note"),
         mirror_depth=depth,
+        added=_added(checker, entry, display, what),
         line=entry.line,
     )
 

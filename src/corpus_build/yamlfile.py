@@ -112,3 +112,5 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> 
     except yaml.constructor.ConstructorError as exc:
         problems.append(Problem(path, node.start_mark.line + 1, node.start_mark.column + 1, f"cannot read value: {exc.problem}", code="bad-value"))
         return None
+    except ValueError:  # a date-shaped scalar that is no date (2026-13-01): kept as text, for the field's own check
+        return node.value

@@ -41,9 +41,9 @@ class RenderResult:
         return f"{len(self.written)} page(s) written, {self.unchanged} unchanged, {len(self.removed)} removed"
 
 
-def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str]:
-    """Every generated file: path relative to docs/ -> content."""
-    builder = PageBuilder(corpus)
+def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str | bytes | Path]:
+    """Every generated file: path relative to docs/ -> content (text, bytes, or a mirror file to copy)."""
+    builder = PageBuilder(corpus, directory_urls=directory_urls)
     pages = {
         paths.home: builder.home(),
         paths.sections: builder.sections_index(),
@@ -72,7 +72,9 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[paths.bibtex] = export.bibtex(corpus)
     pages[paths.csl_json] = export.csl_json(corpus)
     pages.update(mirror.extra_pages(corpus, builder.t))
-    return {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
+    marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
+    marked.update(mirror.extra_files(corpus))
+    return marked
 
 
 def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> RenderResult:
@@ -87,7 +89,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     written, unchanged = [], 0
     for relative, content in pages.items():
         target = docs_dir / relative
-        data = content.encode("utf-8")
+        data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
         try:
             existing = target.read_bytes()
         except OSError:
@@ -95,7 +97,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         if existing == data:
             unchanged += 1
             continue
-        if existing is not None and relative not in previous and not existing.endswith(GENERATED_MARK.encode("utf-8")):
+        if existing is not None and relative not in previous and not (existing.endswith(GENERATED_MARK.encode("utf-8")) or "/archive/" in relative):
             raise SiteError(
                 f"{target}: a file that corpus-build did not write is where it would put a generated page; "
                 "move it elsewhere (docs/ holds generated pages), or delete it if it is an old generated page"

@@ -1,22 +1,60 @@
-"""What changed since the previous `corpus-build build`, for the home page.
+"""What changed since the previous `corpus-build build`, and at the last watch run, for the home page.
 
 `corpus-build build` saves a snapshot of the corpus after each successful build
 (`.corpus-build/last-build.json` beside corpus/, local and not committed); the next
 render compares the corpus with it: sources added and removed, issues and PRs whose
 state moved, mirrors that started failing or recovered, new digests. Live previews
 (`mkdocs serve`) never move the snapshot, so the list stays put while you edit.
+
+What the last `corpus-build watch` saw is read from its output file
+(`corpus/.watch/state.json`, key `cited`), never through the watch package:
+stages talk through files, and render stays importable without watch.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Corpus
 from ..provenance import mirror_state, now_utc, utc_stamp
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
+WATCH_STATE = Path(".watch") / "state.json"  # written by `corpus-build watch`
+
+
+@dataclass(frozen=True)
+class ThreadChange:
+    """A cited PR or issue whose state moved at the last watch run."""
+
+    key: str  # owner/name#N, lower case
+    title: str
+    before: str
+    after: str
+
+
+def thread_changes(corpus: Corpus) -> list[ThreadChange]:
+    """State changes recorded by the last watch run, sorted by key; [] when there is no readable file.
+
+    A broken or foreign file is `watch`'s to report; the site still builds.
+    """
+    try:
+        data = json.loads((corpus.root / WATCH_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    cited = data.get("cited") if isinstance(data, dict) else None
+    if not isinstance(cited, dict):
+        return []
+    found = []
+    for key, record in sorted(cited.items()):
+        if not isinstance(record, dict):
+            continue
+        before, after = record.get("before"), record.get("state")
+        if isinstance(before, str) and isinstance(after, str) and before and after and before != after:
+            found.append(ThreadChange(str(key).lower(), str(record.get("title") or ""), before, after))
+    return found
 
 
 def snapshot_path(corpus: Corpus) -> Path:
@@ -56,7 +94,7 @@ def compare(previous: dict, current: dict) -> dict[str, list]:
     before, after = previous.get("sources", {}), current["sources"]
     result: dict[str, list] = {
         "added": sorted(set(after) - set(before)),
-        "removed": sorted((before[i].get("title", i) for i in set(before) - set(after))),
+        "removed": sorted(before[i].get("title", i) for i in set(before) - set(after)),
         "state": [],
         "failing": [],
         "recovered": [],

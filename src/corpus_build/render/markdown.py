@@ -1,4 +1,8 @@
-"""Small Markdown-writing helpers shared by the page builders."""
+"""Small Markdown-writing helpers shared by the page builders and the templates.
+
+`text` is the one escape for registry and provenance text on a generated page:
+every `{{ … }}` in a template goes through it (see render/views.py `environment`).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,23 @@ import yaml
 
 # `{` and `}` too: with attr_list on, "{: onclick=… }" in a server's error text would
 # otherwise become a real HTML attribute on the site.
-_ESCAPE = re.compile(r"([\\`*_\[\]<>|{}])")
+_ESCAPE = re.compile(r"([\\`*_\[\]|{}])")
+# CJK ideographs and CJK punctuation/full-width forms: a single space between two of
+# them in a note is a line-join artefact of the user's editor, not a word break.
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_SPACE = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
-def text(value: str) -> str:
-    """Plain text made safe inside Markdown (link labels, table cells, headings)."""
-    return _ESCAPE.sub(r"\\\1", value.replace("\n", " "))
+def text(value: object) -> str:
+    """Plain text made safe inside Markdown (link labels, table cells, headings).
+
+    `<`, `>` and `&` become entities (python-markdown does not honour `\\<`, so a
+    backslash would leave `<svg onload=…>` a live tag); Markdown's own syntax
+    characters are backslash-escaped.
+    """
+    value = str(value).replace("\n", " ").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _ESCAPE.sub(r"\\\1", value)
 
 
 def link(label: str, target: str) -> str:
@@ -27,7 +42,10 @@ def url_link(label: str, url: str) -> str:
 
 
 def front_matter(**meta: object) -> str:
+    """YAML front matter; `title` is HTML-escaped, because Material prints page.meta.title unescaped in <title>."""
     data = {k: v for k, v in meta.items() if v not in (None, "", [], ())}
+    if "title" in data:
+        data["title"] = html.escape(str(data["title"]), quote=False)
     if not data:
         return ""
     return "---\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000) + "---\n\n"
@@ -43,6 +61,46 @@ def badge(label: str, css: str) -> str:
     return f'<span class="cb-badge cb-{css}">{html.escape(label)}</span>'
 
 
+def outside_code(body: str, change) -> str:
+    """Apply `change` to the prose of a Markdown text, leaving fenced blocks and code spans as written."""
+    out, fence = [], ""
+    for line in body.split("\n"):
+        stripped = line.lstrip()
+        if fence:
+            out.append(line)
+            if stripped.startswith(fence):
+                fence = ""
+            continue
+        if stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            out.append(line)
+            continue
+        pieces = _CODE_SPAN.split(line)
+        # split() yields [text, ticks, code, text, ticks, code, …]
+        rebuilt = []
+        for index in range(0, len(pieces), 3):
+            rebuilt.append(change(pieces[index]))
+            if index + 2 < len(pieces):
+                rebuilt.append(pieces[index + 1] + pieces[index + 2] + pieces[index + 1])
+        out.append("".join(rebuilt))
+    return "\n".join(out)
+
+
+def _no_raw_html(prose: str) -> str:
+    # HTML comments stay (digest drafts mark editor blocks with them); any other tag is text.
+    return re.sub(r"<(?!!--)", "&lt;", prose)
+
+
+def user_markdown(body: str) -> str:
+    """The user's Markdown (intro, summary, digest body) kept as written, except that raw HTML stays text."""
+    return outside_code(body.strip(), _no_raw_html)
+
+
+def note_text(body: str) -> str:
+    """A note's Markdown for the page: raw HTML and attribute lists stay text; CJK line-join spaces go."""
+    return outside_code(body.strip(), lambda prose: _CJK_SPACE.sub("", _no_raw_html(prose).replace("{", "\\{")))
+
+
 def quote_block(body: str) -> str:
     """The annotation as a block quote: the user's Markdown, kept as written."""
-    return "\n".join("> " + line if line.strip() else ">" for line in body.strip().splitlines()) + "\n"
+    return "\n".join("> " + line if line.strip() else ">" for line in note_text(body).splitlines()) + "\n"

@@ -1,24 +1,44 @@
 """What the site says about each source's mirror (the fetch stage's output under corpus/<section>/raw/<id>/).
 
 Everything here derives from content a server sent (titles, errors, extracted
-text), so it is escaped (`md.text`) or, for extracted Markdown, rendered to HTML
-and cleaned with nh3 before it reaches a page: no script, event handler,
-javascript: URL or third-party image survives. Extracted-text pages longer than
+text), so it goes into view records the templates escape, or, for extracted
+Markdown, is rendered to HTML and cleaned with nh3 before it reaches a page: no
+script, event handler, javascript: URL or third-party image survives. Archived
+copies (PDF, HTML, screenshot, WARC) are published beside the source page; the
+HTML copy gets a Content-Security-Policy that lets nothing but our own styles
+and images load, and is only ever shown in a sandboxed frame (see `snapshot_html`). Extracted-text pages longer than
 SEARCH_LIMIT characters are excluded from the search index (`search: exclude`)
 so the index stays small; the source page carries a short excerpt instead.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import posixpath
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from ..model import Corpus, Source
 from ..provenance import Provenance, mirror_state, read_provenance
 from . import markdown as md
 from .labels import Labels
+from .views import (
+    Badge,
+    Code,
+    Fact,
+    Link,
+    MirrorPanel,
+    Notice,
+    Piece,
+    Snapshot,
+    StatusPage,
+    Table,
+    TextPage,
+    local_time,
+    render,
+    safe_url,
+)
 
 SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
 DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page
@@ -37,14 +57,10 @@ def _rel(from_page: str, to_page: str) -> str:
     return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
 
 
-def _safe_url(url: str) -> str:
-    """Only http(s) URLs are linked, percent-encoded so `<`, `>` and spaces cannot break out."""
-    if not url.lower().startswith(("http://", "https://")):
-        return ""
-    return quote(url, safe=":/?#[]@!$&'()*+,;=%~")
-
-
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+PUBLISH_LIMIT = 50 * 1024 * 1024  # archived files larger than this stay in the mirror only
+# The policy of every published HTML snapshot: nothing but our own origin's styles and images.
+SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+SWH_RESOLVER = "https://archive.softwareheritage.org/"
 
 
 def _escape_markup(text: str) -> str:
@@ -53,27 +69,7 @@ def _escape_markup(text: str) -> str:
     (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
     would then drop it, losing words the page really contained.)
     """
-    out, fence = [], ""
-    for line in text.split("\n"):
-        stripped = line.lstrip()
-        if fence:
-            out.append(line)
-            if stripped.startswith(fence):
-                fence = ""
-            continue
-        if stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-            out.append(line)
-            continue
-        pieces = _CODE_SPAN.split(line)
-        # split() yields [text, ticks, code, text, ticks, code, …]
-        rebuilt = []
-        for index in range(0, len(pieces), 3):
-            rebuilt.append(pieces[index].replace("&", "&amp;").replace("<", "&lt;"))
-            if index + 2 < len(pieces):
-                rebuilt.append(pieces[index + 1] + pieces[index + 2] + pieces[index + 1])
-        out.append("".join(rebuilt))
-    return "\n".join(out)
+    return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
 
 
 def sanitize_markdown(text: str) -> str:
@@ -85,42 +81,97 @@ def sanitize_markdown(text: str) -> str:
     return nh3.clean(rendered, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
 
 
-def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
+@dataclass(frozen=True)
+class MirrorInfo:
+    """A source's mirror as render sees it: fresh, stale, failed, skipped or never (not archived yet)."""
+
+    state: str
+    record: Provenance | None
+    failure: Provenance | None
+
+
+def info(corpus: Corpus, source: Source) -> MirrorInfo:
     """As provenance.mirror_state, with a good, recent mirror ("ok", "unchanged") called fresh."""
     state, record, failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
     if state == "never fetched":
-        return "never", None, None
-    return ("fresh" if state in ("ok", "unchanged") else state), record, failure
+        return MirrorInfo("never", None, None)
+    return MirrorInfo("fresh" if state in ("ok", "unchanged") else state, record, failure)
+
+
+def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
+    found = info(corpus, source)
+    return found.state, found.record, found.failure
+
+
+_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "failed": "failed", "skipped": "skipped", "never": "never_fetched"}
+_STATE_CSS = {"fresh": "fresh", "stale": "stale", "skipped": "stale", "never": "stale", "failed": "failed"}
+
+
+def state_label(state: str, t: Labels) -> str:
+    return t(_STATE_LABELS.get(state, "failed"))
+
+
+def state_badge(state: str, t: Labels) -> Badge:
+    return Badge(state_label(state, t), _STATE_CSS.get(state, "failed"))
 
 
 def _freshness_badge(state: str, t: Labels) -> str:
-    if state == "fresh":
-        return md.badge(t("fresh"), "fresh")
-    if state == "stale":
-        return md.badge(t("stale"), "stale")
-    if state == "skipped":
-        return md.badge(t("skipped"), "stale")
-    if state == "never":
-        return md.badge(t("never_fetched"), "stale")
-    return md.badge(t("failed"), "failed")
+    badge = state_badge(state, t)
+    return md.badge(badge.label, badge.css)
+
+
+def failure_reason(failure: Provenance, t: Labels) -> str:
+    """Why the last attempt failed, in the reader's words (never the raw exception text)."""
+    attempt = failure.attempts[-1] if failure.attempts else None
+    outcome = attempt.outcome if attempt else ""
+    code = attempt.status if attempt else 0
+    error = (failure.error + " " + (attempt.error if attempt else "")).lower()
+    if outcome.startswith("http-") or code >= 400:
+        if not code and outcome[5:].isdigit():
+            code = int(outcome[5:])
+        if code in (404, 410):
+            return t("reason_http_404", code=code)
+        if code in (401, 403, 451):
+            return t("reason_http_403", code=code)
+        if code == 429:
+            return t("reason_http_429")
+        if code >= 500:
+            return t("reason_http_5xx", code=code)
+        return t("reason_http", code=code)
+    if "ratelimit" in outcome or failure.status.value == "skipped":
+        return t("reason_http_429")
+    if "timed out" in error or "timeout" in error:
+        return t("reason_timeout")
+    if outcome == "transport" or "errno" in error or "connect" in error or "name or service" in error:
+        return t("reason_transport")
+    if outcome == "content":
+        return t("reason_content")
+    if outcome == "git" or failure.kind == "repo":
+        return t("reason_git")
+    return t("reason_other")
+
+
+def thread_state_badge(record: Provenance | None, t: Labels, tz: dt.tzinfo) -> Badge | None:
+    """open / draft / merged (with date) / closed for an issue or PR with a mirror, else None."""
+    if record is None or record.thread is None:
+        return None
+    state = record.thread.display_state
+    if state == "merged":
+        return Badge(t("thread_merged", date=local_time(record.thread.merged_at, tz, with_time=False)), "state-merged")
+    css = {"open": "state-open", "draft": "state-open", "closed": "state-closed"}.get(state, "state-open")
+    return Badge(t(f"thread_{state}") if state in ("open", "draft", "closed") else state, css)
 
 
 def thread_badge(corpus: Corpus, source: Source, t: Labels) -> str:
-    """open / draft / merged (with date) / closed for an issue or PR with a mirror, else ""."""
-    record = read_provenance(corpus.raw_dir(source))
-    if record is None or record.thread is None:
-        return ""
-    state = record.thread.display_state
-    if state == "merged":
-        return md.badge(t("thread_merged", date=record.thread.merged_at[:10]), "state-merged")
-    css = {"open": "state-open", "draft": "state-open", "closed": "state-closed"}.get(state, "state-open")
-    return md.badge(t(f"thread_{state}") if state in ("open", "draft", "closed") else state, css)
+    """The state badge as HTML ("" when the source has no thread facts)."""
+    badge = thread_state_badge(read_provenance(corpus.raw_dir(source)), t, corpus.settings.tzinfo)
+    return md.badge(badge.label, badge.css) if badge else ""
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
-            return f"{n:,} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+            return f"{int(n):,} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)
 
@@ -155,84 +206,233 @@ def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
     return text[:EXCERPT] + ("…" if len(text) > EXCERPT else "")
 
 
-def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
-    """The mirror section of a source page."""
-    state, record, failure = _state(corpus, source)
-    out = ""
+def archive_dir(source: Source) -> str:
+    """Where a source's archived copies are published, under docs/."""
+    return f"sources/{source.id}/archive"
+
+
+def _archived(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[str, str, Path]]:
+    """(kind, file name, path in the mirror) of every copy worth publishing, primary first."""
+    found: list[tuple[str, str, Path]] = []
+    names = [record.body_file, *(f.path for f in record.files)]
+    for name in dict.fromkeys(n for n in names if n):
+        path = mirror_file(corpus, source, name)
+        if path is None:
+            continue
+        lower = name.lower()
+        if lower.endswith(".pdf"):
+            found.append(("pdf", Path(name).name, path))
+        elif lower.endswith((".html", ".htm")) and name == record.body_file:
+            found.append(("html", "page.html", path))
+    shot = mirror_file(corpus, source, "screenshot.png")
+    if shot is not None:
+        found.append(("screenshot", "screenshot.png", shot))
+    warc = mirror_file(corpus, source, record.warc_file) if record.warc_file else None
+    if warc is not None:
+        found.append(("warc", Path(record.warc_file).name, warc))
+    kinds_seen: set[str] = set()
+    unique = []
+    for kind, name, path in found:
+        if kind in kinds_seen:
+            continue
+        try:
+            if path.stat().st_size > PUBLISH_LIMIT:
+                continue
+        except OSError:
+            continue
+        kinds_seen.add(kind)
+        unique.append((kind, name, path))
+    return unique
+
+
+def snapshot_html(data: bytes) -> bytes:
+    """A mirrored page made safe to publish: a CSP first in <head>; refresh, base and plugin tags removed.
+
+    The page stays as archived otherwise (its scripts remain in the file but the policy
+    forbids them, and the sandboxed frame that shows it allows no script either).
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(data, "html.parser")
+    for tag in soup.find_all(["base", "object", "embed", "applet", "portal"]):
+        tag.decompose()
+    for tag in soup.find_all("meta"):
+        if str(tag.get("http-equiv", "")).lower() in ("refresh", "set-cookie", "content-security-policy"):
+            tag.decompose()
+    head = soup.head
+    if head is None:
+        head = soup.new_tag("head")
+        (soup.html or soup).insert(0, head)
+    csp = soup.new_tag("meta")
+    csp["http-equiv"] = "Content-Security-Policy"
+    csp["content"] = SNAPSHOT_CSP
+    head.insert(0, csp)
+    referrer = soup.new_tag("meta")
+    referrer["name"] = "referrer"
+    referrer["content"] = "no-referrer"
+    head.insert(1, referrer)
+    return soup.encode(formatter="minimal")
+
+
+def extra_files(corpus: Corpus) -> dict[str, bytes | Path]:
+    """Archived copies published beside the source pages (path under docs/ -> bytes, or a file to copy)."""
+    files: dict[str, bytes | Path] = {}
+    for source in corpus.sources:
+        record = read_provenance(corpus.raw_dir(source))
+        if record is None:
+            continue
+        for kind, name, path in _archived(corpus, source, record):
+            target = f"{archive_dir(source)}/{name}"
+            if kind == "html":
+                try:
+                    files[target] = snapshot_html(path.read_bytes())
+                except OSError:
+                    continue
+            else:
+                files[target] = path
+    return files
+
+
+def _snapshots(corpus: Corpus, source: Source, record: Provenance, t: Labels, page: str, directory_urls: bool) -> list[Snapshot]:
+    # Raw HTML links are not rewritten by MkDocs: from sources/<id>/ (or sources/<id>.html).
+    prefix = "archive/" if directory_urls else f"{source.id}/archive/"
+    labels = {"pdf": t("snapshot_pdf"), "html": t("snapshot_html"), "screenshot": t("snapshot_screenshot"), "warc": t("snapshot_warc")}
+    found = []
+    for kind, name, path in _archived(corpus, source, record):
+        try:
+            size = _size(path.stat().st_size)
+        except OSError:
+            size = ""
+        found.append(Snapshot(kind, labels[kind], prefix + name, size if kind in ("pdf", "warc") else ""))
+    return found
+
+
+def _thread_facts(record: Provenance, source: Source, t: Labels, tz: dt.tzinfo) -> tuple[Fact, ...]:
+    from .. import urls
+
+    thread = record.thread
+    if thread is None:
+        return ()
+    facts: list[Fact] = []
+    parts = urls.github_parts(source.url) if source.url else None
+    if parts:
+        repo = f"{parts[0]}/{parts[1]}"
+        facts.append(Fact(t("thread_repo"), (Link(repo, f"https://github.com/{repo}", external=True),)))
+    if thread.number:
+        facts.append(Fact(t("thread_number"), (f"#{thread.number}",)))
+    badge = thread_state_badge(record, t, tz)
+    state_pieces: list[Piece] = [badge] if badge else []
+    when = thread.merged_at if thread.merged else thread.closed_at if thread.state == "closed" else ""
+    if when and not thread.merged:
+        state_pieces.append(local_time(when, tz))
+    facts.append(Fact(t("pr_state"), tuple(state_pieces)))
+    if thread.author:
+        facts.append(Fact(t("thread_author"), (Link(thread.author, f"https://github.com/{thread.author}", external=True),)))
+    if thread.created_at:
+        facts.append(Fact(t("thread_created"), (local_time(thread.created_at, tz),)))
+    if thread.labels:
+        facts.append(Fact(t("thread_labels"), tuple(Code(label) for label in thread.labels), " "))
+    review = getattr(thread, "review_comments", 0)
+    comments = thread.comments + (review if isinstance(review, int) else 0)
+    facts.append(Fact(t("thread_comments"), (t("thread_comments_n", n=comments),)))
+    return tuple(facts)
+
+
+def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: MirrorInfo | None = None, *, directory_urls: bool = True) -> MirrorPanel:
+    """The mirror section of a source page, as a view record."""
+    found = found or info(corpus, source)
+    state, record, failure = found.state, found.record, found.failure
+    tz = corpus.settings.tzinfo
+    notices = []
     if failure is not None:
-        out += f'!!! failure "{t("failed")}: {md.text(failure.checked_at)}"\n\n    {t("fetch_failed_body")}\n\n    `{md.text(failure.error).replace("`", "")}`\n\n'
+        title = f"{state_label(failure.status.value, t)}{t.colon}{local_time(failure.checked_at, tz)}"
+        notices.append(Notice("failure", title, t("fetch_failed_body", reason=failure_reason(failure, t))))
     if record is None:
         if failure is None:
-            out += f'!!! info "{t("not_mirrored")}"\n\n    {t("not_mirrored_body", id=source.id)}\n\n'
-        return out
+            notices.append(Notice("info", t("not_mirrored"), t("not_mirrored_body")))
+        return MirrorPanel(notices=tuple(notices))
     if state == "stale":
-        out += f'!!! warning "{t("stale")}"\n\n    {t("stale_body", days=corpus.settings.stale_after_days, id=source.id)}\n\n'
-    rows = [[t("mirror_state"), _freshness_badge(state, t) + f" `{record.status.value}`"], [t("fetched_at"), md.text(record.fetched_at)]]
+        notices.append(Notice("warning", t("stale"), t("stale_body", days=corpus.settings.stale_after_days)))
+    facts = [Fact(t("mirror_state"), (state_badge(state, t),)), Fact(t("fetched_at"), (local_time(record.fetched_at, tz),))]
     if record.checked_at and record.checked_at != record.fetched_at:
-        rows.append([t("checked_at"), md.text(record.checked_at)])
-    fetched = _safe_url(record.fetched_url)
-    if fetched:
-        rows.append([t("fetched_from"), md.url_link(record.fetched_url, fetched)])
-    if record.http_status:
-        rows.append([t("http_status"), str(record.http_status)])
+        facts.append(Fact(t("checked_at"), (local_time(record.checked_at, tz),)))
+    fetched = safe_url(record.fetched_url)
+    if fetched and fetched != safe_url(source.url):
+        facts.append(Fact(t("fetched_from"), (Link(record.fetched_url, fetched, external=True),)))
     if record.content_type:
-        rows.append([t("content_type"), md.text(record.content_type)])
+        facts.append(Fact(t("content_type"), (record.content_type.split(";")[0],)))
     if record.bytes:
-        rows.append([t("size"), _size(record.bytes)])
+        facts.append(Fact(t("size"), (_size(record.bytes),)))
     if record.sha256:
-        rows.append([t("sha256"), f"`{record.sha256}`"])
+        facts.append(Fact(t("sha256"), (Code(record.sha256),)))
     if record.repo:
-        rows.append([t("commit"), f"`{md.text(record.repo.commit)}` ({md.text(record.repo.commit_date)})"])
-        rows.append([t("branch"), f"`{md.text(record.repo.branch)}`"])
+        commit: list[Piece] = [Code(record.repo.commit[:12])]
+        if record.repo.commit_date:
+            commit.append(local_time(record.repo.commit_date, tz))
+        facts.append(Fact(t("pinned_commit"), tuple(commit)))
+        if record.repo.branch:
+            facts.append(Fact(t("branch"), (Code(record.repo.branch),)))
         if record.repo.latest_tag:
-            rows.append([t("latest_tag"), f"`{md.text(record.repo.latest_tag)}`"])
-        rows.append([t("swhid"), f"`{record.repo.swhid}`"])
+            facts.append(Fact(t("latest_tag"), (Code(record.repo.latest_tag),)))
+    swhid = (record.repo.swhid if record.repo else "") or next((f.swhid for f in record.files if f.swhid and f.path == record.body_file), "")
+    if swhid and re.fullmatch(r"swh:1:(cnt|dir|rev|rel|snp):[0-9a-f]{40}", swhid):
+        facts.append(Fact(t("swhid"), (Link(swhid, SWH_RESOLVER + swhid, external=True),)))
     if record.document.page_count:
-        rows.append([t("pages"), str(record.document.page_count)])
-    if record.thread:
-        rows.append([t("pr_state"), thread_badge(corpus, source, t)])
-    if record.text_file:
-        rows.append([t("extracted_text"), md.link(t("extracted_text") + " →", _rel(page, text_page_path(source)))])
-    if source.url:
-        rows.append([t("original"), md.url_link(f"{t('original')} ↗", _safe_url(source.url) or source.url)])
-    out += md.table(["", ""], rows) + "\n"
+        facts.append(Fact(t("pages"), (str(record.document.page_count),)))
+    if record.text_file and mirror_file(corpus, source, record.text_file) is not None:
+        facts.append(Fact(t("extracted_text"), (Link(t("extracted_text") + " →", _rel(page, text_page_path(source))),)))
+    snapshots = _snapshots(corpus, source, record, t, page, directory_urls)
+    frame = next((Snapshot("html", t("snapshot_frame"), s.href) for s in snapshots if s.kind == "html"), None)
+    excerpt, label = "", ""
     if record.text_file:
         excerpt = _excerpt(corpus, source, record)
-        if excerpt:
-            label = t("readme_excerpt") if record.repo else t("excerpt")
-            out += f"**{label}**\n\n> {md.text(excerpt)}\n\n"
-    return out
+        label = t("readme_excerpt") if record.repo else t("excerpt")
+    return MirrorPanel(
+        notices=tuple(notices), facts=tuple(facts), thread=_thread_facts(record, source, t, tz),
+        snapshots=tuple(snapshots), frame=frame, excerpt_label=label, excerpt=excerpt,
+    )
+
+
+def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
+    """The mirror section of a source page, as Markdown."""
+    return render("_mirror_panel.md.j2", view=panel_view(corpus, source, t, page), t=t)
 
 
 def status_page(corpus: Corpus, t: Labels) -> str:
     """Every source's mirror state, failures and stale mirrors first."""
-    states = [(s, *_state(corpus, s)) for s in corpus.sources]
-    out = md.front_matter(title=t("status")) + f"# {t('status')}\n\n"
+    from . import charts
+
+    tz = corpus.settings.tzinfo
+    states = [(s, info(corpus, s)) for s in corpus.sources]
     counts: dict[str, int] = {}
-    for _source, state, _record, _failure in states:
-        counts[state] = counts.get(state, 0) + 1
-    names = {"fresh": t("fresh"), "stale": t("stale"), "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched")}
-    out += " · ".join(f"{names.get(k, k)}: {v}" for k, v in sorted(counts.items())) + "\n\n"
-    failed = [(s, f) for s, state, _r, f in states if f is not None]
-    out += f"## {t('failures')}\n\n"
-    if failed:
-        rows = [[md.link(s.title, f"sources/{s.id}.md"), f"`{s.id}`", _freshness_badge(f.status.value, t), md.text(f.checked_at), md.text(f.error)] for s, f in failed]
-        out += md.table([t("title"), t("id"), t("state"), t("last_attempt"), t("error")], rows) + "\n"
-    else:
-        out += t("none") + "\n\n"
-    stale = [(s, r) for s, state, r, _f in states if state == "stale"]
-    out += f"## {t('stale_mirrors')}\n\n"
-    if stale:
-        rows = [[md.link(s.title, f"sources/{s.id}.md"), f"`{s.id}`", md.text(r.checked_at or r.fetched_at)] for s, r in stale]
-        out += md.table([t("title"), t("id"), t("checked_at")], rows) + "\n"
-    else:
-        out += t("none") + "\n\n"
-    out += f"## {t('all_sources')}\n\n"
-    rows = []
-    for source, state, record, _failure in states:
-        when = md.text((record.checked_at or record.fetched_at) if record else "")
-        rows.append([md.link(source.title, f"sources/{source.id}.md"), f"`{source.id}`", _freshness_badge(state, t), when])
-    return out + md.table([t("title"), t("id"), t("state"), t("checked_at")], rows)
+    for _source, found in states:
+        counts[found.state] = counts.get(found.state, 0) + 1
+    summary = tuple(f"{state_label(k, t)}{t.colon}{v}" for k, v in sorted(counts.items()))
+
+    def title(s: Source) -> tuple[Piece, ...]:
+        return (Link(s.title, f"sources/{s.id}.md"),)
+
+    failures = tuple(
+        (title(s), (Code(s.id),), (state_badge(f.failure.status.value, t),), (local_time(f.failure.checked_at, tz),), (failure_reason(f.failure, t),))
+        for s, f in states if f.failure is not None
+    )
+    stale = tuple(
+        (title(s), (Code(s.id),), (local_time(f.record.checked_at or f.record.fetched_at, tz),))
+        for s, f in states if f.state == "stale" and f.record is not None
+    )
+    everything = tuple(
+        (title(s), (Code(s.id),), (state_badge(f.state, t),), (local_time((f.record.checked_at or f.record.fetched_at) if f.record else "", tz),))
+        for s, f in states
+    )
+    view = StatusPage(
+        title=t("status"),
+        summary=summary,
+        charts=(charts.freshness(corpus, t, [f for _s, f in states]),),
+        failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("error")), failures),
+        stale=Table((t("title"), t("id"), t("checked_at")), stale),
+        everything=Table((t("title"), t("id"), t("state"), t("checked_at")), everything),
+    )
+    return render("status.md.j2", view=view, t=t)
 
 
 def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) -> str | None:
@@ -247,24 +447,20 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) ->
     page = text_page_path(source)
     truncated = len(text) > DISPLAY_LIMIT
     text = text[:DISPLAY_LIMIT]
-    title = f"{source.title} · {t('extracted_text')}"
-    meta: dict = {"title": title}
+    links: list[Piece] = [Link(t("back_to_source"), _rel(page, f"sources/{source.id}.md"))]
+    if safe_url(source.url):
+        links.append(Link(f"{t('original')} ↗", source.url, external=True))
+    links.append(f"{t('fetched_at')}{t.colon}{local_time(record.fetched_at, corpus.settings.tzinfo)}")
+    notes = [t("mirrored_copy")]
     if len(text) > SEARCH_LIMIT:
-        meta["search"] = {"exclude": True}
-    out = md.front_matter(**meta) + f"# {md.text(title)}\n\n"
-    links = [md.link(t("back_to_source"), _rel(page, f"sources/{source.id}.md"))]
-    if _safe_url(source.url):
-        links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
-    out += " · ".join(links) + f" · {t('fetched_at')}: {md.text(record.fetched_at)}\n\n"
-    out += f"*{t('mirrored_copy')}*"
-    if len(text) > SEARCH_LIMIT:
-        out += f" *{t('text_not_indexed', n=f'{SEARCH_LIMIT:,}')}*"
+        notes.append(t("text_not_indexed", n=f"{SEARCH_LIMIT:,}"))
     if truncated:
-        rel_path = Path(source.section) / "raw" / source.id / record.text_file
-        out += f" *{t('text_truncated', n=f'{DISPLAY_LIMIT:,}', path=f'corpus/{rel_path}')}*"
+        notes.append(t("text_truncated", n=f"{DISPLAY_LIMIT:,}"))
+    from markupsafe import Markup
+
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
-    body = sanitize_markdown(text)
-    return out + f'\n\n<div class="cb-extracted">\n{body}\n</div>\n'
+    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(sanitize_markdown(text)))
+    return render("text.md.j2", view=view, t=t)
 
 
 def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
@@ -280,4 +476,4 @@ def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
     return pages
 
 
-__all__ = ["SEARCH_LIMIT", "extra_pages", "panel", "status_page", "text_page_path", "thread_badge"]
+__all__ = ["SEARCH_LIMIT", "extra_files", "extra_pages", "info", "panel", "panel_view", "status_page", "text_page_path", "thread_badge"]

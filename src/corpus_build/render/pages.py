@@ -1,22 +1,51 @@
-"""Page builders: each returns the Markdown of one generated page from the registry.
+"""Page builders: each turns the registry into a view record (views.py) and renders its template.
 
 Every page lives at a fixed path under docs/ (see `paths`), and links between
-pages are relative `.md` links so MkDocs checks them in a strict build.
+pages are relative `.md` links so MkDocs checks them in a strict build. The
+layouts live in render/templates/, one template per page kind.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from .. import urls
-from ..errors import CorpusBuildError
-from ..model import Chapter, Corpus, Digest, LearningPath, Section, Source
+from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..registry import WIKILINK
-from . import changes, mirror
+from . import changes, charts, mirror
 from . import markdown as md
 from .labels import Labels
+from .views import (
+    Badge,
+    Block,
+    Citation,
+    Code,
+    CountRow,
+    DigestPage,
+    Entry,
+    Fact,
+    Filter,
+    HomePage,
+    IndexPage,
+    Link,
+    ListItem,
+    Piece,
+    ReadingPage,
+    SectionPage,
+    SourcePage,
+    SourceRow,
+    SourcesPage,
+    Step,
+    Strong,
+    TagCount,
+    TagsPage,
+    local_time,
+    render,
+    safe_url,
+)
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
 
@@ -61,6 +90,31 @@ def rel(from_page: str, to_page: str) -> str:
     return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
 
 
+def site_url(page: str, directory_urls: bool) -> str:
+    """Where MkDocs publishes a docs/ page, relative to the site root (sources/x.md -> sources/x/)."""
+    stem = page[: -len(".md")]
+    if stem == "index" or stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/" if directory_urls else stem + ".html"
+
+
+def site_rel(from_page: str, to_page: str, directory_urls: bool) -> str:
+    """A link for raw HTML (which MkDocs does not rewrite) from one page's URL to another's."""
+    source, target = site_url(from_page, directory_urls), site_url(to_page, directory_urls)
+    base = source if source.endswith("/") or not source else posixpath.dirname(source)
+    relative = posixpath.relpath(target or ".", base.rstrip("/") or ".")
+    return relative + "/" if target.endswith("/") and relative != "." else ("./" if relative == "." else relative)
+
+
+# Brackets, quotes and leading punctuation do not decide where a title sorts ("[Ascend] X" sorts as "Ascend X").
+_SORT_SKIP = re.compile(r"^[\W_]+")
+_BRACKETS = re.compile(r"[\[\](){}<>【】「」『』《》（）\"'“”‘’]")
+
+
+def sort_key(title: str) -> str:
+    return _SORT_SKIP.sub("", _BRACKETS.sub("", title)).casefold() or title.casefold()
+
+
 @dataclass
 class Citations:
     """Who cites each source: chapters, learning paths and digests (computed once per render)."""
@@ -70,7 +124,7 @@ class Citations:
     digests: dict[str, list[Digest]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, corpus: Corpus) -> "Citations":
+    def of(cls, corpus: Corpus) -> Citations:
         citations = cls()
         for chapter in corpus.chapters:
             for step in chapter.path:
@@ -85,12 +139,17 @@ class Citations:
 
 
 class PageBuilder:
-    def __init__(self, corpus: Corpus):
+    def __init__(self, corpus: Corpus, *, directory_urls: bool = True):
         self.corpus = corpus
         self.t = Labels(corpus.settings.ui_lang)
+        self.tz = corpus.settings.tzinfo
         self.citations = Citations.of(corpus)
         self.by_id = corpus.by_id
-        self._thread_badges: dict[str, str] = {}
+        self.directory_urls = directory_urls
+        self._mirrors: dict[str, mirror.MirrorInfo] = {}
+
+    def _render(self, template: str, view: object) -> str:
+        return render(template, view=view, t=self.t)
 
     # --- shared pieces -------------------------------------------------------------
 
@@ -102,295 +161,298 @@ class PageBuilder:
     def chapter_title(self, chapter: Chapter) -> str:
         return f"{self.t.chapter(chapter.number)} · {chapter.title}"
 
-    def thread_state(self, source: Source) -> str:
-        """The open / merged / closed badge of a mirrored issue or PR (read once per render)."""
+    def mirror_info(self, source: Source) -> mirror.MirrorInfo:
+        """The source's mirror state and records (read once per render)."""
+        if source.id not in self._mirrors:
+            self._mirrors[source.id] = mirror.info(self.corpus, source)
+        return self._mirrors[source.id]
+
+    def thread_state(self, source: Source) -> Badge | None:
+        """The open / merged / closed badge of a mirrored issue or PR."""
         if source.kind not in ("issue", "pull", "discussion"):
-            return ""
-        if source.id not in self._thread_badges:
-            self._thread_badges[source.id] = mirror.thread_badge(self.corpus, source, self.t)
-        return self._thread_badges[source.id]
+            return None
+        return mirror.thread_state_badge(self.mirror_info(source).record, self.t, self.tz)
 
-    def badges(self, source: Source) -> str:
-        parts = [md.badge(self.t.kind(source.kind), f"kind-{source.kind}"), md.badge(self.t(f"lang_{source.lang}"), "lang")]
-        if self.thread_state(source):
-            parts.append(self.thread_state(source))
+    def badges(self, source: Source, *, kind: bool = True) -> tuple[Badge, ...]:
+        t = self.t
+        parts = [Badge(t.kind(source.kind), f"kind-{source.kind}"), Badge(t(f"lang_{source.lang}"), "lang")] if kind else []
+        state = self.thread_state(source)
+        if state:
+            parts.append(state)
         if not source.verified:
-            parts.append(md.badge(self.t("unverified"), "unverified"))
-        return " ".join(parts)
+            parts.append(Badge(t("unverified"), "unverified"))
+        return tuple(parts)
 
-    def original_link(self, source: Source) -> str:
-        if not source.url:
-            return self.t("no_url")
-        return md.url_link(f"{self.t('original')} ↗", source.url)
+    def section_link(self, section: Section, page: str) -> Link:
+        return Link(self.section_title(section), rel(page, paths.section(section)))
 
-    def chapter_links(self, source: Source, page: str) -> str:
+    def source_link(self, source: Source, page: str) -> Link:
+        return Link(source.title, rel(page, paths.source(source.id)))
+
+    def chapter_links(self, source: Source, page: str) -> tuple[Piece, ...]:
         known = {c.number for c in self.corpus.chapters}
-        return ", ".join(
-            md.link(self.t.chapter(n), rel(page, paths.chapter(n))) if n in known else md.text(self.t.chapter(n)) for n in source.chapters
+        return tuple(Link(self.t.chapter(n), rel(page, paths.chapter(n))) if n in known else self.t.chapter(n) for n in source.chapters)
+
+    def unverified_text(self, source: Source) -> str:
+        body = self.t("unverified_body")
+        return body + (self.t.colon + source.verify_note if source.verify_note else "")
+
+    def entry(self, source: Source, page: str) -> Entry:
+        return Entry(
+            id=source.id, title=source.title, url=safe_url(source.url), page=rel(page, paths.source(source.id)),
+            badges=self.badges(source), kind_label=self.t.kind(source.kind),
+            section=self.section_link(self.corpus.section(source.section), page),
+            chapters=self.chapter_links(source, page), tags=source.tags, verified=source.verified,
+            verify_note=source.verify_note, note=source.note,
         )
 
-    def tag_list(self, source: Source) -> str:
-        return ", ".join(f"`{tag}`" for tag in source.tags)
+    def filtered(self, page: str, key: str, value: str) -> Link:
+        """A link to "All sources" showing only rows whose `key` is `value` (read by sources.js)."""
+        from urllib.parse import quote
 
-    def unverified_warning(self, source: Source) -> str:
-        if source.verified:
-            return ""
-        body = self.t("unverified_body")
-        if source.verify_note:
-            body += f": {md.text(source.verify_note)}"
-        return f'!!! warning "{self.t("unverified")}"\n\n    {body}\n\n'
-
-    def entry(self, source: Source, page: str, heading: str = "###") -> str:
-        """A source as it appears in an annotated bibliography."""
-        title = md.url_link(source.title, source.url) if source.url else md.text(source.title)
-        facts = [self.badges(source)]
-        if source.chapters:
-            facts.append(self.chapter_links(source, page))
-        if source.tags:
-            facts.append(self.tag_list(source))
-        facts.append(md.link(self.t("details") + " →", rel(page, paths.source(source.id))))
-        out = f"{heading} {title} {{#{source.id}}}\n\n" + " · ".join(facts) + "\n\n"
-        if not source.verified:
-            out += f"*{self.t('unverified_body')}{': ' + md.text(source.verify_note) if source.verify_note else ''}*\n\n"
-        return out + md.quote_block(source.note) + "\n"
+        return Link("", rel(page, paths.sources) + f"?{key}={quote(value)}")
 
     # --- pages -----------------------------------------------------------------------
 
     def home(self) -> str:
-        c, t = self.corpus, self.t
-        page = paths.home
-        # No front-matter title: Material then titles the home page with the site name alone.
-        out = f"# {md.text(c.settings.title)}\n\n"
-        if c.settings.description:
-            out += c.settings.description.strip() + "\n\n"
+        c, t, page = self.corpus, self.t, paths.home
         sources = c.sources
-        out += f"## {t('counts')}\n\n"
-        out += t("sources_n", n=len(sources)) + f" · {len(c.sections)} {t('sections')} · {len(c.chapters)} {t('chapters_short')} · {len(c.digests)} {t('digests')}\n\n"
-        rows = [[md.link(self.section_title(s), rel(page, paths.section(s))), str(len(s.sources))] for s in c.sections]
-        out += f"### {t('by_section')}\n\n" + md.table([t("section"), t("count")], rows) + "\n"
+        index = rel(page, paths.sources)
+        summary: tuple[Piece, ...] = (
+            Link(t("sources_n", n=len(sources)), index),
+            f"{len(c.sections)} {t('sections')}",
+            f"{len(c.chapters)} {t('chapters_short')}",
+            f"{len(c.digests)} {t('digests')}",
+        )
+        by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in c.sections)
         kinds = Counter(s.kind for s in sources)
-        rows = [[t.kind(kind), str(count)] for kind, count in kinds.most_common()]
-        out += f"### {t('by_kind')}\n\n" + md.table([t("kind"), t("count")], rows) + "\n"
-        if c.chapters:
-            out += f"## {md.link(t('chapters'), rel(page, paths.chapters))}\n\n"
-            out += "".join(f"- {md.link(self.chapter_title(ch), rel(page, paths.chapter(ch.number)))}\n" for ch in c.chapters) + "\n"
-        since = self.since_last_build(page)
-        if since:
-            out += since
-        changes = self.recent_changes(page)
-        if changes:
-            out += f"## {t('recent_changes')}\n\n" + changes + "\n"
-        if c.digests:
-            latest = c.digests[0]
-            out += f"## {t('latest_digest')}\n\n- {md.link(f'{latest.date} · {latest.title}', rel(page, paths.digest(latest)))}\n\n"
-        out += f"## {t('how_to_use')}\n\n" + _HOW_TO_USE[t.lang]
-        return out
+        by_kind = tuple(
+            CountRow(t.kind(kind), count, self.filtered(page, "kind", kind).href) for kind, count in kinds.most_common()
+        )
+        latest = c.digests[0] if c.digests else None
+        since_heading, since = self.since_last_build(page)
+        added = sorted((s for s in sources if s.added), key=lambda s: (s.added, s.id), reverse=True)[:RECENTLY_ADDED]
+        view = HomePage(
+            title=c.settings.title,
+            description=c.settings.description.strip(),
+            summary=summary,
+            by_section=by_section,
+            by_kind=by_kind,
+            chapters_heading=Link(t("chapters"), rel(page, paths.chapters)) if c.chapters else None,
+            chapters=tuple(Link(self.chapter_title(ch), rel(page, paths.chapter(ch.number))) for ch in c.chapters),
+            since_heading=since_heading,
+            since=since,
+            thread_changes=self.recent_changes(page),
+            latest_digest=Link(f"{latest.date} · {latest.title}", rel(page, paths.digest(latest))) if latest else None,
+            recently_added=tuple(
+                ListItem((self.source_link(s, page),), (s.added.isoformat(), " · ", self.t.kind(s.kind))) for s in added if s.added
+            ),
+            charts=(charts.sections_by_kind(c, t, self.section_title),),
+            how_to_use=_HOW_TO_USE[t.lang],
+        )
+        return self._render("home.md.j2", view)
 
-    def since_last_build(self, page: str) -> str:
+    def since_last_build(self, page: str) -> tuple[str, tuple[ListItem, ...]]:
         """Sources added or removed, PR states, failing mirrors, digests: since the last `corpus-build build`."""
         previous = changes.load(self.corpus)
         if previous is None:
-            return ""
+            return "", ()
         diff = changes.compare(previous, changes.take(self.corpus))
         t, lines = self.t, []
 
-        def source_link(source_id: str) -> str:
-            return md.link(self.by_id[source_id].title, rel(page, paths.source(source_id)))
+        def source_link(source_id: str) -> Link:
+            return self.source_link(self.by_id[source_id], page)
 
-        lines += [f"- {t('change_added')}: {source_link(i)}" for i in diff["added"]]
-        lines += [f"- {t('change_removed')}: {md.text(title)}" for title in diff["removed"]]
-        lines += [f"- {source_link(i)}: {md.text(old)} → **{md.text(new)}**" for i, old, new in diff["state"]]
-        lines += [f"- {t('change_failing')}: {source_link(i)}" for i in diff["failing"]]
-        lines += [f"- {t('change_recovered')}: {source_link(i)}" for i in diff["recovered"]]
+        lines += [ListItem((t("change_added"), t.colon, source_link(i))) for i in diff["added"]]
+        lines += [ListItem((t("change_removed"), t.colon, title)) for title in diff["removed"]]
+        lines += [ListItem((source_link(i), t.colon, self.state_word(old), " → ", Strong(self.state_word(new)))) for i, old, new in diff["state"]]
+        lines += [ListItem((t("change_failing"), t.colon, source_link(i))) for i in diff["failing"]]
+        lines += [ListItem((t("change_recovered"), t.colon, source_link(i))) for i in diff["recovered"]]
         digests = {d.date.isoformat(): d for d in self.corpus.digests}
-        lines += [f"- {t('change_digest')}: {md.link(digests[d].title, rel(page, paths.digest(digests[d])))}" for d in diff["digests"] if d in digests]
+        lines += [
+            ListItem((t("change_digest"), t.colon, Link(digests[d].title, rel(page, paths.digest(digests[d]))))) for d in diff["digests"] if d in digests
+        ]
         if not lines:
-            return ""
-        return f"## {t('since_last_build', when=previous.get('built_at', '?'))}\n\n" + "\n".join(lines) + "\n\n"
+            return "", ()
+        when = local_time(str(previous.get("built_at", "")), self.tz) or "?"
+        return t("since_last_build", when=when), tuple(lines)
 
-    def recent_changes(self, page: str) -> str:
+    def state_word(self, state: str) -> str:
+        """open / draft / merged / closed in the reader's words."""
+        if state == "merged":
+            return self.t("thread_merged_word")
+        return self.t(f"thread_{state}") if state in ("open", "draft", "closed") else state
+
+    def recent_changes(self, page: str) -> tuple[ListItem, ...]:
         """Cited PRs and issues whose state moved at the last `corpus-build watch` (open → merged…)."""
-        from ..watch.state import WatchState
-
-        try:
-            cited = WatchState.load(self.corpus.root).cited
-        except CorpusBuildError:
-            return ""  # a broken state file is reported by `watch`; the site still builds
         by_thread = {}
         for source in self.corpus.sources:
             parts = urls.github_parts(source.url) if source.url else None
             if parts and parts[2].split("/")[0] in ("pull", "issues", "discussions") and "/" in parts[2]:
                 by_thread[f"{parts[0]}/{parts[1]}#{parts[2].split('/')[1]}".lower()] = source
         lines = []
-        for key, record in sorted(cited.items()):
-            before, after = record.get("before"), record.get("state")
-            if not before or not after or before == after:
-                continue
-            source = by_thread.get(key)
-            label = md.link(f"{key} {record.get('title', '')}".strip(), rel(page, paths.source(source.id))) if source else md.text(key)
-            lines.append(f"- {label}: {md.text(before)} → **{md.text(after)}**")
-        return "\n".join(lines) + "\n" if lines else ""
+        for change in changes.thread_changes(self.corpus):
+            cited = by_thread.get(change.key)
+            label = f"{change.key} {change.title}".strip()
+            head: Piece = Link(label, rel(page, paths.source(cited.id))) if cited else change.key
+            lines.append(ListItem((head, self.t.colon, self.state_word(change.before), " → ", Strong(self.state_word(change.after)))))
+        return tuple(lines)
 
     def sections_index(self) -> str:
-        page = paths.sections
-        out = md.front_matter(title=self.t("sections")) + f"# {self.t('sections')}\n\n"
+        t, page = self.t, paths.sections
+        blocks = []
         for section in self.corpus.sections:
-            out += f"## {md.link(self.section_title(section), rel(page, paths.section(section)))}\n\n"
-            out += f"{self.t('sources_n', n=len(section.sources))}"
-            other = section.title if self.t.lang == "zh" and section.title_zh else section.title_zh
-            out += f" · {md.text(other)}\n\n" if other else "\n\n"
-            if section.intro:
-                out += section.intro.strip() + "\n\n"
-        return out
+            other = section.title if t.lang == "zh" and section.title_zh else section.title_zh
+            lines: tuple[Piece, ...] = (t("sources_n", n=len(section.sources)),) + ((other,) if other else ())
+            blocks.append(Block(self.section_link(section, page), lines, section.intro.strip()))
+        return self._render("sections.md.j2", IndexPage(t("sections"), blocks=tuple(blocks)))
 
     def section_page(self, section: Section) -> str:
         page = paths.section(section)
         title = self.section_title(section)
-        out = md.front_matter(title=title) + f"# {md.text(title)}\n\n"
         other = section.title if title != section.title else section.title_zh
-        if other:
-            out += f"*{md.text(other)}* · `{section.folder}`\n\n"
-        if section.intro:
-            out += section.intro.strip() + "\n\n"
-        return out + "".join(self.entry(source, page) for source in section.sources)
+        view = SectionPage(title, other, section.folder, section.intro.strip(), tuple(self.entry(s, page) for s in section.sources))
+        return self._render("section.md.j2", view)
 
     def source_page(self, source: Source) -> str:
         t, page = self.t, paths.source(source.id)
         section = self.corpus.section(source.section)
-        out = md.front_matter(title=source.title, tags=list(source.tags)) + f"# {md.text(source.title)}\n\n"
-        out += self.badges(source) + f" · {self.original_link(source)}\n\n"
-        out += self.unverified_warning(source)
-        rows = [
-            [t("id"), f"`{source.id}`"],
-            [t("kind"), t.kind(source.kind)],
-            [t("section"), md.link(self.section_title(section), rel(page, paths.section(section)))],
-            [t("lang"), t(f"lang_{source.lang}")],
+        facts = [
+            Fact(t("id"), (Code(source.id),)),
+            Fact(t("kind"), (t.kind(source.kind),)),
+            Fact(t("section"), (self.section_link(section, page),)),
+            Fact(t("lang"), (t(f"lang_{source.lang}"),)),
         ]
         if source.url:
-            rows.append(["URL", md.url_link(source.url, source.url)])
+            facts.append(Fact("URL", (Link(source.url, source.url, external=True),)))
         if source.chapters:
-            rows.append([t("chapters_short"), self.chapter_links(source, page)])
+            facts.append(Fact(t("chapters_short"), self.chapter_links(source, page), ", "))
         if source.tags:
-            rows.append([t("tags"), self.tag_list(source)])
-        out += md.table(["", ""], rows) + "\n"
-        out += f"## {t('annotation')}\n\n" + md.quote_block(source.note) + "\n"
-        out += f"## {t('cited_by')}\n\n" + self.cited_by(source, page)
-        if source.see_also:
-            out += f"## {t('see_also')}\n\n"
-            for other_id in source.see_also:
-                other = self.by_id.get(other_id)
-                if other:
-                    out += f"- {md.link(other.title, rel(page, paths.source(other.id)))}\n"
-            out += "\n"
-        out += f"## {t('mirror')}\n\n" + mirror.panel(self.corpus, source, t, page)
-        return out
+            facts.append(Fact(t("tags"), tuple(Link(tag, self.filtered(page, "tag", tag).href) for tag in source.tags), ", "))
+        if source.added:
+            facts.append(Fact(t("added"), (source.added.isoformat(),)))
+        original: Piece = Link(f"{t('original')} ↗", source.url, external=True) if source.url else t("no_url")
+        view = SourcePage(
+            title=source.title,
+            tags=source.tags,
+            entry=self.entry(source, page),
+            breadcrumb=(Link(t("home_crumb"), rel(page, paths.home)), self.section_link(section, page)),
+            original=original,
+            warning=self.unverified_text(source),
+            facts=tuple(facts),
+            cited_by=self.cited_by(source, page),
+            see_also=tuple(self.source_link(self.by_id[i], page) for i in source.see_also if i in self.by_id),
+            mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
+        )
+        return self._render("source.md.j2", view)
 
-    def cited_by(self, source: Source, page: str) -> str:
-        lines = []
+    def cited_by(self, source: Source, page: str) -> tuple[Citation, ...]:
+        found = []
         for chapter in self.citations.chapters.get(source.id, []):
             why = next((s.why for s in chapter.path if s.source == source.id), "")
-            lines.append(f"- {md.link(self.chapter_title(chapter), rel(page, paths.chapter(chapter.number)))}" + (f" — {md.text(why)}" if why else ""))
+            found.append(Citation(Link(self.chapter_title(chapter), rel(page, paths.chapter(chapter.number))), why))
         for learning_path in self.citations.paths.get(source.id, []):
-            lines.append(f"- {md.link(learning_path.title, rel(page, paths.learning_path(learning_path.id)))}")
+            found.append(Citation(Link(learning_path.title, rel(page, paths.learning_path(learning_path.id)))))
         for digest in self.citations.digests.get(source.id, []):
-            lines.append(f"- {md.link(f'{digest.date} · {digest.title}', rel(page, paths.digest(digest)))}")
-        return ("\n".join(lines) if lines else self.t("not_cited")) + "\n\n"
+            found.append(Citation(Link(f"{digest.date} · {digest.title}", rel(page, paths.digest(digest)))))
+        return tuple(found)
 
     def sources_index(self) -> str:
-        t, page = self.t, paths.sources
-        out = md.front_matter(title=t("all_sources")) + f"# {t('all_sources')}\n\n"
-        out += f"{t('export')}: {md.link('BibTeX', rel(page, paths.bibtex))} · {md.link('CSL-JSON', rel(page, paths.csl_json))}\n\n"
+        t, page, du = self.t, paths.sources, self.directory_urls
         rows = []
-        for source in sorted(self.corpus.sources, key=lambda s: s.title.lower()):
+        for source in sorted(self.corpus.sources, key=lambda s: (sort_key(s.title), s.id)):
             section = self.corpus.section(source.section)
-            flag = " " + self.thread_state(source) if self.thread_state(source) else ""
-            flag += " " + md.badge(t("unverified"), "unverified") if not source.verified else ""
-            rows.append(
-                [
-                    md.link(source.title, rel(page, paths.source(source.id))) + flag,
-                    t.kind(source.kind),
-                    source.lang,
-                    md.link(self.section_title(section), rel(page, paths.section(section))),
-                ]
-            )
-        return out + md.table([t("title"), t("kind"), t("lang"), t("section")], rows)
+            state = self.mirror_info(source).state
+            rows.append(SourceRow(
+                title=source.title, sort_key=sort_key(source.title), href=site_rel(page, paths.source(source.id), du),
+                badges=self.badges(source, kind=False), kind=source.kind, kind_label=t.kind(source.kind),
+                section=section.folder, section_label=self.section_title(section), section_href=site_rel(page, paths.section(section), du),
+                lang=source.lang, lang_label=t(f"lang_{source.lang}"), tags=source.tags, chapters=source.chapters,
+                verified=source.verified, mirror=state, mirror_label=mirror.state_label(state, t),
+                added=source.added.isoformat() if source.added else "",
+            ))
+        sources = self.corpus.sources
+        kinds = sorted({s.kind for s in sources}, key=lambda k: t.kind(k))
+        tags = sorted({tag for s in sources for tag in s.tags}, key=str.casefold)
+        chapter_numbers = sorted({n for s in sources for n in s.chapters})
+        states = [s for s in ("fresh", "stale", "failed", "skipped", "never") if any(r.mirror == s for r in rows)]
+        filters = (
+            Filter("kind", t("kind"), tuple((k, t.kind(k)) for k in kinds)),
+            Filter("section", t("section"), tuple((s.folder, self.section_title(s)) for s in self.corpus.sections)),
+            Filter("tag", t("tags"), tuple((tag, tag) for tag in tags)),
+            Filter("chapter", t("chapters_short"), tuple((str(n), t.chapter(n)) for n in chapter_numbers)),
+            Filter("lang", t("lang"), tuple((lang, t(f"lang_{lang}")) for lang in ("zh", "en") if any(s.lang == lang for s in sources))),
+            Filter("verified", t("verified"), (("yes", t("verified_yes")), ("no", t("verified_no")))),
+            Filter("mirror", t("mirror_state"), tuple((s, mirror.state_label(s, t)) for s in states)),
+        )
+        view = SourcesPage(
+            title=t("all_sources"),
+            exports=(Link("BibTeX", rel(page, paths.bibtex)), Link("CSL-JSON", rel(page, paths.csl_json))),
+            rows=tuple(rows),
+            filters=filters,
+            columns=(t("title"), t("kind"), t("section"), t("lang"), t("mirror_state"), t("added")),
+            strings={"text": t("filter_text"), "any": t("filter_any"), "reset": t("filter_reset"), "count": t("filter_count", shown="{shown}", total="{total}"), "sort": t("filter_sort")},
+        )
+        return self._render("sources.md.j2", view)
 
     def chapters_index(self) -> str:
         t, page = self.t, paths.chapters
-        out = md.front_matter(title=t("chapters")) + f"# {t('chapters')}\n\n"
+        blocks = []
         for chapter in self.corpus.chapters:
-            out += f"## {md.link(self.chapter_title(chapter), rel(page, paths.chapter(chapter.number)))}\n\n"
-            if chapter.title_en:
-                out += f"*{md.text(chapter.title_en)}* · "
-            out += t("sources_n", n=len(chapter.path)) + "\n\n"
-            if chapter.summary:
-                out += chapter.summary.strip() + "\n\n"
-        if self.corpus.paths:
-            out += f"## {t('learning_paths')}\n\n"
-            for learning_path in self.corpus.paths:
-                out += f"- {md.link(learning_path.title, rel(page, paths.learning_path(learning_path.id)))} — {t('sources_n', n=len(learning_path.path))}\n"
-        return out
+            lines: tuple[Piece, ...] = ((chapter.title_en,) if chapter.title_en else ()) + (t("sources_n", n=len(chapter.path)),)
+            blocks.append(Block(Link(self.chapter_title(chapter), rel(page, paths.chapter(chapter.number))), lines, chapter.summary.strip()))
+        extra = tuple(
+            ListItem((Link(p.title, rel(page, paths.learning_path(p.id))),), (t("sources_n", n=len(p.path)),)) for p in self.corpus.paths
+        )
+        return self._render("chapters.md.j2", IndexPage(t("chapters"), blocks=tuple(blocks), extra_heading=t("learning_paths"), extra=extra))
 
-    def reading_path(self, steps, page: str) -> str:
-        out = '<div class="cb-reading-path" markdown>\n\n'
+    def reading_steps(self, steps: tuple[ReadingStep, ...], page: str) -> tuple[Step, ...]:
+        found = []
         for index, step in enumerate(steps, start=1):
             source = self.by_id[step.source]
             section = self.corpus.section(source.section)
-            out += f"{index}. **{md.link(source.title, rel(page, paths.source(source.id)))}**"
-            if self.thread_state(source):
-                out += " " + self.thread_state(source)
-            if not source.verified:
-                out += " " + md.badge(self.t("unverified"), "unverified")
-            out += "\n"
-            if step.why:
-                out += f"    — {md.text(step.why)}\n"
-            out += f"    <br><small>{md.text(self.t.kind(source.kind))} · {md.link(self.section_title(section), rel(page, paths.section(section)))}</small>\n"
-        return out + "\n</div>\n"
+            found.append(Step(index, self.source_link(source, page), self.badges(source, kind=False), step.why, self.t.kind(source.kind),
+                              self.section_link(section, page)))
+        return tuple(found)
 
     def chapter_page(self, chapter: Chapter) -> str:
         page = paths.chapter(chapter.number)
-        title = self.chapter_title(chapter)
-        out = md.front_matter(title=title) + f"# {md.text(title)}\n\n"
-        if chapter.title_en:
-            out += f"*{md.text(chapter.title_en)}*\n\n"
-        if chapter.summary:
-            out += chapter.summary.strip() + "\n\n"
-        return out + f"## {self.t('reading_path')}\n\n" + self.reading_path(chapter.path, page)
+        view = ReadingPage(self.chapter_title(chapter), chapter.title_en, chapter.summary.strip(), self.reading_steps(chapter.path, page))
+        return self._render("reading.md.j2", view)
 
     def learning_path_page(self, learning_path: LearningPath) -> str:
         page = paths.learning_path(learning_path.id)
-        out = md.front_matter(title=learning_path.title) + f"# {md.text(learning_path.title)}\n\n"
-        if learning_path.title_en:
-            out += f"*{md.text(learning_path.title_en)}*\n\n"
-        if learning_path.summary:
-            out += learning_path.summary.strip() + "\n\n"
-        return out + f"## {self.t('reading_path')}\n\n" + self.reading_path(learning_path.path, page)
+        view = ReadingPage(learning_path.title, learning_path.title_en, learning_path.summary.strip(), self.reading_steps(learning_path.path, page))
+        return self._render("reading.md.j2", view)
 
     def digests_index(self) -> str:
         t, page = self.t, paths.digests
-        out = md.front_matter(title=t("digests")) + f"# {t('digests')}\n\n"
-        out += f"{md.link(t('feed'), rel(page, paths.feed))}\n\n"
-        for digest in self.corpus.digests:
-            out += f"## {md.link(f'{digest.date} · {digest.title}', rel(page, paths.digest(digest)))}\n\n"
-            facts = self.digest_facts(digest)
-            if facts:
-                out += facts + "\n"
-        return out
+        blocks = tuple(
+            Block(Link(f"{d.date} · {d.title}", rel(page, paths.digest(d))), items=self.digest_facts(d)) for d in self.corpus.digests
+        )
+        return self._render("digests.md.j2", IndexPage(t("digests"), top=(Link(t("feed"), rel(page, paths.feed)),), blocks=blocks))
 
-    def digest_facts(self, digest: Digest) -> str:
+    def digest_facts(self, digest: Digest) -> tuple[ListItem, ...]:
         t, meta = self.t, digest.meta
         facts = []
         if meta.get("window_start") and meta.get("window_end"):
-            facts.append(f"{t('window')}: {md.text(str(meta['window_start']))} → {md.text(str(meta['window_end']))}")
+            start, end = (self._digest_time(meta["window_start"]), self._digest_time(meta["window_end"]))
+            facts.append(ListItem((t("window"), t.colon, start, " → ", end)))
         if digest.repos:
-            facts.append(f"{t('repos')}: " + ", ".join(f"`{r}`" for r in digest.repos))
-        return "".join(f"- {fact}\n" for fact in facts)
+            facts.append(ListItem((t("repos"), t.colon, *_join([Code(r) for r in digest.repos], ", "))))
+        return tuple(facts)
+
+    def _digest_time(self, value: object) -> str:
+        import datetime as dt
+
+        if isinstance(value, dt.datetime):
+            value = value.isoformat()
+        return local_time(str(value), self.tz) or str(value)
 
     def digest_page(self, digest: Digest) -> str:
         page = paths.digest(digest)
-        out = md.front_matter(title=digest.title, date=digest.date.isoformat(), tags=list(digest.tags))
-        out += f"# {md.text(digest.title)}\n\n" + self.digest_facts(digest) + "\n"
-        return out + self.resolve_wikilinks(digest.body, page)
+        view = DigestPage(digest.title, digest.date.isoformat(), digest.tags, self.digest_facts(digest), self.resolve_wikilinks(digest.body, page))
+        return self._render("digest.md.j2", view)
 
     def resolve_wikilinks(self, body: str, page: str) -> str:
         def replace(match) -> str:
@@ -403,20 +465,39 @@ class PageBuilder:
         return WIKILINK.sub(replace, body)
 
     def tags_page(self) -> str:
-        return md.front_matter(title=self.t("tags")) + f"# {self.t('tags')}\n\n<!-- material/tags -->\n"
+        page = paths.tags
+        counts = Counter(tag for s in self.corpus.sources for tag in s.tags)
+        from urllib.parse import quote
 
+        index = site_rel(page, paths.sources, self.directory_urls)
+        tags = tuple(
+            TagCount(tag, n, f"{index}?tag={quote(tag)}") for tag, n in sorted(counts.items(), key=lambda item: (-item[1], item[0].casefold()))
+        )
+        return self._render("tags.md.j2", TagsPage(self.t("tags"), self.t("tags_intro"), tags))
+
+
+def _join(items: list[Piece], sep: str) -> list[Piece]:
+    out: list[Piece] = []
+    for index, item in enumerate(items):
+        if index:
+            out.append(sep)
+        out.append(item)
+    return out
+
+
+RECENTLY_ADDED = 10
 
 _HOW_TO_USE = {
     "zh": (
-        "- 用页面顶部的搜索框查找条目（中英文都可以，例如 `昇腾`、`TileLang`）。\n"
-        "- 按**分区**浏览带注释的书目；每个条目都有详情页，列出引用它的章节与日报。\n"
-        "- 按**章节阅读路径**从基础读到细节。\n"
-        "- 本地预览：`mkdocs serve`；新增条目：`corpus-build add URL --section 分区目录`，再 `corpus-build build`。\n"
+        "用页面顶部的搜索框查找条目（中英文都可以，例如“昇腾”“TileLang”）。",
+        "在**全部条目**中按类型、分区、标签、章节或语言筛选，点击列标题排序。",
+        "按**分区**浏览带注释的书目；每个条目都有详情页，列出引用它的章节与日报，以及存档副本。",
+        "按**章节阅读路径**从基础读到细节。",
     ),
     "en": (
-        "- Search from the box at the top (Chinese or English).\n"
-        "- Browse the annotated bibliography by **section**; every source has a page listing the chapters and digests that cite it.\n"
-        "- Follow a **chapter reading path** from foundations to specifics.\n"
-        "- Preview locally with `mkdocs serve`; add a source with `corpus-build add URL --section FOLDER`, then `corpus-build build`.\n"
+        "Search from the box at the top (Chinese or English).",
+        "Filter **All sources** by kind, section, tag, chapter or language, and sort it by any column.",
+        "Browse the annotated bibliography by **section**; every source has a page listing the chapters and digests that cite it, and its archived copies.",
+        "Follow a **chapter reading path** from foundations to specifics.",
     ),
 }

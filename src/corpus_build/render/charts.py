@@ -1,0 +1,101 @@
+"""Small SVG charts drawn at build time: no script, no external request, readable in both palettes.
+
+Each chart is one `<div class="cb-chart">` holding an inline `<svg>` (a raw HTML
+block for Markdown, kept out of the search index). Every label comes from the
+registry or the interface words and is HTML-escaped here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable, Sequence
+from html import escape
+
+from markupsafe import Markup
+
+from ..model import Corpus, Section
+from ..provenance import parse_time
+from .labels import Labels
+
+# One colour per kind (Okabe-Ito-like, distinguishable for colour-blind readers).
+_KIND_COLOURS = {
+    "repo": "#0072b2", "paper": "#e69f00", "docs": "#009e73", "article": "#cc79a7", "issue": "#d55e00",
+    "pull": "#56b4e9", "model": "#f0e442", "dataset": "#999999", "course": "#7f5fbf", "video": "#8c564b", "discussion": "#bcbd22",
+}
+_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "failed": "#cf222e", "skipped": "#bf8700", "never": "#8c959f"}
+_WIDTH, _LABEL, _ROW, _BAR = 680, 230, 20, 14
+
+
+def _wrap(svg: str, title: str, height: int) -> Markup:
+    return Markup(
+        f'<div class="cb-chart" data-search-exclude><svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
+        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{svg}</svg></div>'
+    )
+
+
+def _clip(text: str, limit: int = 26) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def sections_by_kind(corpus: Corpus, t: Labels, section_title: Callable[[Section], str]) -> Markup:
+    """A stacked horizontal bar per section, one segment per kind, with a legend."""
+    sections = [s for s in corpus.sections if s.sources]
+    if not sections:
+        return Markup("")
+    kinds = [k for k, _n in Counter(s.kind for s in corpus.sources).most_common()]
+    most = max(len(s.sources) for s in sections)
+    scale = (_WIDTH - _LABEL - 40) / most
+    parts = []
+    for row, section in enumerate(sections):
+        y = 30 + row * _ROW
+        name = section_title(section)
+        parts.append(f'<text x="{_LABEL - 6}" y="{y + _BAR - 3}" text-anchor="end" font-size="12" fill="currentColor">{escape(_clip(name))}</text>')
+        x = float(_LABEL)
+        counts = Counter(s.kind for s in section.sources)
+        for kind in kinds:
+            n = counts.get(kind, 0)
+            if not n:
+                continue
+            w = n * scale
+            label = f"{name}{t.colon}{t.kind(kind)} {n}"
+            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{_BAR}" fill="{_KIND_COLOURS.get(kind, "#777")}"><title>{escape(label)}</title></rect>')
+            x += w
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + _BAR - 3}" font-size="11" fill="currentColor">{len(section.sources)}</text>')
+    legend_x = 0.0
+    for kind in kinds:
+        parts.append(f'<rect x="{legend_x:.0f}" y="4" width="10" height="10" fill="{_KIND_COLOURS.get(kind, "#777")}"/>')
+        label = t.kind(kind)
+        parts.append(f'<text x="{legend_x + 14:.0f}" y="13" font-size="11" fill="currentColor">{escape(label)}</text>')
+        legend_x += 22 + 7 * max(len(label), 2) * (1.6 if t.lang == "zh" else 1)
+    return _wrap("".join(parts), t("chart_sections"), 30 + len(sections) * _ROW + 6)
+
+
+def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | None = None) -> Markup:
+    """How old the archived copies are: fresh this week, this month, older; stale, failed, not archived."""
+    now = now or dt.datetime.now(dt.UTC)
+    buckets: Counter[str] = Counter()
+    for found in infos:
+        if found.state == "fresh" and found.record is not None:
+            when = parse_time(found.record.checked_at or found.record.fetched_at)
+            age = (now - when).days if when else 999
+            buckets["week" if age <= 7 else "month" if age <= 31 else "older"] += 1
+        else:
+            buckets[found.state] += 1
+    names = {
+        "week": t("age_week"), "month": t("age_month"), "older": t("age_older"), "stale": t("stale"),
+        "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"),
+    }
+    rows = [k for k in ("week", "month", "older", "stale", "failed", "skipped", "never") if buckets.get(k)]
+    if not rows:
+        return Markup("")
+    most = max(buckets[k] for k in rows)
+    scale = (_WIDTH - _LABEL - 40) / most
+    parts = []
+    for row, key in enumerate(rows):
+        y = 8 + row * _ROW
+        n = buckets[key]
+        parts.append(f'<text x="{_LABEL - 6}" y="{y + _BAR - 3}" text-anchor="end" font-size="12" fill="currentColor">{escape(names[key])}</text>')
+        parts.append(f'<rect x="{_LABEL}" y="{y}" width="{max(n * scale, 1):.1f}" height="{_BAR}" fill="{_STATE_COLOURS[key]}"><title>{escape(names[key])} {n}</title></rect>')
+        parts.append(f'<text x="{_LABEL + n * scale + 4:.1f}" y="{y + _BAR - 3}" font-size="11" fill="currentColor">{n}</text>')
+    return _wrap("".join(parts), t("chart_freshness"), 8 + len(rows) * _ROW + 6)

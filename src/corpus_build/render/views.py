@@ -1,0 +1,393 @@
+"""Typed, frozen view records: what each page template is fed, and the template environment.
+
+The page builders (pages.py, mirror.py) turn the registry and the mirrors'
+provenance into these records; the templates under render/templates/ lay them
+out, one template per page kind. Moving a heading or adding a panel touches a
+template, not Python.
+
+Escaping happens in one place: every `{{ … }}` in a template passes through
+`markdown.text` (the environment's `finalize`), so registry and provenance text
+— titles, notes' surroundings, server errors — stays text on the page. Only
+values the templates' own macros produce, and the few filters below that do
+their own escaping (`h` for raw HTML, `note`, `user_md`), pass unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+from markupsafe import Markup
+
+from . import markdown as md
+
+
+@dataclass(frozen=True)
+class Link:
+    label: str
+    href: str  # a relative .md link (checked by MkDocs), or an http(s) URL when external
+    external: bool = False
+
+
+@dataclass(frozen=True)
+class Badge:
+    label: str
+    css: str
+
+
+@dataclass(frozen=True)
+class Code:
+    value: str
+
+
+@dataclass(frozen=True)
+class Strong:
+    value: str
+
+
+# One piece of a line: plain text, a link, a badge, code, or bold text.
+Piece = str | Link | Badge | Code | Strong
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One row of a key-value table; its pieces are joined by `sep`."""
+
+    key: str
+    value: tuple[Piece, ...]
+    sep: str = " "
+
+
+@dataclass(frozen=True)
+class Notice:
+    """An admonition: kind is failure, warning or info."""
+
+    kind: str
+    title: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A source as an annotated bibliography lists it (section pages, reading paths)."""
+
+    id: str
+    title: str
+    url: str  # safe http(s) URL, or "" when unknown
+    page: str  # link to the source's own page, relative to the page being built
+    badges: tuple[Badge, ...]
+    kind_label: str
+    section: Link
+    chapters: tuple[Piece, ...] = ()
+    tags: tuple[str, ...] = ()
+    verified: bool = True
+    verify_note: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Citation:
+    link: Link
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One archived form of the source, published beside its page (PDF, HTML, screenshot, WARC)."""
+
+    kind: str  # pdf, html, screenshot, warc
+    label: str
+    href: str  # relative to the source page's URL
+    size: str = ""
+
+
+@dataclass(frozen=True)
+class MirrorPanel:
+    notices: tuple[Notice, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    thread: tuple[Fact, ...] = ()  # PR/issue facts, shown first
+    snapshots: tuple[Snapshot, ...] = ()
+    frame: Snapshot | None = None  # the HTML snapshot shown in a sandboxed frame
+    excerpt_label: str = ""
+    excerpt: str = ""
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    title: str
+    tags: tuple[str, ...]
+    entry: Entry
+    breadcrumb: tuple[Link, ...]
+    original: Piece
+    warning: str  # the unverified note, "" when verified
+    facts: tuple[Fact, ...]
+    cited_by: tuple[Citation, ...]
+    see_also: tuple[Link, ...]
+    mirror: MirrorPanel
+
+
+@dataclass(frozen=True)
+class ListItem:
+    """A line of a bulleted list: its pieces, then optional pieces after a dash."""
+
+    pieces: tuple[Piece, ...]
+    after: tuple[Piece, ...] = ()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A headed group on an index page (a section, chapter or digest)."""
+
+    heading: Link
+    lines: tuple[Piece, ...] = ()  # one paragraph of facts, joined by " · "
+    body: str = ""  # the user's Markdown (intro, summary)
+    items: tuple[ListItem, ...] = ()
+
+
+@dataclass(frozen=True)
+class CountRow:
+    label: Piece
+    count: int
+    href: str = ""  # the filtered view of "All sources" that lists these
+
+
+@dataclass(frozen=True)
+class HomePage:
+    title: str
+    description: str
+    summary: tuple[Piece, ...]
+    by_section: tuple[CountRow, ...]
+    by_kind: tuple[CountRow, ...]
+    chapters_heading: Link | None
+    chapters: tuple[Link, ...]
+    since_heading: str
+    since: tuple[ListItem, ...]
+    thread_changes: tuple[ListItem, ...]
+    latest_digest: Link | None
+    recently_added: tuple[ListItem, ...] = ()
+    charts: tuple[Markup, ...] = ()
+    how_to_use: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    link: Link
+    badges: tuple[Badge, ...]
+    why: str
+    kind_label: str
+    section: Link
+
+
+@dataclass(frozen=True)
+class ReadingPage:
+    """A chapter or a learning path."""
+
+    title: str
+    subtitle: str
+    summary: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class SectionPage:
+    title: str
+    other_title: str
+    folder: str
+    intro: str
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    """Sections, chapters and digests indexes: a title, links above, blocks below."""
+
+    title: str
+    top: tuple[Piece, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    extra_heading: str = ""
+    extra: tuple[ListItem, ...] = ()
+
+
+@dataclass(frozen=True)
+class DigestPage:
+    title: str
+    date: str
+    tags: tuple[str, ...]
+    facts: tuple[ListItem, ...]
+    body: str  # Markdown with wikilinks already resolved
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """A row of the sortable, filterable "All sources" table (raw HTML: hrefs are site URLs)."""
+
+    title: str
+    sort_key: str
+    href: str
+    badges: tuple[Badge, ...]
+    kind: str
+    kind_label: str
+    section: str
+    section_label: str
+    section_href: str
+    lang: str
+    lang_label: str
+    tags: tuple[str, ...]
+    chapters: tuple[int, ...]
+    verified: bool
+    mirror: str
+    mirror_label: str
+    added: str
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One filter control above the table: the row attribute it reads and its choices."""
+
+    key: str
+    label: str
+    options: tuple[tuple[str, str], ...]  # (value, label)
+
+
+@dataclass(frozen=True)
+class SourcesPage:
+    title: str
+    exports: tuple[Link, ...]
+    rows: tuple[SourceRow, ...]
+    filters: tuple[Filter, ...]
+    columns: tuple[str, ...]
+    strings: dict[str, str] = field(default_factory=dict)  # interface words the script shows
+
+
+@dataclass(frozen=True)
+class TagCount:
+    tag: str
+    count: int
+    href: str  # filtered view of "All sources"
+
+
+@dataclass(frozen=True)
+class TagsPage:
+    title: str
+    intro: str
+    tags: tuple[TagCount, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A Markdown table whose cells are each a few pieces joined by spaces."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[tuple[Piece, ...], ...], ...]
+
+
+@dataclass(frozen=True)
+class StatusPage:
+    title: str
+    summary: tuple[Piece, ...]
+    charts: tuple[Markup, ...]
+    failures: Table
+    stale: Table
+    everything: Table
+
+
+@dataclass(frozen=True)
+class TextPage:
+    title: str
+    search_exclude: bool
+    links: tuple[Piece, ...]
+    notes: tuple[str, ...]
+    body: Markup  # already rendered and cleaned by nh3
+
+
+# --- times -----------------------------------------------------------------------------
+
+
+def local_time(stamp: str, tz: dt.tzinfo, *, with_time: bool = True) -> str:
+    """An ISO UTC stamp as the reader's wall-clock time in the corpus's zone (2026-12-01 16:05)."""
+    if not stamp:
+        return ""
+    try:
+        when = dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    when = when.astimezone(tz)
+    return when.strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
+
+
+# --- the template environment ----------------------------------------------------------
+
+
+def _finalize(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, Markup):
+        return value
+    return Markup(md.text(value))
+
+
+def _href(link: Link) -> Markup:
+    if link.external:
+        return Markup("<" + safe_url(link.href) + ">")
+    return Markup(link.href)
+
+
+def safe_url(url: str) -> str:
+    """Only http(s) URLs are linked, percent-encoded so `<`, `>` and spaces cannot break out."""
+    if not url.lower().startswith(("http://", "https://")):
+        return ""
+    return quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+
+
+def _h(value: Any) -> Markup:
+    return Markup(html.escape(str(value)))
+
+
+def _code(value: Any) -> Markup:
+    return Markup(str(value).replace("`", "").replace("\n", " "))
+
+
+def _note(body: str) -> Markup:
+    return Markup(md.quote_block(body))
+
+
+def _user_md(body: str) -> Markup:
+    return Markup(md.user_markdown(body))
+
+
+def _front_matter(**meta: Any) -> Markup:
+    return Markup(md.front_matter(**meta))
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("corpus_build.render", "templates"),
+        autoescape=True,  # macro results are Markup; _finalize escapes everything else for Markdown
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md)
+    env.globals.update(front_matter=_front_matter)
+    env.tests.update(
+        link=lambda v: isinstance(v, Link),
+        badge=lambda v: isinstance(v, Badge),
+        code=lambda v: isinstance(v, Code),
+        strong=lambda v: isinstance(v, Strong),
+    )
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return str(environment().get_template(template).render(**context))

@@ -1,0 +1,225 @@
+"""The mirrors on show: PR and repository facts, archived copies, and a sandboxed HTML snapshot.
+
+The mirrors are written by the test (provenance records through the real
+Provenance type, a hostile HTML page, a PDF made with PyMuPDF, a PNG and a WARC
+stand-in), then the site is built for real and opened in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.server
+import os
+import re
+import shutil
+import struct
+import threading
+import zlib
+from pathlib import Path
+from typing import ClassVar
+from urllib.parse import urlsplit
+
+import pytest
+
+from corpus_build import registry, render, site
+from corpus_build.provenance import (
+    Document,
+    OutputFile,
+    Provenance,
+    RepoFacts,
+    Status,
+    ThreadFacts,
+    write_failure,
+    write_provenance,
+)
+from tests.site_helpers import serve
+
+# Every way a page can run script or reach another origin, each leaving a trace if it works.
+HOSTILE_TEMPLATE = """<!doctype html><html><head><title>Archived</title>
+<meta http-equiv="refresh" content="0;url={evil}/refresh">
+<base href="{evil}/">
+<script>document.documentElement.setAttribute("data-pwned", "inline"); fetch("{evil}/fetch");</script>
+<script src="{evil}/remote.js"></script>
+<link rel="stylesheet" href="{evil}/remote.css">
+</head><body onload="document.body.setAttribute('data-pwned', 'onload')">
+<h1 id="archived">Archived words</h1><p>What the page said, kept as archived.</p>
+<img src="{evil}/track.png" onerror="document.body.setAttribute('data-pwned', 'onerror')">
+<iframe src="{evil}/frame"></iframe>
+<form action="{evil}/post"><input name="q"></form>
+<script>document.body.setAttribute("data-pwned", "body"); try { top.__pwned = 1 } catch (e) {}</script>
+</body></html>"""
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """Another origin (another port): every request that reaches it is a request that left the site."""
+
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"tracked")
+
+    do_POST = do_GET
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def other_origin():
+    _Recorder.hits = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", _Recorder.hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * 4 for _ in range(4))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def _pdf() -> bytes:
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "A paper made by the test")
+    return doc.tobytes()
+
+
+def _files(raw: Path, names: list[str]) -> tuple[OutputFile, ...]:
+    out = []
+    for name in names:
+        data = (raw / name).read_bytes()
+        sha1 = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        out.append(OutputFile(name, len(data), hashlib.sha256(data).hexdigest(), f"swh:1:cnt:{sha1}"))
+    return tuple(out)
+
+
+def _mirror(corpus, source_id: str, files: dict[str, bytes], **facts) -> None:
+    source = corpus.source(source_id)
+    raw = corpus.raw_dir(source)
+    raw.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (raw / name).write_bytes(data)
+    record = Provenance(
+        id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK,
+        fetched_at="2026-12-01T08:05:28Z", checked_at="2026-12-01T08:05:28Z", fetched_url=source.url,
+        http_status=200, files=_files(raw, [n for n in files if n != "screenshot.png"]), **facts,
+    )
+    write_provenance(raw, record)
+
+
+@pytest.fixture
+def evil():
+    with other_origin() as found:
+        yield found
+
+
+@pytest.fixture
+def mirrored_project(project, evil):
+    return write_mirrors(project, evil[0])
+
+
+def write_mirrors(project: Path, evil_origin: str) -> Path:
+    """Mirrors of four fixture sources and one failure, written beside the fixture corpus."""
+    hostile = HOSTILE_TEMPLATE.replace("{evil}", evil_origin)
+    project.joinpath("hostile.html").write_text(hostile, encoding="utf-8")
+    corpus = registry.load(project / "corpus")
+    _mirror(corpus, "cuda-guide", {"page.html": hostile.encode(), "text.md": b"# Archived words\n\nWhat the page said.", "capture.warc.gz": b"WARC/1.1 stand-in",
+                                   "screenshot.png": _png()},
+            body_file="page.html", text_file="text.md", warc_file="capture.warc.gz", content_type="text/html; charset=utf-8", bytes=len(hostile))
+    _mirror(corpus, "deepgemm-ascend", {"paper.pdf": _pdf()}, body_file="paper.pdf", content_type="application/pdf", document=Document(page_count=1))
+    _mirror(corpus, "tilelang", {}, repo=RepoFacts(remote_url="https://github.com/tile-ai/tilelang", branch="main", commit="0123456789abcdef0123456789abcdef01234567",
+                                                    commit_date="2026-11-30T16:30:00Z", swhid="swh:1:rev:0123456789abcdef0123456789abcdef01234567"))
+    _mirror(corpus, "tilelang-pr-2900", {}, thread=ThreadFacts(number=2900, state="closed", merged=True, merged_at="2026-11-30T20:15:00Z", author="octo",
+                                                               labels=("enhancement", "ascend"), comments=7, created_at="2026-10-01T02:00:00Z"))
+    failure = Provenance(id="zhihu-port", kind="article", cited_url="", status=Status.FAILED, checked_at="2026-12-01T08:00:00Z",
+                         error="transport error for https://x/: [Errno -2] Name or service not known")
+    write_failure(corpus.raw_dir(corpus.source("zhihu-port")), failure)
+    return project
+
+
+def test_source_pages_show_thread_repo_and_archive_facts_in_reader_words(mirrored_project, tmp_path):
+    corpus = registry.load(mirrored_project / "corpus")
+    pages = render.build_pages(corpus)
+    pr = pages["sources/tilelang-pr-2900.md"]
+    for fact in ("| Repository | [tile-ai/tilelang](<https://github.com/tile-ai/tilelang>) |", "| Number | #2900 |", "merged 2026-12-01",
+                 "| Author | [octo](<https://github.com/octo>) |", "`enhancement` `ascend`", "| Comments | 7 |", "| Opened | 2026-10-01 10:00 |"):
+        assert fact in pr, fact
+    repo = pages["sources/tilelang.md"]
+    assert "| Pinned commit | `0123456789ab` 2026-12-01 00:30 |" in repo  # local time, +08:00 by default
+    assert "[swh:1:rev:0123456789abcdef0123456789abcdef01234567](<https://archive.softwareheritage.org/swh:1:rev:0123456789abcdef0123456789abcdef01234567>)" in repo
+    html_page = pages["sources/cuda-guide.md"]
+    assert 'href="archive/page.html"' in html_page and 'href="archive/screenshot.png"' in html_page and 'href="archive/capture.warc.gz" download' in html_page
+    assert '<iframe sandbox src="archive/page.html"' in html_page
+    assert "2026-12-01 16:05" in html_page and "2026-12-01T08:05:28Z" not in html_page
+    pdf = pages["sources/deepgemm-ascend.md"]
+    assert 'href="archive/paper.pdf" target="_blank"' in pdf
+    failed = pages["sources/zhihu-port.md"]
+    assert "the server could not be reached" in failed and "Errno" not in failed
+    for page in (pr, repo, html_page, pdf, failed, pages["status.md"]):
+        assert "corpus-build" not in page.replace("generated by corpus-build", ""), "a CLI command on a reader's page"
+        assert "`ok`" not in page and "Errno" not in page
+    snapshot = pages["sources/cuda-guide/archive/page.html"]
+    assert isinstance(snapshot, bytes)
+    text = snapshot.decode()
+    assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script")
+    assert "refresh" not in text and "<base" not in text
+
+
+CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_archived_page_runs_no_script_and_sends_no_request(mirrored_project, evil):
+    if not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    evil_origin, hits = evil
+    built = site.build(mirrored_project, strict=True)
+    # The control: the same page published as is, without CSP or frame, to prove the traces work.
+    hostile = (mirrored_project / "hostile.html").read_text(encoding="utf-8")
+    (built / "control.html").write_text(hostile.replace('<meta http-equiv="refresh" content="0;url=' + evil_origin + '/refresh">', ""), encoding="utf-8")
+    with serve(built) as base, sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context()
+        context.route(re.compile(r"^https?://(?!127\.0\.0\.1[:/])"), lambda route: route.abort())  # nothing leaves the machine
+        page = context.new_page()
+        foreign: list[str] = []
+        page.on("request", lambda r: urlsplit(r.url).hostname not in (None, "127.0.0.1") and foreign.append(r.url))
+        page.goto(base + "control.html")
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.locator("body").get_attribute("data-pwned") is not None, "the control page should have run its scripts"
+        assert hits, "the control page should have reached the other origin"
+        hits.clear()
+        page.goto(base + "sources/cuda-guide/")
+        page.locator(".cb-frame summary").click()
+        frame_element = page.locator(".cb-frame iframe")
+        assert frame_element.get_attribute("sandbox") == ""
+        frame_element.wait_for()
+        frame = page.frame_locator(".cb-frame iframe")
+        assert frame.locator("h1").inner_text() == "Archived words"
+        page.wait_for_timeout(500)
+        assert frame.locator("html").get_attribute("data-pwned") is None
+        assert frame.locator("body").get_attribute("data-pwned") is None
+        assert page.evaluate("window.__pwned") is None
+        assert hits == [], hits  # nothing reached the other origin: no script, style, image, frame, form or refresh
+        assert foreign == [], foreign
+        assert page.locator('a[href="archive/screenshot.png"]').count() == 1
+        response = page.request.get(base + "sources/deepgemm-ascend/archive/paper.pdf")
+        assert response.ok and response.headers["content-type"] == "application/pdf"
+        browser.close()
