@@ -154,4 +154,5 @@ def write_project(root: Path, overrides: dict[str, str | None] | None = None) ->
     shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides", dirs_exist_ok=True)
     (root / "docs" / "assets").mkdir(parents=True, exist_ok=True)
     shutil.copy(PROJECT_ROOT / "docs" / "assets" / "corpus.css", root / "docs" / "assets" / "corpus.css")
+    shutil.copy(PROJECT_ROOT / "docs" / "assets" / "cite.js", root / "docs" / "assets" / "cite.js")
     return root

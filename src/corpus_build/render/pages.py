@@ -15,6 +15,7 @@ from ..errors import CorpusBuildError
 from ..model import Chapter, Corpus, Digest, LearningPath, Section, Source
 from ..registry import WIKILINK
 from . import changes, mirror
+from . import citation
 from . import markdown as md
 from .labels import Labels
 
@@ -283,6 +284,7 @@ class PageBuilder:
                     out += f"- {md.link(other.title, rel(page, paths.source(other.id)))}\n"
             out += "\n"
         out += f"## {t('mirror')}\n\n" + mirror.panel(self.corpus, source, t, page)
+        out += "\n" + citation.box(self.corpus, source, t, page)  # biblio: the lead moves this into the source template
         return out
 
     def cited_by(self, source: Source, page: str) -> str:
