@@ -360,7 +360,7 @@ def _bib_date(checker: _Checker, entry: LocatedMap, display: str, what: str) -> 
         return ""
     if isinstance(value, dt.date):  # YAML reads an unquoted 2024-05-01 as a date
         return value.isoformat()
-    if isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
         return ""  # the field check reported it
     text = str(value).strip()
     match = BIB_DATE.match(text)
