@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -62,6 +63,8 @@ def cmd_add(args) -> int:
             chapters=_int_list(args.chapters) if args.chapters else (),
             tags=tuple(t.strip() for t in (args.tags or "").split(",") if t.strip()),
             source_id=args.id or "",
+            # CORPUS_BUILD_OFFLINE=1: scripts, CI and the tests never reach the network from add.
+            offline=args.offline or os.environ.get("CORPUS_BUILD_OFFLINE", "") not in ("", "0"),
         ),
     )
     print(f"added '{added.id}' ({added.kind}) to {added.file}:{added.line}")
@@ -111,6 +114,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--chapters", help="chapters citing it, e.g. 17,18")
     p.add_argument("--tags", help="tags, e.g. ascend,gemm")
     p.add_argument("--id", help="choose the id instead of deriving it from the URL")
+    p.add_argument("--offline", action="store_true", help="do not read the page for its title, authors and date (also CORPUS_BUILD_OFFLINE=1)")
     p.set_defaults(func=cmd_add)
 
     p = sub.add_parser("render", help="write the generated Markdown pages into docs/ (changed files only)")
