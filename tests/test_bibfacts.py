@@ -119,7 +119,9 @@ def test_repository_is_cited_at_its_pinned_commit_and_a_pr_by_its_author(tmp_pat
     assert facts["tilelang"].authors == bibfacts.Fact(("tile-ai",), "github")  # the owner, for want of named authors
     assert facts["tilelang-pr-2900"].authors == bibfacts.Fact(("alice",), "mirror")
     assert facts["tilelang-pr-2900"].date.value == "2026-10-01" and facts["tilelang-pr-2900"].number == 2900
-    # Never mirrored: only what the registry and the URL say.
+    # Never mirrored: only what the registry and the URL say; a new-style arXiv id gives the month.
+    paper = bibfacts.facts_of(registry.load(write_corpus(tmp_path / "p", with_fields(""))).source("tl-paper"), None)
+    assert paper.date == bibfacts.Fact("2025-04", "arxiv-id") and paper.arxiv == bibfacts.Fact("2504.17577", "url")
     assert facts["cuda-guide"].date is None and facts["cuda-guide"].authors is None and facts["cuda-guide"].accessed == ""
 
 

@@ -28,10 +28,11 @@ T = TypeVar("T", str, tuple[str, ...])
 
 # Where a fact came from; render/labels.py has a reader's word for each (fact_from_<origin>).
 REGISTRY = "registry"
-ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "mirror")
+ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "arxiv-id", "mirror")
 # Records written before Document.facts_from existed: the extractor says enough.
 _EXTRACTOR_ORIGIN = {"pymupdf": "mirror", "trafilatura": "html-meta", "github-rest": "github", "git": "git", "huggingface": "mirror"}
 _DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?(?=$|[T\s])")
+_NEW_ARXIV = re.compile(r"^(\d{2})(0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")  # YYMM.NNNNN, since April 2007
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.I)
 
 
@@ -159,6 +160,12 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     gh = urls.github_parts(source.url) if source.url else None
     publisher = gh[0] if gh and source.kind in ("repo", "issue", "pull", "discussion") else ""
     authors = _pick("authors", source.authors, m_authors, origin)
+    date = _pick("date", source.date, m_date, origin)
+    arxiv = _pick("arxiv", source.arxiv, m_arxiv, m_arxiv_origin)
+    if date is None and arxiv is not None and _NEW_ARXIV.match(arxiv.value):
+        # A new-style arXiv id is the month of first submission: a date for a paper never mirrored.
+        match = _NEW_ARXIV.match(arxiv.value)
+        date = Fact(f"20{match.group(1)}-{match.group(2)}", "arxiv-id")
     if authors is None and publisher and source.kind == "repo":
         # A repository without named authors is cited under the GitHub account that
         # publishes it (as GitHub's own "Cite this repository" does without a CITATION.cff).
@@ -167,10 +174,10 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
         id=source.id,
         title=source.title,
         authors=authors,
-        date=_pick("date", source.date, m_date, origin),
+        date=date,
         venue=_pick("venue", source.venue, m_venue, origin),
         doi=_pick("doi", source.doi, m_doi, m_doi_origin),
-        arxiv=_pick("arxiv", source.arxiv, m_arxiv, m_arxiv_origin),
+        arxiv=arxiv,
         version=Fact(source.version, REGISTRY) if source.version else None,
         publisher=publisher,
         commit=commit,

@@ -125,6 +125,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "fact_from_git": {"zh": "镜像的提交", "en": "the mirrored commit"},
     "fact_from_url": {"zh": "原文地址", "en": "the address"},
     "fact_from_mirror": {"zh": "镜像", "en": "the mirror"},
+    "fact_from_arxiv-id": {"zh": "arXiv 编号", "en": "the arXiv id"},
 }
 
 KIND_LABELS: dict[str, dict[str, str]] = {
