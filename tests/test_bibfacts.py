@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from corpus_build import bibfacts, registry
-from corpus_build.provenance import Document, Extractor, Provenance, RepoFacts, Status, ThreadFacts, write_provenance
-from tests.corpus_fixture import SOURCES_ASCEND, SOURCES_GPU, write_corpus
+from corpus_build.provenance import (
+    Document,
+    Extractor,
+    Provenance,
+    RepoFacts,
+    Status,
+    ThreadFacts,
+    write_provenance,
+)
+from tests.corpus_fixture import SOURCES_GPU, write_corpus
 
 GPU = "corpus/01-gpu/sources.yaml"
 ASCEND = "corpus/02-ascend/sources.yaml"

@@ -9,7 +9,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from corpus_build import bibfacts, registry, site
-from corpus_build.provenance import Document, Extractor, Provenance, Status, write_provenance
+from corpus_build.provenance import (
+    Document,
+    Extractor,
+    Provenance,
+    Status,
+    write_provenance,
+)
 from corpus_build.render import citation, export
 from corpus_build.render.labels import _LABELS, Labels
 from corpus_build.render.pages import PageBuilder, paths

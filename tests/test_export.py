@@ -9,11 +9,25 @@ import bibtexparser
 import pytest
 import rispy
 from bibtexparser import middlewares
-from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
+from citeproc import (
+    Citation,
+    CitationItem,
+    CitationStylesBibliography,
+    CitationStylesStyle,
+    formatter,
+)
 from citeproc.source.json import CiteProcJSON
 
 from corpus_build import bibfacts, registry
-from corpus_build.provenance import Document, Extractor, Provenance, RepoFacts, Status, ThreadFacts, write_provenance
+from corpus_build.provenance import (
+    Document,
+    Extractor,
+    Provenance,
+    RepoFacts,
+    Status,
+    ThreadFacts,
+    write_provenance,
+)
 from corpus_build.render import build_pages, export
 from tests.corpus_fixture import PROJECT_ROOT, SOURCES_GPU, write_corpus
 

@@ -33,7 +33,7 @@ ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "gi
 _EXTRACTOR_ORIGIN = {"pymupdf": "mirror", "trafilatura": "html-meta", "github-rest": "github", "git": "git", "huggingface": "mirror"}
 _DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?(?=$|[T\s])")
 _NEW_ARXIV = re.compile(r"^(\d{2})(0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")  # YYMM.NNNNN, since April 2007
-_DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.I)
+_DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -162,10 +162,10 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     authors = _pick("authors", source.authors, m_authors, origin)
     date = _pick("date", source.date, m_date, origin)
     arxiv = _pick("arxiv", source.arxiv, m_arxiv, m_arxiv_origin)
-    if date is None and arxiv is not None and _NEW_ARXIV.match(arxiv.value):
+    new_style = _NEW_ARXIV.match(arxiv.value) if date is None and arxiv is not None else None
+    if new_style:
         # A new-style arXiv id is the month of first submission: a date for a paper never mirrored.
-        match = _NEW_ARXIV.match(arxiv.value)
-        date = Fact(f"20{match.group(1)}-{match.group(2)}", "arxiv-id")
+        date = Fact(f"20{new_style.group(1)}-{new_style.group(2)}", "arxiv-id")
     if authors is None and publisher and source.kind == "repo":
         # A repository without named authors is cited under the GitHub account that
         # publishes it (as GitHub's own "Cite this repository" does without a CITATION.cff).

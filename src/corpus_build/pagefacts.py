@@ -22,7 +22,7 @@ from .fetch.options import FetchOptions
 from .urls import github_parts
 
 _THREAD = re.compile(r"^(issues|pull|discussions)/(\d+)")
-_OG_TITLE = re.compile(r"""<meta\s+[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.I)
+_OG_TITLE = re.compile(r"""<meta\s+[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
 # add waits for a person at a terminal: a slow page must not hold them for the fetch stage's 10 minutes.
 LOOKUP_TIMEOUT = 20.0
 
