@@ -10,6 +10,7 @@ def hermetic_env(monkeypatch):
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "GITHUB_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("CORPUS_BUILD_OFFLINE", "1")  # `add` reads no page (tests/test_add_lookup.py turns it off)
 
 
 @pytest.fixture

@@ -19,8 +19,10 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
     expected = {
         "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
-        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "corpus.bib", "corpus.json",
-    } | {f"sources/{s.id}.md" for s in corpus.sources}
+        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "corpus.bib", "corpus.json", "corpus.ris",
+    } | {f"sources/{s.id}.md" for s in corpus.sources} | {
+        f"export/{group}.{ext}" for group in ("sections/01-gpu", "sections/02-ascend", "chapters/01", "chapters/02") for ext in ("bib", "json", "ris")
+    }
     assert set(result.written) == expected
     assert result.unchanged == 0 and result.removed == ()
 
@@ -78,7 +80,8 @@ def test_second_render_writes_nothing_and_removed_sources_lose_their_pages(corpu
     sources.write_text(text[: text.index("- id: tilelang-pr-2900")], encoding="utf-8")
     third = render.render(registry.load(corpus_dir), docs)
     assert third.removed == ("sources/tilelang-pr-2900.md",)
-    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md", "corpus.bib", "corpus.json"}
+    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md", "corpus.bib", "corpus.json", "corpus.ris",
+                                  "export/sections/02-ascend.bib", "export/sections/02-ascend.json", "export/sections/02-ascend.ris"}
     assert (docs / "notes.md").read_text(encoding="utf-8") == "hand-written page"
 
 
@@ -131,13 +134,13 @@ def test_bibliography_exports_for_reference_managers(corpus_dir, tmp_path):
 
     _, docs, _ = rendered(corpus_dir, tmp_path)
     bib = (docs / "corpus.bib").read_text(encoding="utf-8")
-    assert "@software{tilelang,\n  title = {{TileLang}},\n  url = {https://github.com/tile-ai/tilelang}," in bib
+    assert "@software{tilelang,\n  author = {{tile-ai}},\n  title = {{TileLang}},\n  url = {https://github.com/tile-ai/tilelang}," in bib
     assert "annote = {[unverified: URL not found] 大智若愚关于昇腾 950 移植的文章。}" in bib
     assert "`cp.async`" in bib and "\\_" not in bib.split("tilelang,")[0]  # no stray escapes in plain notes
     items = {item["id"]: item for item in json.loads((docs / "corpus.json").read_text(encoding="utf-8"))}
     assert items["deepgemm-ascend"] == {
-        "id": "deepgemm-ascend", "type": "software", "title": "DeepGEMM-Ascend", "URL": "https://github.com/deepseek-ai/DeepGEMM-Ascend",
-        "language": "zh-CN", "keyword": "ascend, gemm", "note": "DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
+        "id": "deepgemm-ascend", "type": "software", "title": '<span class="nocase">DeepGEMM-Ascend</span>', "author": [{"literal": "deepseek-ai"}],
+        "publisher": "GitHub", "URL": "https://github.com/deepseek-ai/DeepGEMM-Ascend", "language": "zh-CN", "keyword": "ascend, gemm", "note": "DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
     }
     assert "URL" not in items["zhihu-port"]
     sources_index = (docs / "sources" / "index.md").read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ put back as it was and the problems are reported.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from . import registry, urls
-from .errors import AddError, RegistryError, UsageError
+from .errors import AddError, Problem, RegistryError, UsageError
 from .model import KINDS, LANGS, Corpus
 
 
@@ -30,6 +31,7 @@ class NewSource:
     chapters: tuple[int, ...] = ()
     tags: tuple[str, ...] = ()
     source_id: str = ""
+    offline: bool = False  # True: do not read the page for its title, authors and date
 
 
 @dataclass(frozen=True)
@@ -123,10 +125,18 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
             existing = corpus.by_id[new.source_id]
             raise AddError(f"id '{new.source_id}' is already used by '{existing.title}' ({existing.section}/sources.yaml:{existing.line}); choose another --id")
         source_id = new.source_id
-    else:
-        source_id = unique_id(corpus, urls.derive_id(url, new.title), url)
+    page = _look_up(corpus, url, new)
+    title = new.title or page.title
+    if not new.source_id:
+        source_id = unique_id(corpus, urls.derive_id(url, title), url)
     kind = new.kind or urls.guess_kind(url)
-    entry: dict = {"id": source_id, "title": new.title or default_title(url), "url": url, "kind": kind}
+    entry: dict = {"id": source_id, "title": title or default_title(url), "url": url, "kind": kind}
+    if page.authors:
+        entry["authors"] = list(page.authors)
+    if page.date:
+        entry["date"] = dt.date.fromisoformat(page.date) if len(page.date) == 10 else page.date
+    if "added" in registry.SOURCE_FIELDS:  # the registry's `added` field (helper "pages" defines it)
+        entry["added"] = dt.date.today()
     if new.lang or new.note:
         entry["lang"] = new.lang or registry.guess_lang(new.note)
     if new.chapters:
@@ -158,6 +168,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
     warnings = tuple(_in_old_file(p, display, line) for p in fresh)
+    warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"]))
     return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh))
 
 
@@ -180,6 +191,25 @@ def _rollback_message(errors: list, display: str, first_new_line: int) -> str:
     lines = [f"nothing was added: the new entry would not validate, so {display} was left as it was"]
     lines += [_in_old_file(p, display, first_new_line) for p in sorted(errors)]
     return "\n".join(lines)
+
+
+def _look_up(corpus: Corpus, url: str, new: NewSource):
+    """The page's title, authors and date (pagefacts.py), unless --offline."""
+    from .pagefacts import PageFacts, look_up
+
+    if new.offline:
+        return PageFacts()
+    from .fetch.options import from_corpus
+
+    return look_up(url, from_corpus(corpus).with_env())
+
+
+def _page_warnings(new: NewSource, page, title: str, kind: str, written: str) -> list[str]:
+    """Say when the title is a placeholder (a repository's owner/name is its real name), and why."""
+    if title or kind == "repo":
+        return [f"authors and date not filled in: {page.error}"] if page.error else []
+    why = "--offline" if new.offline else (f"the page could not be read: {page.error}" if page.error else "the page states no title")
+    return [f"wrote a placeholder title '{written}' ({why}); replace it with the source's real title (or pass --title)"]
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -132,6 +132,8 @@ def cmd_add(args: argparse.Namespace) -> int:
             chapters=_int_list(args.chapters) if args.chapters else (),
             tags=tuple(t.strip() for t in (args.tags or "").split(",") if t.strip()),
             source_id=args.id or "",
+            # CORPUS_BUILD_OFFLINE=1: scripts, CI and the tests never reach the network from add.
+            offline=args.offline or os.environ.get("CORPUS_BUILD_OFFLINE", "") not in ("", "0"),
         ),
     )
     print(f"added '{added.id}' ({added.kind}) to {added.file}:{added.line}")
@@ -252,6 +254,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--chapters", help="chapters citing it, e.g. 17,18")
     p.add_argument("--tags", help="tags, e.g. ascend,gemm")
     p.add_argument("--id", help="choose the id instead of deriving it from the URL")
+    p.add_argument("--offline", action="store_true", help="do not read the page for its title, authors and date (also CORPUS_BUILD_OFFLINE=1)")
 
     add_command(
         sub, "render", cmd_render,

@@ -40,6 +40,14 @@ class Source:
     mirror_depth: str = "shallow"  # "shallow" or "full" (repos only)
     added: dt.date | None = None  # when the source joined the registry (`add` writes it)
     line: int = 0  # where the entry starts in its sources.yaml
+    # Bibliographic facts as the registry states them ("" / () when it leaves them out;
+    # bibfacts.py then takes them from the mirror's provenance).
+    authors: tuple[str, ...] = ()
+    date: str = ""  # "YYYY", "YYYY-MM" or "YYYY-MM-DD"
+    venue: str = ""
+    doi: str = ""  # bare, e.g. 10.1145/2491956.2462176
+    arxiv: str = ""  # e.g. 2504.17577 or 2504.17577v2 (no "arXiv:" prefix)
+    version: str = ""
 
 
 @dataclass(frozen=True)

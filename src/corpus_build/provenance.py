@@ -66,6 +66,13 @@ class Document:
     authors: tuple[str, ...] = ()
     page_count: int = 0
     images: tuple[str, ...] = ()
+    # From the page's citation_* meta tags (arXiv, publishers), when it has them.
+    doi: str = ""
+    arxiv_id: str = ""
+    venue: str = ""
+    # Where title/authors/published were read: "citation-meta", "pdf-metadata", "html-meta",
+    # "github", "git"; "" in records written before this field existed.
+    facts_from: str = ""
 
 
 @dataclass(frozen=True)

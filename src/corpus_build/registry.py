@@ -43,7 +43,17 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "mirror": (False, (dict,), "a mapping such as {depth: full}"),
     "note": (False, (str,), "the annotation text"),
     "added": (False, (dt.date, str), "a date YYYY-MM-DD"),
+    # Bibliographic facts (see _bib_facts); what they leave out comes from the mirror.
+    "authors": (False, (list,), "a list of names, e.g. [Lei Wang, \"Cheng, Yu\"]"),
+    "date": (False, (str, int, dt.date), "a date: YYYY, YYYY-MM or YYYY-MM-DD"),
+    "venue": (False, (str,), "text, e.g. OSDI 2018"),
+    "doi": (False, (str,), "a DOI such as 10.1145/2491956.2462176"),
+    "arxiv": (False, (str,), "an arXiv id such as 2504.17577"),
+    "version": (False, (str, int, float), "a version such as v0.1.6"),
 }
+BIB_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
 SECTION_FIELDS = {"title": (True, (str,), "text"), "title_zh": (False, (str,), "text"), "intro": (False, (str,), "text")}
 CHAPTER_FIELDS = {
     "number": (True, (int,), "a whole number"),
@@ -351,7 +361,69 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
         mirror_depth=depth,
         added=_added(checker, entry, display, what),
         line=entry.line,
+        **_bib_facts(checker, entry, display, what, url),
     )
+
+
+def _bib_facts(checker: _Checker, entry: LocatedMap, display: str, what: str, url: str) -> dict[str, Any]:
+    """authors, date, venue, doi, arxiv and version of a source entry, each checked where it stands."""
+    authors = _str_list(checker, entry, "authors", display, what)
+    for index, name in enumerate(authors):
+        if not name.strip():
+            checker.error(display, entry.line_of("authors"), f"author {index + 1} of {what} is empty; write the name or remove the item")
+    date = _bib_date(checker, entry, display, what)
+    doi = _text(entry, "doi").strip()
+    if doi:
+        bare = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", doi, flags=re.I)
+        if not DOI.match(bare):
+            checker.error(display, entry.line_of("doi"), f"doi '{doi}' of {what} is not a DOI; write it as 10.NNNN/suffix, e.g. 10.1145/2491956.2462176")
+        elif bare != doi:
+            checker.error(display, entry.line_of("doi"), f"doi of {what} is written as a link or with a prefix; write the bare DOI: `doi: {bare}`")
+    arxiv = _text(entry, "arxiv").strip()
+    if arxiv:
+        bare = re.sub(r"^arxiv:\s*", "", arxiv, flags=re.I)
+        url_id = urls.arxiv_id(url) if url else ""
+        if not ARXIV_ID.match(bare):
+            checker.error(display, entry.line_of("arxiv"), f"arxiv '{arxiv}' of {what} is not an arXiv id; write it as e.g. 2504.17577 (or hep-th/9901001)")
+        elif bare != arxiv:
+            checker.error(display, entry.line_of("arxiv"), f"arxiv of {what} has a prefix; write the bare id: `arxiv: {bare}`")
+        elif url_id and re.sub(r"v\d+$", "", bare) != re.sub(r"v\d+$", "", url_id):
+            checker.error(display, entry.line_of("arxiv"), f"arxiv '{arxiv}' of {what} differs from the id in its URL ({url_id}); fix one of them")
+    version = entry.get("version")
+    return {
+        "authors": tuple(name.strip() for name in authors if name.strip()),
+        "date": date,
+        "venue": _text(entry, "venue").strip(),
+        "doi": doi,
+        "arxiv": arxiv,
+        "version": "" if version is None or isinstance(version, bool) else str(version).strip(),
+    }
+
+
+def _bib_date(checker: _Checker, entry: LocatedMap, display: str, what: str) -> str:
+    """The `date` field as "YYYY", "YYYY-MM" or "YYYY-MM-DD" ("" when absent or wrong, with an error)."""
+    if "date" not in entry:
+        return ""
+    value, line = entry["date"], entry.line_of("date")
+    if isinstance(value, dt.datetime):  # YAML reads `2024-05-01 10:00` as a time of day
+        checker.error(display, line, f"date of {what} has a time of day; write the day only, e.g. {value.date().isoformat()}")
+        return ""
+    if isinstance(value, dt.date):  # YAML reads an unquoted 2024-05-01 as a date
+        return value.isoformat()
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return ""  # the field check reported it
+    text = str(value).strip()
+    match = BIB_DATE.match(text)
+    if not match:
+        checker.error(display, line, f"date '{text}' of {what} is not YYYY, YYYY-MM or YYYY-MM-DD; write e.g. 2025, 2025-04 or 2025-04-24")
+        return ""
+    year, month, day = (int(part) if part else 0 for part in match.groups())
+    try:
+        dt.date(year, month or 1, day or 1)
+    except ValueError:
+        checker.error(display, line, f"date '{text}' of {what} is not a real date; check the month and the day")
+        return ""
+    return text
 
 
 def guess_lang(text: str) -> str:

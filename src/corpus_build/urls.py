@@ -133,3 +133,15 @@ def derive_id(url: str, title: str = "") -> str:
         return slugify(title)[:60].strip("-._")
     tail = [s for s in parts.path.split("/") if s][-2:]
     return slugify("-".join([host.split(".")[0], *tail]))[:60].strip("-._") or "source"
+
+
+_ARXIV_PATH = re.compile(r"^/(?:abs|pdf|html)/((?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)(?:\.pdf)?/?$")
+
+
+def arxiv_id(url: str) -> str:
+    """The arXiv id an arxiv.org/abs|pdf URL names, with its version if given (2504.17577v2); "" otherwise."""
+    parts = urlsplit(url)
+    if (parts.hostname or "").lower().removeprefix("www.").removeprefix("export.") != "arxiv.org":
+        return ""
+    match = _ARXIV_PATH.match(parts.path)
+    return match.group(1) if match else ""

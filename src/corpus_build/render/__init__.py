@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import bibfacts
 from ..errors import SiteError
 from ..model import Corpus
 from . import export, feed, mirror
@@ -69,8 +70,8 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
 
     pages[paths.feed] = feed.atom(corpus, digest_url)
-    pages[paths.bibtex] = export.bibtex(corpus)
-    pages[paths.csl_json] = export.csl_json(corpus)
+    # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
+    pages.update(export.export_files(corpus, bibfacts.all_facts(corpus)))
     pages.update(mirror.extra_pages(corpus, builder.t))
     marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
     marked.update(mirror.extra_files(corpus))

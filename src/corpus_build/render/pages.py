@@ -12,10 +12,13 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from markupsafe import Markup
+
 from .. import urls
 from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..registry import WIKILINK
 from . import changes, charts, mirror
+from . import citation
 from . import markdown as md
 from .labels import Labels
 from .views import (
@@ -342,6 +345,7 @@ class PageBuilder:
             facts=tuple(facts),
             cited_by=self.cited_by(source, page),
             see_also=tuple(self.source_link(self.by_id[i], page) for i in source.see_also if i in self.by_id),
+            cite_box=Markup(citation.box(self.corpus, source, t, page)),  # already escaped by citation.box
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
         )
         return self._render("source.md.j2", view)

@@ -129,6 +129,7 @@ class SourcePage:
     cited_by: tuple[Citation, ...]
     see_also: tuple[Link, ...]
     mirror: MirrorPanel
+    cite_box: str = ""  # Markdown of the cite box (render/citation.py)
 
 
 @dataclass(frozen=True)

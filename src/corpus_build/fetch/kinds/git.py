@@ -201,5 +201,5 @@ class RepoKind:
         shutil.rmtree(git.home, ignore_errors=True)
         return Outcome(
             requested_url=url, fetched_url=url, text_file=text_file, repo=facts,
-            document=Document(title=ctx.source.title), extractor=Extractor("git", {"git": version}),
+            document=Document(title=ctx.source.title, facts_from="git"), extractor=Extractor("git", {"git": version}),
         )

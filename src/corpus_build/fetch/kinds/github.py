@@ -109,6 +109,6 @@ class GitHubThreadKind:
             requested_url=issue.url, fetched_url=issue.url, http_status=issue.status, etag=issue.etag,
             last_modified=issue.headers.get("last-modified", ""), content_type="application/json",
             bytes=len(encoded), sha256=hashlib.sha256(encoded).hexdigest(), body_file=DATA, text_file=TEXT,
-            document=Document(title=str(issue.data.get("title", "")), published=_when(issue.data.get("created_at")), authors=(thread_facts(data).author,)),
+            document=Document(title=str(issue.data.get("title", "")), published=_when(issue.data.get("created_at")), authors=(thread_facts(data).author,), facts_from="github"),
             thread=thread_facts(data), extractor=Extractor("github-rest", {"httpx": package_version("httpx")}),
         )

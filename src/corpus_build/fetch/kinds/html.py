@@ -84,13 +84,21 @@ def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
         meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
     title = page_title or (meta.title if meta else "") or ""
     Path(out).write_text(markdown + ("\n" if markdown and not markdown.endswith("\n") else ""), encoding="utf-8")
+    from .pdf import citation_facts, citation_meta  # pdf.py imports this module
+
+    # Highwire citation_* tags, where a page has them, are the publisher's own statement
+    # of authors and date: they outrank trafilatura's guesses from bylines.
+    cited = citation_meta(text)
+    authors = [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else []
     return {
         "title": title,
         "language": language or (getattr(meta, "language", None) or "" if meta else ""),
-        "published": (meta.date or "") if meta else "",
-        "authors": [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else [],
+        "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
+        "authors": [a for a in cited.get("author", []) if a] or authors,
         "images": list(dict.fromkeys(images))[:500],
         "encoding": encoding,
+        **citation_facts(cited),
+        "facts_from": "citation-meta" if cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
     }
 
 
@@ -152,6 +160,7 @@ class HtmlKind:
         document = Document(
             title=facts["title"], language=facts["language"], published=facts["published"],
             authors=tuple(facts["authors"]), images=tuple(facts["images"]),
+            **{k: facts.get(k, "") for k in ("doi", "arxiv_id", "venue", "facts_from")},
         )
         return Outcome.from_download(
             download, BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", versions()), finished=finished,

@@ -36,6 +36,19 @@ def citation_meta(html: str) -> dict[str, list[str]]:
     return found
 
 
+def citation_facts(meta: dict[str, list[str]]) -> dict[str, str]:
+    """doi, arxiv_id and venue of a Document, from `citation_*` tags (empty strings when absent)."""
+
+    def first(*names: str) -> str:
+        return next((meta[name][0] for name in names if meta.get(name) and meta[name][0]), "")
+
+    return {
+        "doi": first("doi"),
+        "arxiv_id": first("arxiv_id"),
+        "venue": first("conference_title", "journal_title", "inbook_title"),
+    }
+
+
 def _import_pymupdf():
     """pymupdf, without activating the optional pymupdf_layout plugin.
 
@@ -142,6 +155,8 @@ class PaperKind:
             published=(landing_meta.get("date") or landing_meta.get("publication_date") or landing_meta.get("online_date") or [""])[0],
             page_count=facts["pages"],
             language=(landing_meta.get("language") or [""])[0],
+            **citation_facts(landing_meta),
+            facts_from="citation-meta" if landing_meta.get("title") or landing_meta.get("author") else "pdf-metadata",
         )
         extractor = Extractor("pymupdf", {"pymupdf": _pymupdf_version()})
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
@@ -151,7 +166,10 @@ class PaperKind:
         facts, finished = await ctx.extract(
             extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=exchanges
         )
-        document = Document(title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]))
+        document = Document(
+            title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]),
+            **{k: facts.get(k, "") for k in ("doi", "arxiv_id", "venue", "facts_from")},
+        )
         return Outcome.from_download(
             download, HTML_BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", html_versions()), exchanges=exchanges, finished=finished,
         )

@@ -1,0 +1,142 @@
+"""The cite box of a source page: a formatted reference, its BibTeX with a copy button, downloads.
+
+The reference follows the order of GB/T 7714 (the style Chinese readers cite in):
+authors, title[type code], venue, date, (accessed date), address. The copy button is
+the site's own script (docs/assets/cite.js), hidden until that script runs, so a reader
+without JavaScript sees the BibTeX to select by hand and no dead button. Everything
+from the registry or a mirror is HTML-escaped here: the box is raw HTML in the page.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+from collections.abc import Mapping
+
+from ..bibfacts import BibFacts, Fact, facts_for
+from ..model import Corpus, Source
+from . import export
+from . import markdown as md
+from .labels import Labels
+
+MAX_AUTHORS = 3  # GB/T 7714: the first three, then 等 / et al.
+# GB/T 7714 document type codes ([EB/OL]: an online resource; [CP/OL]: a program online…).
+_TYPE_CODES = {"paper": "J", "repo": "CP/OL", "model": "CP/OL", "dataset": "DS/OL", "video": "A/OL"}
+
+
+def _rel(page: str, target: str) -> str:
+    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+
+
+def _display_name(name: str) -> str:
+    """"Wang, Lei" as "Lei Wang"; anything else as written."""
+    parts = export.split_name(name)
+    return parts.get("literal") or f"{parts['given']} {parts['family']}"
+
+
+def _authors(facts: BibFacts, t: Labels) -> str:
+    if not facts.authors:
+        return ""
+    names = [_display_name(n) for n in facts.authors.value]
+    shown = ", ".join(names[:MAX_AUTHORS])
+    if len(names) > MAX_AUTHORS:
+        shown += ", " + t("et_al")
+    return shown
+
+
+def _type_code(source: Source, facts: BibFacts) -> str:
+    if source.kind == "paper":
+        return "C" if facts.venue else "EB/OL"  # an arXiv preprint is an online resource
+    return _TYPE_CODES.get(source.kind, "EB/OL")
+
+
+def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
+    """The formatted reference as escaped HTML (one line)."""
+    e = html.escape
+    parts = []
+    authors = _authors(facts, t)
+    if authors:
+        parts.append(e(authors) + ".")
+    parts.append(f"{e(source.title)}[{_type_code(source, facts)}].")
+    tail = []
+    if facts.venue:
+        tail.append(e(facts.venue.value))
+    if facts.arxiv and not facts.venue:
+        tail.append(e(f"arXiv:{facts.arxiv.value}"))
+    version = export._repo_version(source, facts) if source.kind in ("repo", "model") else (facts.version.value if facts.version else "")
+    if version:
+        tail.append(e(version))
+    if tail:
+        parts.append(", ".join(tail) + ".")
+    dates = ""
+    if facts.date:
+        dates += f"({e(facts.date.value)})"
+    if facts.accessed and source.url:
+        dates += f"[{e(t('accessed_on'))} {e(facts.accessed)}]"
+    if dates:
+        parts.append(dates + ".")
+    if facts.doi:
+        doi_url = "https://doi.org/" + facts.doi.value
+        parts.append(f'DOI: <a href="{e(doi_url)}">{e(facts.doi.value)}</a>.')
+    if source.url:
+        parts.append(f'<a href="{e(source.url)}">{e(source.url)}</a>.')
+    return " ".join(parts)
+
+
+def _fact_text(fact_value: str | tuple[str, ...]) -> str:
+    return ", ".join(_display_name(n) for n in fact_value) if isinstance(fact_value, tuple) else str(fact_value)
+
+
+def _origin(origin: str, t: Labels) -> str:
+    try:
+        return t(f"fact_from_{origin}")
+    except KeyError:  # an origin recorded by a newer corpus-build
+        return origin
+
+
+def disputes_html(facts: BibFacts, t: Labels) -> str:
+    """One sentence per fact where the registry and the mirror disagree ("" when they agree)."""
+    lines = []
+    for name, fact in facts.disputes():
+        assert isinstance(fact, Fact) and fact.other is not None
+        lines.append(
+            html.escape(
+                t(
+                    "fact_disputed",
+                    field=t(f"field_{name}"),
+                    ours=_fact_text(fact.value),
+                    origin=_origin(fact.other_origin, t),
+                    theirs=_fact_text(fact.other),
+                )
+            )
+        )
+    return "".join(f'<p class="cb-cite-dispute">{line}</p>\n' for line in lines)
+
+
+def export_links(page: str, files: Mapping[str, str], label: str) -> str:
+    """"label: BibTeX · RIS · CSL-JSON" as Markdown links (MkDocs rewrites them for any URL style)."""
+    links = [md.link(export.FORMATS[ext], _rel(page, files[ext])) for ext in ("bib", "ris", "json") if ext in files]
+    return f"{md.text(label)}: " + " · ".join(links)
+
+
+def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str, BibFacts] | None = None) -> str:
+    """The "引用" section of a source page: heading, reference, disputes, BibTeX, copy button, downloads."""
+    bib_facts = facts_for(corpus, facts, source)
+    anchor = f"cb-bibtex-{source.id}"
+    bibtex = export.bibtex_entry(source, bib_facts)
+    out = f"## {t('cite')} {{ #cite data-search-exclude }}\n\n"
+    out += '<div class="cb-cite" data-search-exclude>\n'
+    out += f'<p class="cb-cite-ref">{reference_html(source, bib_facts, t)}</p>\n'
+    out += disputes_html(bib_facts, t)
+    out += f'<pre class="cb-cite-bibtex"><code id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</code></pre>\n'
+    out += (
+        f'<p><button type="button" class="md-button cb-cite-copy" data-cb-copy="{html.escape(anchor)}" '
+        f'data-cb-done="{html.escape(t("copied"))}" hidden>{html.escape(t("copy_bibtex"))}</button></p>\n'
+    )
+    out += "</div>\n\n"
+    section = corpus.section(source.section)
+    downloads = [
+        export_links(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}, t("export_section")),
+        export_links(page, export.WHOLE, t("export_whole")),
+    ]
+    return out + f"{md.text(t('cite_download'))} — " + "; ".join(downloads) + "\n\n"
