@@ -14,9 +14,9 @@ from pathlib import Path
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 
-from . import registry, render
+from . import registry, render, search
 from .errors import CorpusBuildError
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -53,7 +53,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         config.site_name = corpus.settings.title
         config.theme["language"] = corpus.settings.ui_lang
         self._corpus_dir = corpus_dir
+        self._corpus = corpus
         return config
+
+    @event_priority(-100)  # after Material's search plugin has written its index
+    def on_post_build(self, config):
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        if index.is_file():
+            stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
+            log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_before} -> {stats.bytes_after} bytes")
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
