@@ -8,7 +8,9 @@ watches corpus/ so editing a YAML file rebuilds the site.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.config import config_options
@@ -16,7 +18,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import registry, render, search
+from . import publish, registry, render, search
 from .errors import CorpusBuildError
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -40,6 +42,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         for problem in problems:
             log.info(str(problem))
         try:
+            # One address for the sitemap, canonical links and the feeds (see publish.py).
+            site_url = publish.resolve_site_url(corpus.settings.site_url, config.site_url, os.environ)
+        except CorpusBuildError as exc:
+            raise PluginError(str(exc)) from exc
+        if site_url:
+            config.site_url = site_url
+            corpus = dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, site_url=site_url))
+        config.extra["new_sources_feed_title"] = f"{corpus.settings.title} · {render.Labels(corpus.settings.ui_lang)('new_sources')}"
+        try:
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         except CorpusBuildError as exc:
             raise PluginError(str(exc)) from exc
@@ -58,6 +69,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     @event_priority(-100)  # after Material's search plugin has written its index
     def on_post_build(self, config):
+        if not config.site_url:
+            publish.make_404_portable(Path(config.site_dir))
         index = Path(config.site_dir) / "search" / "search_index.json"
         if index.is_file():
             stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)

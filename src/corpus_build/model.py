@@ -38,6 +38,7 @@ class Source:
     verified: bool = True
     verify_note: str = ""
     mirror_depth: str = "shallow"  # "shallow" or "full" (repos only)
+    added: dt.date | None = None  # when the source joined the registry (`add` writes it)
     line: int = 0  # where the entry starts in its sources.yaml
 
 

@@ -38,6 +38,7 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "verify_note": (False, (str,), "text saying what is uncertain"),
     "mirror": (False, (dict,), "a mapping such as {depth: full}"),
     "note": (False, (str,), "the annotation text"),
+    "added": (False, (dt.date, str), "a date YYYY-MM-DD"),
 }
 SECTION_FIELDS = {"title": (True, (str,), "text"), "title_zh": (False, (str,), "text"), "intro": (False, (str,), "text")}
 CHAPTER_FIELDS = {
@@ -181,6 +182,20 @@ def _load_settings(checker: _Checker) -> Settings:
     )
 
 
+
+def _added(checker: _Checker, entry: LocatedMap, display: str, what: str) -> dt.date | None:
+    value = entry.get("added")
+    if value is None or isinstance(value, dt.datetime):
+        return value.date() if isinstance(value, dt.datetime) else None
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value).strip())
+    except ValueError:
+        checker.error(display, entry.line_of("added"), f"added date '{value}' of {what} is not a date; write it as YYYY-MM-DD, e.g. added: 2026-10-22")
+        return None
+
+
 # --- sections and sources -----------------------------------------------------------
 
 
@@ -300,6 +315,7 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
         verified=verified,
         verify_note=_text(entry, "verify_note"),
         mirror_depth=depth,
+        added=_added(checker, entry, display, what),
         line=entry.line,
     )
 

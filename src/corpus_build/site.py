@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.commands.build import build as mkdocs_build
@@ -17,6 +18,9 @@ def build(project: Path, *, strict: bool = False, site_dir: Path | None = None, 
     config_file = Path(project) / "mkdocs.yml"
     if not config_file.exists():
         raise SiteError(f"{config_file}: no mkdocs.yml; run corpus-build from the project root or pass --project")
+    from .publish import resolve_site_url
+
+    resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before MkDocs starts
     mkdocs_log = logging.getLogger("mkdocs")
     previous_level = mkdocs_log.level
     if quiet:

@@ -68,7 +68,12 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         page = paths.digest(digest)
         return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
 
+    def source_url(source) -> str:
+        page = paths.source(source.id)
+        return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
+
     pages[paths.feed] = feed.atom(corpus, digest_url)
+    pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
     pages[paths.bibtex] = export.bibtex(corpus)
     pages[paths.csl_json] = export.csl_json(corpus)
     pages.update(mirror.extra_pages(corpus, builder.t))
