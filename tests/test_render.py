@@ -17,7 +17,7 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
     expected = {
         "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
-        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "corpus.bib", "corpus.json",
+        "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "sources.xml", "corpus.bib", "corpus.json",
     } | {f"sources/{s.id}.md" for s in corpus.sources}
     assert set(result.written) == expected
     assert result.unchanged == 0 and result.removed == ()
