@@ -9,16 +9,18 @@ error keeps the last good site and shows the errors on every page (serve.py).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
+import os
 from pathlib import Path
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 
-from . import registry, render, serve
+from . import hosting, registry, render, search, serve
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
 
@@ -53,6 +55,11 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             corpus, problems = registry.load_with_problems(corpus_dir)
             for problem in problems:
                 log.info(str(problem))
+            # One address for the sitemap, canonical links and the feeds (see hosting.py).
+            site_url = hosting.resolve_site_url(corpus.settings.site_url, config.site_url, os.environ)
+            if site_url:
+                config.site_url = site_url
+                corpus = dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, site_url=site_url))
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         except CorpusBuildError as exc:
             if not self._serving:
@@ -84,7 +91,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         for palette in config.theme.get("palette") or []:  # the light/dark switch's tooltip
             if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
+        config.extra["new_sources_feed_title"] = f"{corpus.settings.title} · {words('new_sources')}"
         self._corpus_dir = corpus_dir
+        self._corpus = corpus
         return config
 
     def _first_render(self, corpus_dir: Path, config, exc: CorpusBuildError):
@@ -103,6 +112,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._errors and template_name.endswith(".html"):  # the 404 page the live server answers with
             return serve.inject(output_content, serve.banner(self._errors, config.theme["language"]))
         return output_content
+
+    @event_priority(-100)  # after Material's search plugin has written its index
+    def on_post_build(self, config):
+        if not config.site_url:
+            hosting.make_404_portable(Path(config.site_dir))
+        index = Path(config.site_dir) / "search" / "search_index.json"
+        if index.is_file():
+            stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
+            log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_before} -> {stats.bytes_after} bytes")
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))

@@ -23,6 +23,7 @@ import logging
 import shutil
 import subprocess
 import sys
+import os
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,9 @@ def build(
     config_file = project / "mkdocs.yml"
     if not config_file.exists():
         raise SiteError(f"{config_file}: no mkdocs.yml; run corpus-build from the project root or pass --project DIR")
+    from .hosting import resolve_site_url
+
+    resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before the build starts
     name = pick_engine(engine)
     final = Path(site_dir).resolve() if site_dir else project / "site"
     staging = final.with_name(f".{final.name}.partial")

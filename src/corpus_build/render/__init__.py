@@ -69,7 +69,12 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         page = paths.digest(digest)
         return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
 
+    def source_url(source) -> str:
+        page = paths.source(source.id)
+        return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
+
     pages[paths.feed] = feed.atom(corpus, digest_url)
+    pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
     # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
     pages.update(export.export_files(corpus, bibfacts.all_facts(corpus)))
     pages.update(mirror.extra_pages(corpus, builder.t))

@@ -58,6 +58,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "window": {"zh": "观察窗口", "en": "Window"},
     "repos": {"zh": "仓库", "en": "Repositories"},
     "feed": {"zh": "订阅（Atom）", "en": "Subscribe (Atom)"},
+    "new_sources": {"zh": "新增条目", "en": "Newly added sources"},
     "state": {"zh": "状态", "en": "State"},
     "never_fetched": {"zh": "尚未存档", "en": "not archived yet"},
     "summary": {"zh": "汇总", "en": "Summary"},

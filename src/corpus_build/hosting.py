@@ -1,0 +1,61 @@
+"""Publishing: where the site lives (site_url), and a 404 page that works wherever it is served.
+
+`site_url` decides the sitemap's and the canonical links' addresses and the
+feeds' absolute IRIs. It comes, first found, from the CORPUS_BUILD_SITE_URL
+environment variable (the Pages workflow sets it from the repository), from
+`site_url` in corpus.yaml, or from mkdocs.yml.
+
+Without a site_url, MkDocs writes 404.html with root-relative addresses
+(`/assets/…`), because a 404 page is served at any depth. On a project site
+(`user.github.io/repo/`) those miss, and a missing page shows unstyled.
+`make_404_portable` rewrites them relative to a `<base>` that a few lines of
+script at the top of the page find: the longest prefix of the address under
+which `404.html` itself exists (one same-origin HEAD request per level).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from . import urls
+from .errors import SiteError
+
+SITE_URL_ENV = "CORPUS_BUILD_SITE_URL"
+
+# Runs before any stylesheet: find the site's root, then set <base> to it.
+_FIND_BASE = """<script>(function(){try{var p=location.pathname.replace(/[^\\/]*$/,"");
+for(;;){var x=new XMLHttpRequest();x.open("HEAD",p+"404.html",false);x.send();
+if(x.status===200||p==="/")break;p=p.replace(/[^\\/]*\\/$/,"")}
+document.write('<base href="'+p.replace(/"/g,"%22")+'">')}catch(e){}})();</script>"""
+_ROOTED = re.compile(r'(\s(?:href|src|action)=")/(?!/)')
+
+
+def resolve_site_url(corpus_value: str, mkdocs_value: str | None, environ: Mapping[str, str], *, where: str = "corpus.yaml") -> str:
+    """The site's address with a trailing slash, or "" when it is not known."""
+    for value, origin in ((environ.get(SITE_URL_ENV, ""), f"the {SITE_URL_ENV} environment variable"), (corpus_value, where), (mkdocs_value or "", "mkdocs.yml")):
+        value = value.strip()
+        if not value:
+            continue
+        if not urls.is_http_url(value) or re.search(r"\s", value):
+            raise SiteError(f"site_url '{value}' from {origin} is not an http(s) address; write it in full, e.g. https://user.github.io/repo/, or leave it empty")
+        return value.rstrip("/") + "/"
+    return ""
+
+
+def make_404_portable(site_dir: Path) -> bool:
+    """Rewrite site/404.html to work under any sub-path (only needed without site_url)."""
+    page = Path(site_dir) / "404.html"
+    if not page.is_file():
+        return False
+    html = page.read_text(encoding="utf-8")
+    if _FIND_BASE in html:
+        return False
+    html = _ROOTED.sub(r"\1", html)
+    # Material's own settings: the base of search and links, and the search worker.
+    html = html.replace('"base": "/"', '"base": "."').replace('"search": "/assets/', '"search": "assets/')
+    html = html.replace('new URL("/",location)', 'new URL(".",document.baseURI)')  # its storage scope
+    html = re.sub(r"<head>", "<head>" + _FIND_BASE, html, count=1)
+    page.write_text(html, encoding="utf-8")
+    return True

@@ -1,0 +1,289 @@
+"""Tune Material's search index for this corpus, after Material has written it.
+
+Material for MkDocs indexes every heading of every page as its own result and
+searches it in the browser with lunr. For a corpus of annotated sources that
+gives poor answers, so the `corpus` plugin rewrites `search/search_index.json`
+once Material has written it (`on_post_build`, lowest priority):
+
+- A source page becomes one result: its annotation is the result's text (what
+  the reader sees under the title); the metadata table and the generic
+  sections (注释, 另见, 镜像, 引用…) go into a low-weight `meta` field, so they
+  still match but neither show nor appear as results of their own. Source
+  pages are found by location (from `render.pages.paths`), the annotation by
+  its heading's label word (zh or en, `render.labels`), so a change of page
+  template does not break this.
+- Section pages repeat every source's title and annotation; those entries
+  are dropped, so each source is one result, not two.
+- Simplified and Traditional Chinese fold: every Chinese word of a document
+  that reads differently in the other script (OpenCC: t2s, s2t, s2twp, tw2sp)
+  is added in that script to an `alt` field. A word is looked up wherever it
+  occurs in the text, not only where jieba cut it, so the digest's 運算元 (the
+  Taiwanese term OpenCC's s2twp writes for 算子) answers a search for 算子.
+- Identifiers: a GitHub PR or issue answers `#2900`, `PR 2900`,
+  `tilelang#2900` and `tile-ai/tilelang#2900` (the `keys` field).
+- Field weights: title > keys > annotation (text) > script variants > tags >
+  metadata, instead of Material's tags ×1,000,000.
+
+The page's words are left exactly as written: the alternative spellings live
+in fields lunr indexes but Material never displays.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import Corpus, Source
+from .render.labels import _LABELS
+
+log = logging.getLogger("mkdocs.plugins.corpus")
+
+# Weights of lunr's fields: a title match counts most, metadata least.
+FIELD_BOOSTS: dict[str, float] = {
+    "title": 20.0,
+    "keys": 30.0,  # identifiers (a repository's name, a PR's number), title words in the other script
+    "text": 4.0,  # for a source: its annotation
+    "alt": 3.0,  # the text's words in the other script, parts of compound names
+    "tags": 2.0,
+    "meta": 1.0,  # a source's metadata table and generic sections
+}
+# Chinese words of at most this many characters are folded (longer ones are phrases).
+MAX_WORD = 8
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_TAG = re.compile(r"<[^>]*>")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_GITHUB_THREAD = re.compile(r"^https?://github\.com/([^/]+)/([^/]+)/(pull|issues)/(\d+)")
+_GITHUB_REPO = re.compile(r"^https?://(?:github\.com|gitcode\.com|gitee\.com)/([^/]+)/([^/#?]+?)(?:\.git)?/?$")
+# Pages that list other pages (home, indexes, tags, status) match nearly every
+# query by the titles they repeat; they rank below the pages they list.
+LISTING_BOOST = 0.1
+# Digests, chapters and section pages mention sources in passing: a source's own
+# page answers its name first.
+PROSE_BOOST = 0.5
+
+
+@dataclass(frozen=True)
+class TuneStats:
+    """What `tune_index_file` did, for the build log and the tests."""
+
+    bytes_before: int
+    bytes_after: int
+    docs_before: int
+    docs_after: int
+    alt_words: int
+
+
+def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) -> TuneStats:
+    """Rewrite Material's search index at `path` in place (see the module docstring)."""
+    raw = path.read_text(encoding="utf-8")
+    data = json.loads(raw)
+    before = len(data.get("docs", []))
+    tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
+    out = json.dumps(tuned, ensure_ascii=False, separators=(",", ":"))
+    path.write_text(out, encoding="utf-8")
+    return TuneStats(len(raw.encode()), len(out.encode()), before, len(tuned["docs"]), alt_words)
+
+
+def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, folder: ScriptFolder | None = None) -> tuple[dict[str, Any], int]:
+    """The tuned index (a new dict) and the number of alternative-script words added."""
+    from .render.pages import paths
+
+    def url(md_path: str) -> str:
+        stem = md_path[: -len(".md")]
+        if stem == "index":
+            return ""
+        if stem.endswith("/index"):
+            return stem[: -len("index")]
+        return stem + "/" if directory_urls else stem + ".html"
+
+    source_pages = {url(paths.source(s.id)): s for s in corpus.sources}
+    section_pages = {url(paths.section(s)) for s in corpus.sections}
+    listings = {url(p) for p in (paths.home, paths.sections, paths.sources, paths.chapters, paths.digests, paths.tags, paths.status)}
+    prose = {url(paths.digest(d)) for d in corpus.digests} | section_pages
+    prose |= {url(paths.chapter(c.number)) for c in corpus.chapters} | {url(paths.learning_path(p.id)) for p in corpus.paths}
+    docs: list[dict[str, Any]] = data.get("docs", [])
+    separator = re.compile(data.get("config", {}).get("separator") or r"[\s\-]+")
+    by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    order: list[str] = []
+    for doc in docs:
+        page = doc["location"].split("#", 1)[0]
+        if page not in by_page:
+            order.append(page)
+        by_page[page].append(doc)
+
+    out: list[dict[str, Any]] = []
+    for page in order:
+        entries = by_page[page]
+        if page in source_pages:
+            out.append(_source_doc(entries, source_pages[page], separator))
+            continue
+        for doc in entries:
+            anchor = doc["location"].partition("#")[2]
+            if page in section_pages and anchor in corpus.by_id:
+                continue  # the source's own page is its result
+            if anchor:
+                doc = {k: v for k, v in doc.items() if k != "tags"}  # tags count once, on the page
+            if page in listings:
+                doc = {**doc, "boost": LISTING_BOOST}
+            elif page in prose:
+                doc = {**doc, "boost": PROSE_BOOST}
+            out.append(doc)
+
+    folder = folder or ScriptFolder.for_docs(out, extra=[*corpus.settings.glossary, *(t for s in corpus.sources for t in s.tags)])
+    alt_words = 0
+    for doc in out:
+        variants = folder.variants(doc.get("title", "") + " " + doc.get("text", ""))
+        compounds = _compound_parts(_plain(doc.get("title", "")))
+        alt = sorted(variants | compounds)
+        if alt:
+            doc["alt"] = " ".join(filter(None, [doc.get("alt", ""), *alt]))
+            alt_words += len(variants)
+        title_variants = folder.variants(doc.get("title", ""))
+        if title_variants:
+            doc["keys"] = " ".join(filter(None, [doc.get("keys", ""), *sorted(title_variants)]))
+    config = dict(data.get("config", {}))
+    config["fields"] = {name: {"boost": boost} for name, boost in FIELD_BOOSTS.items()}
+    return {**data, "config": config, "docs": out}, alt_words
+
+
+def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pattern[str]) -> dict[str, Any]:
+    """One result for a source page: annotation as text, everything else as metadata."""
+    page_doc = entries[0]
+    annotation_words = {_LABELS["annotation"][lang] for lang in ("zh", "en")}
+    annotation = ""
+    meta_parts = [page_doc.get("text", "")]
+    for doc in entries[1:]:
+        # Every heading of a source page comes from its template (注释, 另见, 镜像…):
+        # the annotation becomes the result's text, the rest its metadata.
+        if not annotation and _plain(doc.get("title", "")) in annotation_words:
+            annotation = doc.get("text", "")
+        else:
+            meta_parts.append(f"{doc.get('title', '')} {doc.get('text', '')}")
+    if not annotation:
+        annotation = f"<p>{html.escape(source.note.strip(), quote=False)}</p>" if source.note.strip() else ""
+    doc = {"location": page_doc["location"], "title": page_doc.get("title", source.title), "text": annotation}
+    keys, alt = _source_keys(source, separator)
+    if keys:
+        doc["keys"] = " ".join(keys)
+    if alt:
+        doc["alt"] = " ".join(alt)
+    doc["meta"] = " ".join(_plain(part) for part in meta_parts if part)
+    if page_doc.get("tags"):
+        doc["tags"] = page_doc["tags"]
+    for extra in ("boost",):
+        if extra in page_doc:
+            doc[extra] = page_doc[extra]
+    return doc
+
+
+def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """Identifiers a reader may type, as (keys, alt): a repository's name, a thread's number.
+
+    lunr adds a trailing wildcard to every query word, so a key must be a whole
+    word that the query names: the repository `tilelang` gets `tilelang` as a
+    key, while `tilelang-puzzles` (two words) only gets its parts as
+    alternatives; otherwise every tilelang-* repository would tie with the
+    main one. A thread's bare number is not a key: `3*` (from
+    FlashAttention-3) would rank PR 3308 first. `#` separates words
+    (mkdocs.yml's search separator), so `#2900`, `PR 2900` and `tilelang#2900`
+    all reach the index as 2900 (plus tilelang, from the thread's URL).
+    """
+    keys: list[str] = []
+    alt: list[str] = []
+    thread = _GITHUB_THREAD.match(source.url)
+    if thread:
+        # pr2900 answers the `pr*` of "PR 2900" (and of no other query); 2900
+        # answers `2900*`. The bare number is not a key: see above.
+        keys.append(("pr" if thread.group(3) == "pull" else "issue") + thread.group(4))
+        alt.append(thread.group(4))
+    elif source.kind == "repo":
+        repo = _GITHUB_REPO.match(source.url)
+        if repo:
+            words = [w for w in separator.split(repo.group(2).lower()) if w]
+            (keys if len(words) == 1 else alt).extend(words)
+    return keys, alt
+
+
+def _plain(markup: str) -> str:
+    """Index text without tags and jieba's zero-width cuts (what the reader sees)."""
+    return html.unescape(_TAG.sub(" ", markup)).replace("\u200b", "").strip()
+
+
+def _compound_parts(text: str) -> set[str]:
+    """Parts of camelCase names (FlashMLA → flash, mla) so a part still finds the whole."""
+    parts: set[str] = set()
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*", text):
+        pieces = _CAMEL.findall(word)
+        if len(pieces) > 1:
+            parts.update(p.lower() for p in pieces if len(p) > 1)
+    return parts
+
+
+class ScriptFolder:
+    """Chinese words of the corpus in their other script, and where to find them in a text.
+
+    `equivalents` maps a spelling (Simplified or Traditional, two characters or
+    more) to its other spellings, built from the corpus's own vocabulary: every
+    word jieba cut from the index, the glossary and tags, converted with
+    OpenCC's t2s, s2t, s2twp (mainland → Taiwan terms: 算子 → 運算元) and tw2sp
+    (摩爾執行緒 → 摩尔线程), in both directions. A conversion that is wrong
+    for this corpus (tw2sp turns 運算元 into 操作数) only adds a word that
+    finds the same page.
+    """
+
+    def __init__(self, equivalents: dict[str, set[str]]):
+        self.equivalents = equivalents
+        self.longest = max((len(k) for k in equivalents), default=0)
+
+    @classmethod
+    def for_docs(cls, docs: Iterable[dict[str, Any]], extra: Iterable[str] = ()) -> ScriptFolder:
+        vocabulary: set[str] = {w for w in extra if _HAN.fullmatch(w)}
+        for doc in docs:
+            for value in (doc.get("title", ""), doc.get("text", "")):
+                for piece in re.split(r"[\u200b\s]+", _TAG.sub(" ", value)):
+                    for run in _HAN.findall(piece):
+                        if 2 <= len(run) <= MAX_WORD:
+                            vocabulary.add(run)
+        return cls(_equivalents(vocabulary, _converters()))
+
+    def variants(self, markup: str) -> set[str]:
+        """Other-script spellings of the words in `markup` that it does not contain itself."""
+        if not self.equivalents:
+            return set()
+        text = _plain(markup)
+        found: set[str] = set()
+        for run in _HAN.findall(text):
+            for i in range(len(run) - 1):
+                for j in range(i + 2, min(len(run), i + self.longest) + 1):
+                    others = self.equivalents.get(run[i:j])
+                    if others:
+                        found.update(others)
+        return {w for w in found if w not in text}
+
+
+def _converters() -> list[Callable[[str], str]]:
+    try:
+        import opencc
+    except ImportError:  # pragma: no cover - opencc is a dependency; without it no folding
+        log.warning("corpus: opencc is not installed; search does not fold Simplified and Traditional Chinese")
+        return []
+    return [opencc.OpenCC(name).convert for name in ("t2s", "s2t", "s2twp", "tw2sp")]
+
+
+def _equivalents(vocabulary: Iterable[str], converters: list[Callable[[str], str]]) -> dict[str, set[str]]:
+    equivalents: dict[str, set[str]] = defaultdict(set)
+    for word in vocabulary:
+        for convert in converters:
+            other = convert(word)
+            if other != word and _HAN.fullmatch(other):
+                equivalents[word].add(other)
+                equivalents[other].add(word)
+    return dict(equivalents)

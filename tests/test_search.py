@@ -1,0 +1,229 @@
+"""Search that finds what a reader types: the tuned index (search.py) unit by unit, then the
+default corpus's built site in headless Chromium with a table of real queries."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from urllib.parse import urlsplit
+
+import pytest
+
+from corpus_build import search
+from corpus_build.model import Corpus, Section, Settings, Source
+
+CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
+SEPARATOR = "&[lg]t;|[\\s\\u200b\\-_,:;!?=+@#&|'’\"`/\\\\\\[\\](){}<>*~^]+|\\.(?!\\d)"
+
+# query -> the page that must be among the first three results (result groups, as shown).
+QUERIES: list[tuple[str, str]] = [
+    ("TileLang", "sources/tilelang/"),
+    ("DeepGEMM", "sources/deepgemm/"),
+    ("FlashAttention-3", "sources/paper-flashattention-3/"),
+    ("layout inference", "sources/paper-tilelang/"),
+    ("Hopper tuning", "sources/hopper-tuning-guide/"),
+    ("sparse attention", "sources/paper-nsa/"),
+    ("PR 2900", "sources/tilelang-pr-2900/"),
+    ("#2900", "sources/tilelang-pr-2900/"),
+    ("tilelang#2900", "sources/tilelang-pr-2900/"),
+    ("昇腾 DeepGEMM", "sources/deepgemm-ascend/"),
+    ("昇騰 DeepGEMM", "sources/deepgemm-ascend/"),
+    ("vLLM 昇腾", "sources/vllm-ascend/"),
+    ("毕昇编译器", "sources/bisheng-compiler-guide/"),
+    ("畢昇編譯器", "sources/bisheng-compiler-guide/"),
+    ("稀疏注意力算子", "sources/flashmla-ascend-prefill-deep-dive/"),
+    ("專家並行", "sources/deepep-ascend/"),
+    ("组织日报", "digests/2026-10-22/"),  # the digest is written in Traditional (組織日報)
+    ("摩尔线程", "digests/2026-10-22/"),  # …and says 摩爾執行緒
+]
+
+
+# --- the index transformation, on a hand-made index -------------------------------------
+
+
+def _corpus(tmp_path, *sources: Source) -> Corpus:
+    return Corpus(root=tmp_path, settings=Settings(title="T"), sections=(Section(folder="01-a", number=1, title="A", sources=sources),))
+
+
+def _source(**fields) -> Source:
+    base = dict(id="x", title="X", url="https://example.org/", kind="docs", lang="zh", note="", section="01-a")
+    return Source(**{**base, **fields})
+
+
+def _index(*docs: dict) -> dict:
+    return {"config": {"lang": ["zh", "en"], "separator": SEPARATOR, "pipeline": [], "fields": {}}, "docs": list(docs)}
+
+
+def test_a_source_page_is_one_result_showing_its_annotation(tmp_path):
+    source = _source(id="deepgemm", title="DeepGEMM", url="https://github.com/deepseek-ai/DeepGEMM", kind="repo", tags=("gemm",))
+    index = _index(
+        {"location": "sources/deepgemm/", "title": "DeepGEMM", "text": "编号 deepgemm 类型 代码仓库", "tags": ["gemm"]},
+        {"location": "sources/deepgemm/#注释", "title": "注释", "text": "<p>DeepGEMM-Ascend 的对照物。</p>", "tags": ["gemm"]},
+        {"location": "sources/deepgemm/#另见", "title": "另见", "text": "<ul><li>DeepGEMM-Ascend</li></ul>", "tags": ["gemm"]},
+        {"location": "sources/deepgemm/#镜像", "title": "镜像", "text": "<p>尚未镜像</p>", "tags": ["gemm"]},
+        {"location": "sections/01-a/", "title": "A", "text": "intro"},
+        {"location": "sections/01-a/#deepgemm", "title": "DeepGEMM", "text": "<p>DeepGEMM-Ascend 的对照物。</p>"},
+    )
+    tuned, _ = search.tune(index, _corpus(tmp_path, source))
+    locations = [d["location"] for d in tuned["docs"]]
+    assert locations == ["sources/deepgemm/", "sections/01-a/"]
+    page = tuned["docs"][0]
+    assert page["text"] == "<p>DeepGEMM-Ascend 的对照物。</p>"
+    assert "编号 deepgemm" in page["meta"] and "尚未镜像" in page["meta"] and "另见" in page["meta"]
+    assert page["keys"].split() == ["deepgemm"]  # a one-word repository name is a key
+    assert page["tags"] == ["gemm"]
+    assert list(tuned["config"]["fields"]) == list(search.FIELD_BOOSTS)
+    boosts = tuned["config"]["fields"]
+    assert boosts["title"]["boost"] > boosts["text"]["boost"] > boosts["tags"]["boost"] > boosts["meta"]["boost"]
+
+
+def test_annotation_heading_found_in_english_and_note_used_when_missing(tmp_path):
+    a = _source(id="a", title="A", note="The *first* note.")
+    b = _source(id="b", title="B", note="Second note.")
+    index = _index(
+        {"location": "sources/a/", "title": "A", "text": "meta"},
+        {"location": "sources/a/#annotation", "title": "Annotation", "text": "<p>The <em>first</em> note.</p>"},
+        {"location": "sources/b/", "title": "B", "text": "meta of b"},
+    )
+    tuned, _ = search.tune(index, _corpus(tmp_path, a, b))
+    by = {d["location"]: d for d in tuned["docs"]}
+    assert by["sources/a/"]["text"] == "<p>The <em>first</em> note.</p>"
+    assert by["sources/b/"]["text"] == "<p>Second note.</p>"  # a template without the heading
+
+
+def test_github_threads_get_their_number_and_repo_siblings_do_not_tie(tmp_path):
+    pr = _source(id="tilelang-pr-2900", title="[Docs] Backends", url="https://github.com/tile-ai/tilelang/pull/2900", kind="pull")
+    issue = _source(id="t-i-7", title="Issue", url="https://github.com/tile-ai/tilelang/issues/7", kind="issue")
+    sibling = _source(id="tilelang-puzzles", title="TileLang Puzzles", url="https://github.com/tile-ai/tilelang-puzzles", kind="repo")
+    index = _index(*({"location": f"sources/{s.id}/", "title": s.title, "text": ""} for s in (pr, issue, sibling)))
+    tuned, _ = search.tune(index, _corpus(tmp_path, pr, issue, sibling))
+    by = {d["location"]: d for d in tuned["docs"]}
+    assert by["sources/tilelang-pr-2900/"]["keys"].split() == ["pr2900"]
+    assert "2900" in by["sources/tilelang-pr-2900/"]["alt"].split()
+    assert by["sources/t-i-7/"]["keys"].split() == ["issue7"]
+    assert "keys" not in by["sources/tilelang-puzzles/"]  # two words: its parts are alternatives only
+    assert {"tilelang", "puzzles"} <= set(by["sources/tilelang-puzzles/"]["alt"].split())
+
+
+def test_simplified_and_traditional_fold_both_ways(tmp_path):
+    pytest.importorskip("opencc")
+    simplified = _source(id="s", title="昇腾算子", note="")
+    index = _index(
+        {"location": "sources/s/", "title": "昇腾\u200b算子", "text": ""},
+        {"location": "digests/d/", "title": "日報", "text": "<p>昇騰\u200b運算元\u200b遷移</p>"},
+    )
+    tuned, _ = search.tune(index, _corpus(tmp_path, simplified))
+    by = {d["location"]: d for d in tuned["docs"]}
+    digest_alt = set(by["digests/d/"]["alt"].split())
+    assert {"昇腾", "算子"} <= digest_alt  # 昇騰 → 昇腾; 運算元 (s2twp of 算子) → 算子
+    source_keys = set(by["sources/s/"]["keys"].split())
+    assert {"昇騰", "運算元"} <= source_keys  # title words in the other script are keys
+    assert "昇腾" not in by["sources/s/"].get("alt", "").split()  # not repeated in its own script
+    assert by["digests/d/"]["text"] == "<p>昇騰\u200b運算元\u200b遷移</p>"  # shown as written
+
+
+def test_tune_index_file_rewrites_in_place_and_reports(tmp_path):
+    index = _index({"location": "sources/x/", "title": "X", "text": "m"}, {"location": "sources/x/#注释", "title": "注释", "text": "n"})
+    path = tmp_path / "search_index.json"
+    path.write_text(json.dumps(index), encoding="utf-8")
+    stats = search.tune_index_file(path, _corpus(tmp_path, _source()))
+    assert (stats.docs_before, stats.docs_after) == (2, 1)
+    assert json.loads(path.read_text(encoding="utf-8"))["docs"][0]["text"] == "n"
+
+
+# --- the built default site in Chromium -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        yield browser
+        browser.close()
+
+
+def _results(page, base: str, query: str) -> list[dict]:
+    """The result groups Material shows for `query`: first link (page path) and its text."""
+    page.goto(base)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")  # Material searches on keyup; fill() sends none
+    page.wait_for_selector("li.md-search-result__item", timeout=15_000)
+    groups = []
+    for item in page.locator("ol.md-search-result__list > li.md-search-result__item").all()[:10]:
+        link = item.locator("a.md-search-result__link").first
+        href = urlsplit(link.get_attribute("href") or "")
+        path = href.path.removeprefix(urlsplit(base).path)
+        groups.append({"page": path + ("#" + href.fragment if href.fragment else ""), "text": link.inner_text()})
+    return groups
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_search_table_in_chromium(browser, default_site):
+    from tests.site_helpers import serve
+
+    site, _corpus_ = default_site
+    rows, failures = [], []
+    with serve(site) as base:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for query, expected in QUERIES:
+            groups = _results(page, base, query)
+            pages = [g["page"] for g in groups]
+            rank = pages.index(expected) + 1 if expected in pages else None
+            rows.append(f"{query!r:24} rank {rank or '-':>2}  top 3: {pages[:3]}")
+            if rank is None or rank > 3:
+                failures.append(f"{query!r}: expected {expected} in the top 3, got {pages[:3]}")
+        page.close()
+    print("\nsearch table (query, rank of the expected page, first three results):\n" + "\n".join(rows))
+    assert errors == []
+    assert failures == [], "\n".join(failures)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_first_hit_shows_annotation_and_generic_headings_are_not_results(browser, default_site):
+    from tests.site_helpers import serve
+
+    site, corpus = default_site
+    with serve(site) as base:
+        page = browser.new_page()
+        groups = _results(page, base, "DeepGEMM")
+        first = groups[0]
+        assert first["page"] == "sources/deepgemm/"
+        note_start = corpus.source("deepgemm").note.strip()[:12]
+        assert note_start in first["text"].replace("\u200b", ""), first["text"]
+        assert "编号" not in first["text"] and "代码仓库" not in first["text"]
+        links = [a.get_attribute("href") for a in page.locator(".md-search-result a").all()]
+        generic = ("#注释", "#另见", "#镜像", "#引用本条目")
+        assert not [h for h in links if any(g in (h or "") for g in generic)], links
+        page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_simplified_queries_reach_the_traditional_digest(browser, default_site):
+    """昇腾 and 算子 are everywhere; the digest (昇騰, 運算元) must be among the results."""
+    from tests.site_helpers import serve
+
+    site, _ = default_site
+    with serve(site) as base:
+        page = browser.new_page()
+        for query in ("昇腾", "算子"):
+            _results(page, base, query)
+            wrap = page.locator(".md-search__scrollwrap")
+            for _ in range(20):  # Material renders ten results at a time, more on scrolling
+                wrap.evaluate("el => el.scrollTo(0, el.scrollHeight)")
+                page.wait_for_timeout(100)
+            hrefs = [a.get_attribute("href") or "" for a in page.locator("a.md-search-result__link").all()]
+            assert any("digests/2026-10-22/" in h for h in hrefs), (query, len(hrefs))
+        page.close()
