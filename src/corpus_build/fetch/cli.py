@@ -97,7 +97,7 @@ def _summary(results: list[FetchResult]) -> None:
     table = Table(title=None, show_edge=False)
     for column in ("id", "kind", "status", "bytes", "time", "error"):
         table.add_column(column, overflow="fold")
-    styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow"}
+    styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow", "partial": "yellow"}
     # Unchanged sources are only counted (last line; --json lists every source): a refresh of
     # 1,000 unchanged sources spent half its time drawing 1,000 identical rows.
     shown = [r for r in results if r.status is not Status.UNCHANGED]
@@ -135,7 +135,8 @@ def cmd_status(args) -> int:
         state, record, failure = source_state(corpus, source)
         when = (record.checked_at or record.fetched_at) if record else ""
         rows.append({"id": source.id, "kind": source.kind, "state": state, "checked_at": when, "age": _age(when),
-                     "error": failure.error if failure else "", "last_attempt": failure.checked_at if failure else ""})
+                     "error": failure.error if failure else (record.document.partial_reason if record else ""),
+                     "last_attempt": failure.checked_at if failure else ""})
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
