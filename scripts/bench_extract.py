@@ -112,6 +112,24 @@ def text_of(el) -> str:
     return re.sub(r"\s+", " ", "".join(parts)).strip()
 
 
+_NESTED = {"ul", "ol", "dl", "pre", "table", "blockquote", "div", "p"}
+
+
+def own_text(el) -> str:
+    """A list item's own words: its text up to the first nested block (a first <p> counts as its own)."""
+    parts = [el.text or ""]
+    for child in el:
+        tag = child.tag.lower() if isinstance(child.tag, str) else ""
+        if tag in _NESTED:
+            if tag == "p" and not "".join(parts).strip():
+                return text_of(child)
+            break
+        if tag and not is_chrome(child):
+            parts.append(text_of(child))
+        parts.append(child.tail or "")
+    return re.sub(r"\s+", " ", "".join(parts)).strip()
+
+
 def _pick(items: list, n: int = 3) -> list:
     if len(items) <= 3 * n:
         return items
@@ -145,7 +163,7 @@ def snippets(root) -> list[tuple[str, str]]:
             if text:
                 headings.append(text)
         elif tag == "li":
-            text = text_of(el)
+            text = own_text(el)
             if 10 <= len(text):
                 items.append(text[:100])
         elif tag == "dt":
@@ -176,7 +194,7 @@ def leaks(root) -> list[str]:
         tag = el.tag.lower()
         if tag in ("script", "style"):
             chunks = [line.strip() for line in (el.text or "").splitlines() if len(line.strip()) >= 20]
-        elif tag == "nav" or el.get("role") == "navigation" or _classes(el) & {"sphinxsidebar", "related", "navheader", "navfooter"}:
+        elif tag in ("nav", "footer") or el.get("role") == "navigation" or _classes(el) & {"sphinxsidebar", "related", "navheader", "navfooter", "cookie-banner", "sidebar"}:
             chunks = [re.sub(r"\s+", " ", t).strip() for t in el.itertext()]
             chunks = [c for c in chunks if len(c) >= 12]
         else:
@@ -312,11 +330,13 @@ def main() -> int:
     bad_links = {"ours": 0, "trafilatura": 0}
     times: dict[str, list[float]] = {"ours": [], "trafilatura": []}
     misses: list[str] = []
+    leak_candidates = 0
     for label, url, data in pages:
         root = lxml.html.document_fromstring(data)
         wanted = expected_links(root, url)
         page_snippets = snippets(root)
         page_leaks = leaks(root)
+        leak_candidates += len(page_leaks)
         for name, fn in (("ours", ours), ("trafilatura", trafilatura_alone)):
             best = float("inf")
             for _ in range(args.repeat):
@@ -341,7 +361,7 @@ def main() -> int:
                 misses.append(f"{label} [LINK] {bad[:3]}")
 
     print(f"{len(pages)} pages ({len(pages) - len(HANDWRITTEN)} from Debian packages, {len(HANDWRITTEN)} written here); "
-          f"{sum(v[1] for v in recall['ours'].values())} snippets")
+          f"{sum(v[1] for v in recall['ours'].values())} snippets; {leak_candidates} script/navigation strings watched for leaks")
     kinds = sorted(recall["ours"])
     header = f"{'':<16}" + "".join(f"{k:>13}" for k in kinds) + f"{'overall':>10}{'leaks':>7}{'bad links':>10}{'ms/page':>9}"
     print(header)

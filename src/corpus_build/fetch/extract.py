@@ -62,13 +62,17 @@ class Extraction:
 
 
 def _tokens(el) -> set[str]:
+    """Class words and their parts; an id only whole (ids are often made from a heading's
+    text, and a section titled "Cookie management" is content)."""
     words = set()
-    for name in ("class", "id"):
-        value = el.get(name)
-        if value:
-            for word in value.lower().split():
-                words.add(word)
-                words.update(re.split(r"[-_]", word))
+    value = el.get("class")
+    if value:
+        for word in value.lower().split():
+            words.add(word)
+            words.update(re.split(r"[-_]", word))
+    ident = (el.get("id") or "").lower()
+    if ident:
+        words.add(ident)
     return words
 
 
@@ -328,9 +332,8 @@ class _Converter:
         for cell in tr:
             if not isinstance(cell.tag, str) or cell.tag.lower() not in ("td", "th"):
                 continue
-            blocks = self.flow(cell)
-            text = " ".join(b.replace("\n", " ") for b in blocks)
-            text = _SPACE.sub(" ", text).strip().replace("|", "\\|")
+            # One line per cell: blocks inside (lists, paragraphs) are joined by spaces.
+            text = _collapse(self.inline_children(cell)).replace("|", "\\|")
             cells.append(text)
             span = cell.get("colspan") or "1"
             if span.isdigit() and 1 < int(span) < 50:
