@@ -71,7 +71,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[paths.feed] = feed.atom(corpus, digest_url)
     pages[paths.bibtex] = export.bibtex(corpus)
     pages[paths.csl_json] = export.csl_json(corpus)
-    pages.update(mirror.extra_pages(corpus, builder.t))
+    pages.update(mirror.extra_pages(corpus, builder.t, directory_urls))  # type: ignore[arg-type]  # images are bytes
     return {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
 
 
@@ -87,7 +87,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     written, unchanged = [], 0
     for relative, content in pages.items():
         target = docs_dir / relative
-        data = content.encode("utf-8")
+        data = content if isinstance(content, bytes) else content.encode("utf-8")  # mirrored images are bytes
         try:
             existing = target.read_bytes()
         except OSError:

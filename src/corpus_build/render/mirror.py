@@ -27,6 +27,9 @@ _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "
                   "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
                   "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
 _ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
+# The mirror's own image copies only (images/<hash>.<raster type>, see fetch/images.py):
+# an image from anywhere else would make the site request another origin.
+_LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
 
 
 def text_page_path(source: Source) -> str:
@@ -76,13 +79,27 @@ def _escape_markup(text: str) -> str:
     return "\n".join(out)
 
 
-def sanitize_markdown(text: str) -> str:
-    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list)."""
+def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
+    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
+
+    With `image_prefix`, <img> of the mirror's local copies are kept, their src prefixed
+    (the path from the page to the published images/ folder); every other image is dropped.
+    """
     import markdown
     import nh3
 
-    rendered = markdown.markdown(_escape_markup(text), extensions=["tables", "fenced_code", "toc"], output_format="html")
-    return nh3.clean(rendered, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
+    rendered = markdown.markdown(_escape_markup(text), extensions=["tables", "fenced_code", "toc", "def_list"], output_format="html")
+    tags, attributes = _TAGS, _ATTRIBUTES
+    if image_prefix is not None:
+        tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
+
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "img" and attribute == "src":
+            return image_prefix + value if image_prefix is not None and _LOCAL_IMAGE.fullmatch(value) else None
+        return value
+
+    return nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
+                     link_rel="noopener noreferrer nofollow", attribute_filter=keep)
 
 
 def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
@@ -235,7 +252,7 @@ def status_page(corpus: Corpus, t: Labels) -> str:
     return out + md.table([t("title"), t("id"), t("state"), t("checked_at")], rows)
 
 
-def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) -> str | None:
+def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, directory_urls: bool = True) -> str | None:
     path = mirror_file(corpus, source, record.text_file)
     if path is None:
         return None
@@ -263,20 +280,27 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) ->
         rel_path = Path(source.section) / "raw" / source.id / record.text_file
         out += f" *{t('text_truncated', n=f'{DISPLAY_LIMIT:,}', path=f'corpus/{rel_path}')}*"
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
-    body = sanitize_markdown(text)
+    # Images are published beside the text page (image_files); with directory URLs the page
+    # itself is one folder deeper (sources/<id>/text/).
+    body = sanitize_markdown(text, image_prefix="../" if directory_urls else "")
     return out + f'\n\n<div class="cb-extracted">\n{body}\n</div>\n'
 
 
-def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
-    """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
-    pages = {}
+def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True) -> dict[str, str | bytes]:
+    """Extracted-text pages of every mirrored source (path under docs/ -> Markdown), and the
+    mirrored images they show (-> bytes, at sources/<id>/images/<name>)."""
+    pages: dict[str, str | bytes] = {}
     for source in corpus.sources:
         record = read_provenance(corpus.raw_dir(source))
         if record is None or not record.text_file:
             continue
-        page = _text_page(corpus, source, record, t)
+        page = _text_page(corpus, source, record, t, directory_urls)
         if page is not None:
             pages[text_page_path(source)] = page
+            for image in record.document.image_files:
+                path = mirror_file(corpus, source, image.path) if _LOCAL_IMAGE.fullmatch(image.path) else None
+                if path is not None:
+                    pages[f"sources/{source.id}/{image.path}"] = path.read_bytes()
     return pages
 
 

@@ -135,6 +135,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "encoding": encoding,
         "region": region,
         "shell": shell,
+        "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
     }
 
 
@@ -241,7 +242,7 @@ class HtmlKind:
                     (stage / browser.RENDERED).write_text(rendered.html, encoding="utf-8")
                     facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
                     renderer, extra = rendered.renderer, rendered.versions
-                    if shell and facts["shell"]:
+                    if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
                 except FetchError as exc:
                     if shell:
