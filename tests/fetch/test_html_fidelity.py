@@ -214,3 +214,37 @@ def test_image_cap_per_source(server, make_corpus, options):
     assert [bool(i.path) for i in saved] == [True, True, False, False, False]
     assert all("fetch.max_images" in i.error for i in saved[2:])
     assert sum(server.count(f"/f{n}.png") for n in range(5)) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_chromium
+def test_site_shows_the_mirrored_images_from_its_own_origin(tmp_path, server, options):
+    """Built for real and opened in Chromium: the extracted-text page shows the kept image,
+    loaded from the site; the image that failed (and any other origin) is never requested."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from corpus_build import registry
+    from tests.site_helpers import serve
+
+    from .conftest import write_corpus
+    from .test_site import _build
+
+    server.add("/posts/2024/tiles.html", ARTICLE)
+    server.add("/posts/2024/img/tiles.png", png(40, 30), content_type="image/png")
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "tiles", "url": server.url("/posts/2024/tiles.html"), "kind": "article", "title": "Tiles"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    hits_before = len(server.hits)
+    built = _build(tmp_path)
+    with serve(built) as base, sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        requested = []
+        page.on("request", lambda request: requested.append(request.url))
+        page.goto(base + "sources/tiles/text/")
+        page.wait_for_load_state("load")
+        sizes = page.eval_on_selector_all(".cb-extracted img", "els => els.map(e => [e.naturalWidth, e.naturalHeight, e.currentSrc])")
+        browser.close()
+    assert len(sizes) == 2 and all(w == 40 and h == 30 and src.startswith(base + "sources/tiles/images/") for w, h, src in sizes), sizes
+    assert all(url.startswith(base) for url in requested), [u for u in requested if not u.startswith(base)]
+    assert len(server.hits) == hits_before  # the original server is never asked by the site

@@ -29,6 +29,7 @@ _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "
 _ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
 # The mirror's own image copies only (images/<hash>.<raster type>, see fetch/images.py):
 # an image from anywhere else would make the site request another origin.
+_NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 _LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
 
 
@@ -98,8 +99,10 @@ def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
             return image_prefix + value if image_prefix is not None and _LOCAL_IMAGE.fullmatch(value) else None
         return value
 
-    return nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
-                     link_rel="noopener noreferrer nofollow", attribute_filter=keep)
+    cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
+                        link_rel="noopener noreferrer nofollow", attribute_filter=keep)
+    # An image the filter took the src from (not a local copy) would show as a broken icon.
+    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None else cleaned
 
 
 def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
