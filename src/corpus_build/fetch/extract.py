@@ -19,6 +19,7 @@ anchors keep their page, and `cite` maps each URL back into the cited URL space.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,34 +62,35 @@ class Extraction:
     images: list[dict] = field(default_factory=list)  # {"url": fetch-space URL, "cited": cite-space URL, "alt": …}
 
 
-def _tokens(el) -> set[str]:
-    """Class words and their parts; an id only whole (ids are often made from a heading's
-    text, and a section titled "Cookie management" is content)."""
-    words = set()
+@functools.lru_cache(maxsize=4096)
+def _chrome_class(value: str) -> bool:
+    """Whether a class attribute names chrome: a class word, or a part of one split at - and _."""
+    for word in value.lower().split():
+        if word in _SKIP_TOKENS or any(part in _SKIP_TOKENS for part in re.split(r"[-_]", word)):
+            return True
+    return False
+
+
+def _is_chrome(el) -> bool:
+    """By class words (and their parts), or by a whole id: ids are often made from a heading's
+    text, and a section titled "Cookie management" is content."""
     value = el.get("class")
-    if value:
-        for word in value.lower().split():
-            words.add(word)
-            words.update(re.split(r"[-_]", word))
-    ident = (el.get("id") or "").lower()
-    if ident:
-        words.add(ident)
-    return words
+    if value and _chrome_class(value):
+        return True
+    ident = el.get("id")
+    return bool(ident) and ident.lower() in _SKIP_TOKENS
 
 
 def _text_len(el) -> int:
     """Characters of visible-looking text (scripts and styles left out), without whitespace."""
-    total = 0
-    for node in el.iter():
-        tag = node.tag if isinstance(node.tag, str) else ""
-        if tag in ("script", "style", "noscript", "template"):
-            continue
-        if node.text and tag:
-            total += len(node.text) - node.text.count(" ") - node.text.count("\n")
-        parent = node.getparent()
-        if node.tail and parent is not None and parent.tag not in ("script", "style", "noscript", "template"):
-            total += len(node.tail) - node.tail.count(" ") - node.tail.count("\n")
-    return total
+    total = _dense_len("".join(el.itertext()))
+    for hidden in el.iter("script", "style", "noscript", "template"):
+        total -= _dense_len("".join(hidden.itertext()))
+    return max(total, 0)
+
+
+def _dense_len(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \n\t\r")
 
 
 def _has_class(el, name: str) -> bool:
@@ -154,7 +156,7 @@ class _Converter:
             return True
         if tag == "a" and (el.get("href") or "").startswith("#") and (el.text_content() or "").strip() in _PERMALINK_TEXT and len(el) == 0:
             return True
-        return bool(_tokens(el) & _SKIP_TOKENS)
+        return _is_chrome(el)
 
     def resolve(self, href: str) -> str:
         href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")

@@ -89,7 +89,13 @@ def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
     import markdown
     import nh3
 
-    rendered = markdown.markdown(_escape_markup(text), extensions=["tables", "fenced_code", "toc", "def_list"], output_format="html")
+    # superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
+    # extracted text has code blocks inside list items and definitions, which fenced_code
+    # only finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
+    rendered = markdown.markdown(
+        _escape_markup(text), extensions=["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}}, output_format="html",
+    )
     tags, attributes = _TAGS, _ATTRIBUTES
     if image_prefix is not None:
         tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
