@@ -23,6 +23,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 _BLOCK = {
@@ -51,7 +52,7 @@ _SPACE = re.compile(r"[ \t\n\r\f\v]+")
 _BR = "\x00br\x00"
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[-+*](?=\s)|\d+(?=[.)]\s)|>|=+\s*$|-+\s*$)")
 _WORD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.I)
+_JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.IGNORECASE)
 _APP_IDS = {"app", "root", "__next", "__nuxt", "___gatsby", "q-app", "main-app", "application", "react-root", "vue-app"}
 
 
@@ -97,7 +98,7 @@ def _has_class(el, name: str) -> bool:
     return name in (el.get("class") or "").split()
 
 
-def find_region(root) -> tuple[object, str]:
+def find_region(root) -> tuple[Any, str]:
     """(element, label): the main region the page marks, or <body>."""
     body = root.find(".//body")
     if body is None:
@@ -210,7 +211,7 @@ class _Converter:
         if tag in ("pre", "listing", "xmp"):
             return [self.pre(el)] if (el.text_content() or "").strip() else []
         if tag in ("ul", "ol", "menu"):
-            return [self.list(el, tag == "ol")] if len(el) else self.flow(el)
+            return [self.list_block(el, tag == "ol")] if len(el) else self.flow(el)
         if tag == "dl":
             return self.deflist(el)
         if tag == "table":
@@ -234,7 +235,7 @@ class _Converter:
         ticks = max([len(m) for m in re.findall(r"`{3,}", text)] + [2]) + 1
         return f"{'`' * ticks}{_language(el)}\n{text}\n{'`' * ticks}"
 
-    def list(self, el, ordered: bool) -> str:
+    def list_block(self, el, ordered: bool) -> str:
         start = el.get("start") or "1"
         number = int(start) if start.lstrip("-").isdigit() else 1
         items, loose = [], False

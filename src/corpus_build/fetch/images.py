@@ -41,6 +41,11 @@ def _sniff(head: bytes) -> str:
     return ""
 
 
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(16)
+
+
 async def download_images(http, stage: Path, wanted: list[dict], limit: int) -> tuple[tuple[SavedImage, ...], tuple[Exchange, ...]]:
     """(records, exchanges for the WARC): each wanted image ({"url", "cited"}) downloaded into stage/images/."""
     unique: dict[str, dict] = {}
@@ -64,8 +69,7 @@ async def _one(http, folder: Path, n: int, image: dict) -> tuple[SavedImage, tup
     except FetchError as exc:
         return SavedImage(url=cited, fetched_url=url, error=str(exc)), ()
     declared = download.content_type.split(";")[0].strip().lower()
-    with open(temp, "rb") as handle:
-        real = _sniff(handle.read(16))
+    real = _sniff(_head(temp))
     if declared not in _TYPES or not real:
         temp.unlink(missing_ok=True)
         raw_twin(temp).unlink(missing_ok=True)
@@ -74,6 +78,7 @@ async def _one(http, folder: Path, n: int, image: dict) -> tuple[SavedImage, tup
                           error=f"not kept: {what} is not a raster image (PNG, JPEG, GIF, WebP, AVIF, BMP)"), ()
     name = f"{download.sha256[:20]}{real}"
     target = folder / name
+    exchanges: tuple[Exchange, ...]
     if target.exists():  # the same bytes under two URLs: one file
         temp.unlink(missing_ok=True)
         raw_twin(temp).unlink(missing_ok=True)
@@ -92,5 +97,10 @@ def localise(text_path: str, saved: list[dict]) -> None:
         if not image.get("path"):
             continue
         cited = image["url"].replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
-        text = re.sub(r"(!\[[^\]\n]*\])\(" + re.escape(cited) + r"\)", lambda m, p=image["path"]: f"{m.group(1)}({p})", text)
+        local = image["path"]
+
+        def point(match: re.Match[str], local: str = local) -> str:
+            return f"{match.group(1)}({local})"
+
+        text = re.sub(r"(!\[[^\]\n]*\])\(" + re.escape(cited) + r"\)", point, text)
     path.write_text(text, encoding="utf-8")

@@ -32,9 +32,9 @@ BINARY = "body.bin"
 TEXT = "text.md"
 NEEDS_JS = "needs JavaScript"
 IMAGE_KINDS = ("article", "docs")  # the kinds whose images are kept ("full text and images")
-_IMG = re.compile(rb"<img[\s/>]", re.I)
-_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
+_IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
+_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 # Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
 _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
 
