@@ -111,6 +111,9 @@ def test_js_shell_without_a_browser_is_partial_never_ok(server, make_corpus, opt
     assert any("noscript" in s for s in record.document.shell) and any("#app" in s for s in record.document.shell)
     assert mirror_state(raw, 30)[0] == "partial"
     assert server.count("/portal/api/page.json") == 0  # nothing ran the page's script
+    from corpus_build import render
+
+    assert "needs JavaScript" in render.build_pages(corpus)["sources/portal.md"]  # the site says why
     # The next run asks again in full (no conditional request) and stays partial: never "unchanged".
     [again] = fetch_corpus(corpus, opts)
     assert again.status is Status.PARTIAL

@@ -193,7 +193,10 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
         return out
     if state == "stale":
         out += f'!!! warning "{t("stale")}"\n\n    {t("stale_body", days=corpus.settings.stale_after_days, id=source.id)}\n\n'
-    rows = [[t("mirror_state"), _freshness_badge(state, t) + f" `{record.status.value}`"], [t("fetched_at"), md.text(record.fetched_at)]]
+    state_cell = _freshness_badge(state, t) + f" `{record.status.value}`"
+    if record.document.partial_reason:  # what a partial mirror lacks, as the fetch stage said it
+        state_cell += f" {md.text(record.document.partial_reason)}"
+    rows = [[t("mirror_state"), state_cell], [t("fetched_at"), md.text(record.fetched_at)]]
     if record.checked_at and record.checked_at != record.fetched_at:
         rows.append([t("checked_at"), md.text(record.checked_at)])
     fetched = _safe_url(record.fetched_url)
