@@ -29,6 +29,9 @@ class Status(str, enum.Enum):
     UNCHANGED = "unchanged"
     FAILED = "failed"
     SKIPPED = "skipped"
+    # A mirror that holds less than the source: a JavaScript shell page no browser rendered.
+    # Document.partial_reason says why. Never counted as ok.
+    PARTIAL = "partial"
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,19 @@ class Extractor:
 
 
 @dataclass(frozen=True)
+class SavedImage:
+    """An image of the main text, downloaded into the mirror (or why it is not there)."""
+
+    url: str  # as cited (in the cited URL space, as text.md names it on the original site)
+    fetched_url: str = ""  # what was requested (after rewrites and fallbacks)
+    path: str = ""  # relative to the mirror folder; "" when it failed
+    sha256: str = ""
+    content_type: str = ""
+    bytes: int = 0
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Document:
     """What extraction learnt about the content (any kind)."""
 
@@ -73,6 +89,12 @@ class Document:
     # Where title/authors/published were read: "citation-meta", "pdf-metadata", "html-meta",
     # "github", "git"; "" in records written before this field existed.
     facts_from: str = ""
+    image_files: tuple[SavedImage, ...] = ()  # the images kept in the mirror (failures included)
+    region: str = ""  # where the main text was found: "role=main", "main", "sphinx-body", "article", "body"…
+    renderer: str = ""  # what produced the DOM the text came from, e.g. "chromium 131.0.6778.85 (playwright 1.49.0)"
+    screenshot: str = ""  # full-page PNG of the rendered page, relative to the mirror folder
+    shell: tuple[str, ...] = ()  # why the page looked like a JavaScript shell
+    partial_reason: str = ""  # set when status is partial: what the mirror lacks and how to get it
 
 
 @dataclass(frozen=True)
@@ -162,6 +184,8 @@ class Provenance:
         doc = _known(Document, values.get("document") or {})
         doc["authors"] = tuple(doc.get("authors") or ())
         doc["images"] = tuple(doc.get("images") or ())
+        doc["image_files"] = tuple(SavedImage(**_known(SavedImage, i)) for i in doc.get("image_files") or ())
+        doc["shell"] = tuple(doc.get("shell") or ())
         values["document"] = Document(**doc)
         if values.get("repo"):
             values["repo"] = RepoFacts(**_known(RepoFacts, values["repo"]))
@@ -234,7 +258,7 @@ def missing_files(raw_dir: Path, record: Provenance) -> list[str]:
     records whose files are missing; such a record must not make a fetch answer "unchanged".
     """
     raw_dir = Path(raw_dir)
-    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files)]
+    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files)]
     missing = [name for name in dict.fromkeys(w for w in wanted if w) if not (raw_dir / name).is_file()]
     if record.repo is not None and not (raw_dir / "repo").is_dir():
         missing.append("repo/")

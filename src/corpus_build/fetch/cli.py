@@ -82,7 +82,7 @@ def cmd_fetch(args) -> int:
 
 
 def _summary(results: list[FetchResult]) -> None:
-    styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow"}
+    styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow", "partial": "yellow"}
     # Unchanged sources are only counted (last line; --json lists every source): a refresh of
     # 1,000 unchanged sources spent half its time drawing 1,000 identical rows.
     shown = [r for r in results if r.status is not Status.UNCHANGED]
@@ -116,7 +116,8 @@ def cmd_status(args) -> int:
         state, record, failure = source_state(corpus, source)
         when = (record.checked_at or record.fetched_at) if record else ""
         rows.append({"id": source.id, "kind": source.kind, "state": state, "checked_at": when, "age": _age(when),
-                     "error": failure.error if failure else "", "last_attempt": failure.checked_at if failure else ""})
+                     "error": failure.error if failure else (record.document.partial_reason if record else ""),
+                     "last_attempt": failure.checked_at if failure else ""})
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))

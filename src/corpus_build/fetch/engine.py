@@ -291,7 +291,9 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         if outcome.unchanged or (options.frozen and previous is not None and previous.sha256 == outcome.sha256 and not outcome.repo):
             if previous is None:
                 raise ContentError("the server answered 'not modified' but there is no previous mirror", url=source.url)
-            record = replace(previous, status=Status.UNCHANGED, checked_at=utc_stamp(), attempts=tuple(log.attempts), error="")
+            # A partial mirror stays partial until a fetch completes it.
+            status = Status.PARTIAL if previous.status is Status.PARTIAL else Status.UNCHANGED
+            record = replace(previous, status=status, checked_at=utc_stamp(), attempts=tuple(log.attempts), error="")
             _discard(stage)
             await run_io(write_provenance, raw, record)
         else:
@@ -299,7 +301,8 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         # On the event loop, never in a thread: it removes the shared .failed/ folder when empty,
         # which must not race with write_failure for another source.
         clear_failure(raw)
-        result = FetchResult(source.id, source.kind, record.status, source.url, record.fetched_url, record.bytes if record.status is Status.OK else 0, time.monotonic() - started)
+        result = FetchResult(source.id, source.kind, record.status, source.url, record.fetched_url, record.bytes if record.status is Status.OK else 0, time.monotonic() - started,
+                             error=record.document.partial_reason if record.status is Status.PARTIAL else "")
         progress.finish(source, result)
         return result, record
     except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the run
@@ -363,7 +366,8 @@ async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log:
         warc_file, files = await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc)
     now = utc_stamp()
     record = Provenance(
-        id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at=now, checked_at=now,
+        id=source.id, kind=source.kind, cited_url=source.url, status=Status.PARTIAL if outcome.document.partial_reason else Status.OK,
+        fetched_at=now, checked_at=now,
         requested_url=outcome.requested_url, fetched_url=outcome.fetched_url, redirects=outcome.redirects,
         http_status=outcome.http_status, etag=outcome.etag, last_modified=outcome.last_modified,
         content_type=outcome.content_type, bytes=outcome.bytes, sha256=outcome.sha256, body_file=outcome.body_file,

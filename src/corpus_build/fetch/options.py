@@ -44,6 +44,11 @@ class FetchOptions:
     allow_file_urls: bool = False  # only tests enable it: file:// git remotes
     git_timeout: float = 900.0
     user_agent: str = "corpus-build/0.1 (+mirror of cited sources)"
+    # JavaScript shell pages: "auto" renders them in Chromium when one is installed (else the
+    # mirror is `partial`), "always" renders every HTML page, "never" records shells `partial`.
+    browser: str = "auto"
+    chromium: str = ""  # the Chromium binary (default: chromium on PATH); CORPUS_BUILD_CHROMIUM
+    max_images: int = 100  # images of an article's or doc's main text kept per source; 0 keeps none
 
     def with_env(self, env: Mapping[str, str] | None = None) -> "FetchOptions":
         """GITHUB_API_URL, GITHUB_TOKEN and HF_ENDPOINT from the environment (read here, once)."""
@@ -53,6 +58,7 @@ class FetchOptions:
             github_api_url=(env.get("GITHUB_API_URL") or self.github_api_url).rstrip("/"),
             github_token=env.get("GITHUB_TOKEN", self.github_token).strip(),
             hf_endpoint=(env.get("HF_ENDPOINT") or self.hf_endpoint).rstrip("/"),
+            chromium=env.get("CORPUS_BUILD_CHROMIUM", self.chromium).strip(),
         )
 
 
@@ -60,7 +66,9 @@ _FROM_YAML = {
     "jobs": int, "per_host": int, "connect_timeout": float, "read_timeout": float, "total_timeout": float,
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
     "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
+    "browser": str, "max_images": int,
 }
+BROWSER_MODES = ("auto", "always", "never")
 
 
 def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
@@ -103,6 +111,10 @@ def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
         kind = _FROM_YAML[key]
         if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise UsageError(f"corpus.yaml `fetch.{key}` must be a number, got {value!r}")
+        if kind is str and not isinstance(value, str):
+            raise UsageError(f"corpus.yaml `fetch.{key}` must be text, got {value!r}")
+        if key == "browser" and value not in BROWSER_MODES:
+            raise UsageError(f"corpus.yaml `fetch.browser` must be one of {', '.join(BROWSER_MODES)}; got {value!r}")
         values[key] = kind(value)
     values["rewrites"] = _pairs(extra.get("rewrites"), "rewrites")
     values["fallbacks"] = _pairs(extra.get("fallbacks"), "fallbacks")
@@ -113,4 +125,6 @@ def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
     options = FetchOptions(**values)
     if options.jobs < 1 or options.per_host < 1:
         raise UsageError("--jobs and per-host limits must be at least 1")
+    if options.max_images < 0:
+        raise UsageError(f"corpus.yaml `fetch.max_images` must be 0 or more, got {options.max_images}")
     return options

@@ -77,7 +77,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
     # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
     pages.update(export.export_files(corpus, bibfacts.all_facts(corpus)))
-    pages.update(mirror.extra_pages(corpus, builder.t))
+    pages.update(mirror.extra_pages(corpus, builder.t, directory_urls))
     marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
     marked.update(mirror.extra_files(corpus))
     return marked

@@ -61,6 +61,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "new_sources": {"zh": "新增条目", "en": "Newly added sources"},
     "state": {"zh": "状态", "en": "State"},
     "never_fetched": {"zh": "尚未存档", "en": "not archived yet"},
+    "partial": {"zh": "部分存档", "en": "partial copy"},
+    "partial_reason": {"zh": "缺少的内容", "en": "What is missing"},
     "summary": {"zh": "汇总", "en": "Summary"},
     "title": {"zh": "标题", "en": "Title"},
     "id": {"zh": "编号", "en": "Id"},

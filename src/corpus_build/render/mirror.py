@@ -47,6 +47,10 @@ _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "
                   "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
                   "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
 _ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
+# The mirror's own image copies only (images/<hash>.<raster type>, see fetch/images.py):
+# an image from anywhere else would make the site request another origin.
+_NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
+_LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
 
 
 def text_page_path(source: Source) -> str:
@@ -72,13 +76,35 @@ def _escape_markup(text: str) -> str:
     return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
 
 
-def sanitize_markdown(text: str) -> str:
-    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list)."""
+def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
+    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
+
+    With `image_prefix`, <img> of the mirror's local copies are kept, their src prefixed
+    (the path from the page to the published images/ folder); every other image is dropped.
+    """
     import markdown
     import nh3
 
-    rendered = markdown.markdown(_escape_markup(text), extensions=["tables", "fenced_code", "toc"], output_format="html")
-    return nh3.clean(rendered, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer nofollow")
+    # superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
+    # extracted text has code blocks inside list items and definitions, which fenced_code
+    # only finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
+    rendered = markdown.markdown(
+        _escape_markup(text), extensions=["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}}, output_format="html",
+    )
+    tags, attributes = _TAGS, _ATTRIBUTES
+    if image_prefix is not None:
+        tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
+
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "img" and attribute == "src":
+            return image_prefix + value if image_prefix is not None and _LOCAL_IMAGE.fullmatch(value) else None
+        return value
+
+    cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
+                        link_rel="noopener noreferrer nofollow", attribute_filter=keep)
+    # An image the filter took the src from (not a local copy) would show as a broken icon.
+    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None else cleaned
 
 
 @dataclass(frozen=True)
@@ -103,8 +129,8 @@ def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Prov
     return found.state, found.record, found.failure
 
 
-_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "failed": "failed", "skipped": "skipped", "never": "never_fetched"}
-_STATE_CSS = {"fresh": "fresh", "stale": "stale", "skipped": "stale", "never": "stale", "failed": "failed"}
+_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "failed": "failed", "skipped": "skipped", "never": "never_fetched"}
+_STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "skipped": "stale", "never": "stale", "failed": "failed"}
 
 
 def state_label(state: str, t: Labels) -> str:
@@ -290,6 +316,11 @@ def extra_files(corpus: Corpus) -> dict[str, bytes | Path]:
                     continue
             else:
                 files[target] = path
+        # The images the extracted text shows, published beside its page (sources/<id>/images/).
+        for image in record.document.image_files:
+            path = mirror_file(corpus, source, image.path) if _LOCAL_IMAGE.fullmatch(image.path) else None
+            if path is not None:
+                files[f"sources/{source.id}/{image.path}"] = path
     return files
 
 
@@ -354,6 +385,8 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
     if state == "stale":
         notices.append(Notice("warning", t("stale"), t("stale_body", days=corpus.settings.stale_after_days)))
     facts = [Fact(t("mirror_state"), (state_badge(state, t),)), Fact(t("fetched_at"), (local_time(record.fetched_at, tz),))]
+    if record.document.partial_reason:  # what a partial mirror lacks, as the fetch stage said it
+        facts.append(Fact(t("partial_reason"), (record.document.partial_reason,)))
     if record.checked_at and record.checked_at != record.fetched_at:
         facts.append(Fact(t("checked_at"), (local_time(record.checked_at, tz),)))
     fetched = safe_url(record.fetched_url)
@@ -435,7 +468,7 @@ def status_page(corpus: Corpus, t: Labels) -> str:
     return render("status.md.j2", view=view, t=t)
 
 
-def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) -> str | None:
+def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, directory_urls: bool = True) -> str | None:
     path = mirror_file(corpus, source, record.text_file)
     if path is None:
         return None
@@ -459,18 +492,20 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) ->
     from markupsafe import Markup
 
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
-    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(sanitize_markdown(text)))
+    # Images are published beside the text page (extra_files); with directory URLs the page
+    # itself is one folder deeper (sources/<id>/text/).
+    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(sanitize_markdown(text, image_prefix="../" if directory_urls else "")))
     return render("text.md.j2", view=view, t=t)
 
 
-def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
+def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True) -> dict[str, str]:
     """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
-    pages = {}
+    pages: dict[str, str] = {}
     for source in corpus.sources:
         record = read_provenance(corpus.raw_dir(source))
         if record is None or not record.text_file:
             continue
-        page = _text_page(corpus, source, record, t)
+        page = _text_page(corpus, source, record, t, directory_urls)
         if page is not None:
             pages[text_page_path(source)] = page
     return pages

@@ -1,21 +1,40 @@
-"""HTML pages (docs, articles, courses, video landing pages): original bytes + Markdown via trafilatura."""
+"""HTML pages (docs, articles, courses, video landing pages): the original bytes, the main text as
+Markdown (fetch/extract.py), the images that text uses, and JavaScript shells rendered in Chromium.
+
+The common page costs one round trip to the worker pool (extract, then WARC and hashes, in
+one call) while the source holds its download slot only for the page itself. Pages that need
+more downloads (images of an article or doc; every page under `fetch.browser: always`) keep
+the slot and go in steps: extract, download, then localise text.md and finish. A JavaScript
+shell is found by the extraction itself, so it is rendered after the slot was handed on;
+rendering is bounded by its own one-browser-at-a-time limit.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import codecs
+import functools
 import re
+from dataclasses import asdict
 from pathlib import Path
-from urllib.parse import urljoin
 
+from ...errors import FetchError
 from ...model import Source
-from ...provenance import Document, Extractor
+from ...provenance import Document, Extractor, SavedImage, Status
+from .. import browser, images, records
 from ..base import Context, Outcome, package_version
+from ..extract import shell_signals, to_markdown
+from ..http import Download, apply_rewrites
+from ..options import FetchOptions
 
 BODY = "page.html"
 BINARY = "body.bin"
 TEXT = "text.md"
-_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
-_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.I)
+NEEDS_JS = "needs JavaScript"
+IMAGE_KINDS = ("article", "docs")  # the kinds whose images are kept ("full text and images")
+_IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
+_META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 # Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
 _WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
 
@@ -61,29 +80,50 @@ def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
     return data.decode(name, errors="replace"), name
 
 
-def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
-    """Runs in a worker process: decode, extract Markdown, collect metadata. Returns plain data."""
+def cite_space(url: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    """`url` with the prefix a rewrite or fallback put in front of it turned back (see cite_pairs)."""
+    for fetched, cited in pairs:
+        if url.startswith(fetched):
+            url = cited + url[len(fetched) :]
+    return url
+
+
+def cite_pairs(cited: str, requested: str, options: FetchOptions) -> tuple[tuple[str, str], ...]:
+    """(fetched prefix, cited prefix) pairs, in the order to undo them: the fallback used, then the rewrite."""
+    pairs = []
+    primary = apply_rewrites(cited, options.rewrites)
+    if requested != primary:
+        for src, dst in options.fallbacks:
+            if primary.startswith(src) and requested == dst + primary[len(src) :]:
+                pairs.append((dst, src))
+                break
+    if primary != cited:
+        for src, dst in options.rewrites:
+            if cited.startswith(src):
+                pairs.append((dst, src))
+                break
+    return tuple(pairs)
+
+
+def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
+    """Decode, parse once, write the main text as Markdown, read the page's facts. Plain data out."""
     import trafilatura
 
-    data = Path(body).read_bytes()
     text, encoding = decode_html(data, content_type)
-    # One parse, with trafilatura's own loader (what extract() and extract_metadata() would each
-    # run on the text again): the page's facts are read first, extract() works on a copy of the
-    # tree, and extract_metadata(), which may change the tree, comes last.
+    # trafilatura's loader (lxml underneath, with its fixes for broken markup); the walk in
+    # to_markdown leaves the tree as it is, and extract_metadata(), which may change it, comes last.
     tree = trafilatura.load_html(text)
-    language, page_title, images = _page_facts(tree if tree is not None else _lenient_tree(text), url)
-    markdown, meta = "", None
-    if tree is not None:  # else the text is not HTML and both calls would find nothing
-        markdown = trafilatura.extract(
-            tree, url=url, output_format="markdown", include_tables=True, include_links=True,
-            include_images=True, include_formatting=True, favor_recall=True,
-        ) or ""
-        # extensive=False: a publication date only from the page's own markup (meta tags,
-        # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
-        # htmldate's full-text scan, the largest cost per page.
-        meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
-    title = page_title or (meta.title if meta else "") or ""
-    Path(out).write_text(markdown + ("\n" if markdown and not markdown.endswith("\n") else ""), encoding="utf-8")
+    root = tree if tree is not None else _lenient_tree(text)
+    language, page_title = _page_facts(root)
+    markdown, region, used, shell = "", "", [], []
+    if root is not None:
+        extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
+        markdown, region, used = extraction.markdown, extraction.region, extraction.images
+        shell = shell_signals(root, len(data))
+    # extensive=False: a publication date only from the page's own markup (meta tags,
+    # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
+    # htmldate's full-text scan, the largest cost per page.
+    meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False) if tree is not None else None
     from .pdf import citation_facts, citation_meta  # pdf.py imports this module
 
     # Highwire citation_* tags, where a page has them, are the publisher's own statement
@@ -91,15 +131,37 @@ def extract_html(body: str, out: str, url: str, content_type: str) -> dict:
     cited = citation_meta(text)
     authors = [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else []
     return {
-        "title": title,
+        "markdown": markdown,
+        "title": page_title or (meta.title if meta else "") or "",
         "language": language or (getattr(meta, "language", None) or "" if meta else ""),
         "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
         "authors": [a for a in cited.get("author", []) if a] or authors,
-        "images": list(dict.fromkeys(images))[:500],
+        "images": list(dict.fromkeys(i["cited"] for i in used))[:500],
+        "used_images": used,
         "encoding": encoding,
+        "region": region,
+        "shell": shell,
+        "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
         **citation_facts(cited),
         "facts_from": "citation-meta" if cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
     }
+
+
+def extract_html(body: str, out: str, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
+    """Runs in a worker process: page_text of the file `body`, Markdown written to `out`."""
+    facts = page_text(Path(body).read_bytes(), url, content_type, pairs)
+    markdown = facts.pop("markdown")
+    Path(out).write_text(markdown, encoding="utf-8")
+    return facts
+
+
+def _extract_unless_shell(args: tuple, stage: str, exchanges, warc: bool):
+    """Runs in a worker: extract, then finish the stage (WARC, hashes) unless the page is a JS shell,
+    which gets more files (rendered DOM, screenshot) before it is finished."""
+    facts = extract_html(*args)
+    if facts["shell"]:
+        return facts, None
+    return facts, records.finish_stage(stage, exchanges, warc)
 
 
 def _lenient_tree(text: str):
@@ -113,28 +175,26 @@ def _lenient_tree(text: str):
         return None
 
 
-def _page_facts(tree, url: str) -> tuple[str, str, list[str]]:
-    """(lang attribute, <title>, image URLs) of a parsed page, read without changing it."""
+def _page_facts(tree) -> tuple[str, str]:
+    """(lang attribute, <title>) of a parsed page, read without changing it."""
     if tree is None:
-        return "", "", []
-    language = (tree.get("lang") or "").strip()
-    page_title = (tree.findtext(".//title") or "").strip()
-    images = []
-    for img in tree.iter("img"):
-        src = (img.get("src") or "").strip()
-        if src and not src.startswith("data:"):
-            images.append(urljoin(url, src))
-    return language, page_title, images
+        return "", ""
+    return (tree.get("lang") or "").strip(), (tree.findtext(".//title") or "").strip()
 
 
 def versions() -> dict[str, str]:
-    return {name: package_version(name) for name in ("trafilatura", "lxml", "charset-normalizer")}
+    return {name: package_version(name) for name in ("corpus-build", "trafilatura", "lxml", "charset-normalizer")}
 
 
 def _renamed(exchanges, old, new):
     from dataclasses import replace
 
     return tuple(replace(e, payload=new) if e.payload == old else e for e in exchanges)
+
+
+def _has_img(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return bool(_IMG.search(handle.read(16 * 1024 * 1024)))
 
 
 class HtmlKind:
@@ -144,24 +204,76 @@ class HtmlKind:
         return True  # the last resort: whatever a server sends as HTML
 
     async def fetch(self, ctx: Context) -> Outcome:
+        # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again.
+        partial = ctx.previous is not None and ctx.previous.status is Status.PARTIAL
         download = await ctx.http.download(
-            ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes, **ctx.conditional
+            ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes,
+            **({} if partial else ctx.conditional),
         )
-        if download.not_modified or ctx.same_as_before(download.sha256):
+        if not partial and (download.not_modified or ctx.same_as_before(download.sha256)):
             return Outcome(unchanged=True, exchanges=download.exchanges)
         content_type = download.content_type.lower()
         if content_type and not any(t in content_type for t in ("html", "xml", "text/")):
             # Not a page (an archive, a binary): keep the bytes, extract nothing.
             (ctx.stage / BODY).rename(ctx.stage / BINARY)
             return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
-        facts, finished = await ctx.extract(
-            extract_html, str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=download.exchanges
-        )
+        pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
+        args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
+        wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
+        if ctx.options.browser == "always" or (wants_images and _has_img(ctx.stage / BODY)):
+            facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
+            return await self._more(ctx, download, args, facts, wants_images)
+        if ctx.leave_downloads is not None:
+            await ctx.leave_downloads()
+        facts, finished = await ctx.run_cpu(_extract_unless_shell, args, str(ctx.stage), download.exchanges, ctx.options.warc)
+        if finished is None:
+            return await self._more(ctx, download, args, facts, wants_images)
+        return self._outcome(download, facts, finished)
+
+    async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
+        """Render a shell (or every page under browser: always), keep the images, then finish."""
+        options, stage = ctx.options, ctx.stage
+        exchanges = tuple(download.exchanges)
+        shell = tuple(facts["shell"])
+        renderer, extra, partial_reason = "", {}, ""
+        if options.browser == "always" or (shell and options.browser == "auto"):
+            why = browser.unavailable(options.chromium)
+            if why and shell:
+                partial_reason = f"{NEEDS_JS}: the page is a script-built shell and {why}"
+            elif not why:
+                try:
+                    async with ctx.state.setdefault("browser", asyncio.Semaphore(1)):
+                        rendered = await browser.render(
+                            download.final_url, (stage / BODY).read_bytes(), download.content_type, stage / browser.SCREENSHOT,
+                            chromium=options.chromium, user_agent=options.user_agent, timeout=options.read_timeout,
+                        )
+                    (stage / browser.RENDERED).write_text(rendered.html, encoding="utf-8")
+                    facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
+                    renderer, extra = rendered.renderer, rendered.versions
+                    if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
+                        partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
+                except FetchError as exc:
+                    if shell:
+                        partial_reason = f"{NEEDS_JS}: {exc}"
+        elif shell:
+            partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never'"
+        saved: tuple[SavedImage, ...] = ()
+        if wants_images and facts["used_images"]:
+            saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
+            exchanges += image_exchanges
+        _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
+        return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, renderer=renderer, extra=extra,
+                             shell=shell, partial_reason=partial_reason, screenshot=(stage / browser.SCREENSHOT).is_file())
+
+    def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), renderer="", extra=None,
+                 shell=(), partial_reason="", screenshot=False) -> Outcome:
         document = Document(
-            title=facts["title"], language=facts["language"], published=facts["published"],
-            authors=tuple(facts["authors"]), images=tuple(facts["images"]),
+            title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]),
+            images=tuple(facts["images"]), image_files=tuple(saved), region=facts["region"], renderer=renderer,
+            screenshot=browser.SCREENSHOT if screenshot else "", shell=tuple(shell), partial_reason=partial_reason,
             **{k: facts.get(k, "") for k in ("doi", "arxiv_id", "venue", "facts_from")},
         )
         return Outcome.from_download(
-            download, BODY, text_file=TEXT, document=document, extractor=Extractor("trafilatura", versions()), finished=finished,
+            download, BODY, text_file=TEXT, document=document, extractor=Extractor("corpus-build-html", {**versions(), **(extra or {})}),
+            finished=finished, exchanges=exchanges if exchanges is not None else download.exchanges,
         )

@@ -1,0 +1,125 @@
+"""Rendering JavaScript shell pages in headless Chromium (through Playwright).
+
+Playwright is an optional extra (`pip install 'corpus-build[browser]'`) and Chromium
+comes from the system (Debian's `chromium`): the site build and most fetches never
+need either, and a ~100 MB browser download is not something a registry tool should
+pull in by default. Without them, a shell page is mirrored as `partial` with the
+reason, never as `ok` (see kinds/html.py).
+
+The page is loaded from the bytes already downloaded (the main document request is
+answered from the mirror, so the rendered DOM belongs to the captured page); its
+scripts and their requests go to the network as in a browser, within the fetch
+timeouts. Only http(s) requests leave; media and websockets are refused. The browser
+runs with its own throw-away profile and is closed after each page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urldefrag, urlsplit
+
+from ..errors import ContentError
+from .base import package_version
+
+SCREENSHOT = "screenshot.png"
+RENDERED = "rendered.html"
+_MAX_SCREENSHOT_HEIGHT = 16_000  # pixels; taller pages are cut (PNG size, Chromium's own limits)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    screenshot: bool
+    renderer: str  # "chromium 131.0.6778.85 (playwright 1.49.0)"
+    versions: dict[str, str]
+
+
+def find_chromium(configured: str = "") -> str:
+    """The Chromium binary to use, or "" when there is none."""
+    for candidate in (configured, "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if candidate:
+            found = shutil.which(candidate)
+            if found:
+                return found
+    return ""
+
+
+def unavailable(configured: str = "") -> str:
+    """Why no page can be rendered here ("" when one can)."""
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install 'corpus-build[browser]')"
+    if not find_chromium(configured):
+        return "no Chromium found (apt-get install chromium, or set CORPUS_BUILD_CHROMIUM)"
+    return ""
+
+
+async def render(url: str, body: bytes, content_type: str, screenshot: Path | None, *, chromium: str = "",
+                 user_agent: str = "", timeout: float = 30.0, settle: float = 5.0) -> Rendered:
+    """Load `body` as the page at `url`, let its scripts run, return the DOM (and write a full-page PNG)."""
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+    from playwright.async_api import async_playwright
+
+    executable = find_chromium(chromium)
+    if not executable:
+        raise ContentError("no Chromium to render the page with", url=url)
+    document = urldefrag(url)[0]
+    served = False
+
+    async def route(request_route) -> None:
+        nonlocal served
+        request = request_route.request
+        if not served and request.resource_type == "document" and urldefrag(request.url)[0] == document:
+            served = True
+            await request_route.fulfill(status=200, body=body, headers={"Content-Type": content_type or "text/html; charset=utf-8"})
+        elif urlsplit(request.url).scheme not in ("http", "https") or request.resource_type in ("media", "websocket", "eventsource"):
+            await request_route.abort()
+        else:
+            await request_route.continue_()
+
+    try:
+        async with asyncio.timeout(timeout + settle + 30):
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(executable_path=executable, headless=True,
+                                                           args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
+                try:
+                    context = await browser.new_context(user_agent=user_agent or None, viewport={"width": 1280, "height": 900},
+                                                        service_workers="block", accept_downloads=False)
+                    page = await context.new_page()
+                    await page.route("**/*", route)
+                    await page.goto(url, wait_until="load", timeout=timeout * 1000)
+                    try:  # content fetched by script: wait until the network is quiet, but not forever
+                        await page.wait_for_load_state("networkidle", timeout=settle * 1000)
+                    except PlaywrightTimeout:
+                        pass
+                    html = await page.content()
+                    shot = False
+                    if screenshot is not None:
+                        height = await page.evaluate("Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)")
+                        clip = None if height <= _MAX_SCREENSHOT_HEIGHT else {"x": 0, "y": 0, "width": 1280, "height": _MAX_SCREENSHOT_HEIGHT}
+                        await page.screenshot(path=str(screenshot), full_page=clip is None, clip=clip, timeout=timeout * 1000)  # type: ignore[arg-type]
+                        shot = True
+                    version = browser.version
+                finally:
+                    await browser.close()
+    except (PlaywrightError, TimeoutError) as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ContentError(f"rendering in Chromium failed ({message})", url=url) from exc
+    playwright_version = package_version("playwright")
+    return Rendered(html=html, screenshot=shot, renderer=f"chromium {version} (playwright {playwright_version})",
+                    versions={"chromium": version, "playwright": playwright_version})
+
+
+def render_html_sync(url: str, body: bytes, chromium: str = "") -> str:
+    """The rendered DOM of `body` at `url` (for scripts/bench_extract.py); raises when no browser can run."""
+    why = unavailable(chromium)
+    if why:
+        raise RuntimeError(why)
+    with tempfile.TemporaryDirectory() as folder:
+        return asyncio.run(render(url, body, "text/html; charset=utf-8", Path(folder) / SCREENSHOT, chromium=chromium)).html

@@ -1,0 +1,533 @@
+"""Main text of an HTML page as Markdown that keeps the page's structure.
+
+Why not trafilatura's Markdown: measured on real manuals (scripts/bench_extract.py) it
+drops about one snippet in ten (a man page's NAME line, paragraphs deep in long
+tutorials, `<pre>` lines, table cells, contents entries), turns `<pre>` synopses into
+escaped prose, and resolves relative links against the host root (courlan#45).
+
+So: find the main region the page marks itself (`[role=main]`, `<main>`, Sphinx's
+`div.body`, `articleBody`, a single `<article>`; else `<body>`), then walk it with
+lxml and write every block it holds, leaving out what pages mark as chrome (nav,
+sidebars, banners, headers and footers, cookie notices, script text, permalink
+markers). The walk never changes the tree, so trafilatura's metadata reader can run
+on the same parse afterwards. lxml rather than BeautifulSoup: the tree is already
+parsed by lxml, and a second parse would cost more than the whole walk.
+
+Links are resolved here against the page's own URL (and `<base href>`), in-page
+anchors keep their page, and `cite` maps each URL back into the cited URL space.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+_BLOCK = {
+    "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "hr", "html", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "listing", "xmp",
+}
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+# Never text of the page: code, embedded objects, form controls.
+_SKIP_TAGS = {
+    "script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "video", "audio",
+    "button", "input", "select", "textarea", "option", "link", "meta", "head", "title", "nav", "map", "area", "source",
+}
+_SKIP_ROLES = {"navigation", "banner", "contentinfo", "search", "menu", "menubar", "toolbar", "dialog", "alert"}
+# Class or id parts (split at -, _ and spaces) that pages use for chrome.
+_SKIP_TOKENS = {
+    "nav", "navbar", "navigation", "navheader", "navfooter", "sidebar", "sphinxsidebar", "sphinxsidebarwrapper",
+    "related", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "footer", "skiplink", "share",
+    "sharing", "social", "advert", "advertisement", "ads", "banner", "menu", "headerlink", "anchorjs", "permalink",
+    "hashlink", "copybutton", "announcement", "feedback", "pagination", "pager", "toolbar", "clearer",
+}
+_PERMALINK_TEXT = {"¶", "#", "§", "🔗", "link", ""}
+_LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode|brush:)[-_ ]?([A-Za-z0-9_+#.-]+)")
+_NO_LANG = {"default", "none", "text", "plain", "plaintext", "nohighlight", "notranslate", "source", "highlight"}
+_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+_BR = "\x00br\x00"
+_LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[-+*](?=\s)|\d+(?=[.)]\s)|>|=+\s*$|-+\s*$)")
+_WORD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.IGNORECASE)
+_APP_IDS = {"app", "root", "__next", "__nuxt", "___gatsby", "q-app", "main-app", "application", "react-root", "vue-app"}
+
+
+@dataclass
+class Extraction:
+    markdown: str
+    region: str  # which element held the main text ("role=main", "main", "sphinx-body", …, "body")
+    images: list[dict] = field(default_factory=list)  # {"url": fetch-space URL, "cited": cite-space URL, "alt": …}
+
+
+@functools.lru_cache(maxsize=4096)
+def _chrome_class(value: str) -> bool:
+    """Whether a class attribute names chrome: a class word, or a part of one split at - and _."""
+    for word in value.lower().split():
+        if word in _SKIP_TOKENS or any(part in _SKIP_TOKENS for part in re.split(r"[-_]", word)):
+            return True
+    return False
+
+
+def _is_chrome(el) -> bool:
+    """By class words (and their parts), or by a whole id: ids are often made from a heading's
+    text, and a section titled "Cookie management" is content."""
+    value = el.get("class")
+    if value and _chrome_class(value):
+        return True
+    ident = el.get("id")
+    return bool(ident) and ident.lower() in _SKIP_TOKENS
+
+
+def _text_len(el) -> int:
+    """Characters of visible-looking text (scripts and styles left out), without whitespace."""
+    total = _dense_len("".join(el.itertext()))
+    for hidden in el.iter("script", "style", "noscript", "template"):
+        total -= _dense_len("".join(hidden.itertext()))
+    return max(total, 0)
+
+
+def _dense_len(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \n\t\r")
+
+
+def _has_class(el, name: str) -> bool:
+    return name in (el.get("class") or "").split()
+
+
+def find_region(root) -> tuple[Any, str]:
+    """(element, label): the main region the page marks, or <body>."""
+    body = root.find(".//body")
+    if body is None:
+        body = root
+    finders: list[tuple[str, Callable[[], list]]] = [
+        ("role=main", lambda: [e for e in body.iter() if isinstance(e.tag, str) and e.get("role") == "main"]),
+        ("main", lambda: list(body.iter("main"))),
+        ("sphinx-body", lambda: [e for e in body.iter("div") if _has_class(e, "body") or _has_class(e, "rst-content")]),
+        ("articleBody", lambda: [e for e in body.iter() if isinstance(e.tag, str) and e.get("itemprop") == "articleBody"]),
+        ("article", lambda: list(body.iter("article"))),
+    ]
+    total = None
+    for label, find in finders:
+        found = find()
+        if not found:
+            continue
+        if label == "article" and len(found) > 1:
+            break  # a list of articles: the page itself is the unit
+        if total is None:
+            total = _text_len(body)
+        best = max(found, key=_text_len)
+        # A marked region holding little of the page's text (a hero banner in <main>, an empty
+        # role=main shell) is not where the content lives.
+        if _text_len(best) >= 0.4 * total:
+            return best, label
+    return body, "body"
+
+
+class _Converter:
+    def __init__(self, page_url: str, base_url: str, cite: Callable[[str], str], whole_page: bool):
+        self.page_url = page_url
+        self.base_url = base_url
+        self.cite = cite
+        self.whole_page = whole_page
+        self.images: list[dict] = []
+
+    # --- decisions ----------------------------------------------------------------------
+
+    def skip(self, el) -> bool:
+        tag = el.tag
+        if not isinstance(tag, str):
+            return True  # comments, processing instructions
+        tag = tag.lower()
+        if tag in _SKIP_TAGS:
+            return True
+        if el.get("hidden") is not None or el.get("aria-hidden") == "true" and tag != "img":
+            return True
+        style = (el.get("style") or "").replace(" ", "").lower()
+        if "display:none" in style or "visibility:hidden" in style:
+            return True
+        if (el.get("role") or "").lower() in _SKIP_ROLES:
+            return True
+        if tag == "footer" or (tag == "header" and self.whole_page):
+            return True
+        if tag == "aside" and self.whole_page and "footnote" not in (el.get("class") or ""):
+            return True
+        if tag == "a" and (el.get("href") or "").startswith("#") and (el.text_content() or "").strip() in _PERMALINK_TEXT and len(el) == 0:
+            return True
+        return _is_chrome(el)
+
+    def resolve(self, href: str) -> str:
+        href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")
+        if not href:
+            return ""
+        scheme = urlsplit(href).scheme.lower() if ":" in href.split("/")[0] else ""
+        if scheme in ("javascript", "vbscript", "data", "file"):
+            return ""
+        if scheme in ("mailto", "tel"):
+            return href
+        # In-page anchors stay on this page even under a <base href> elsewhere.
+        url = urljoin(self.page_url if href.startswith("#") else self.base_url, href)
+        return self.cite(url)
+
+    # --- blocks -------------------------------------------------------------------------
+
+    def flow(self, el) -> list[str]:
+        """Blocks of a container: runs of inline content become paragraphs."""
+        blocks: list[str] = []
+        buf: list[str] = []
+
+        def flush() -> None:
+            if buf:
+                para = _paragraph("".join(buf))
+                if para:
+                    blocks.append(para)
+                buf.clear()
+
+        if el.text:
+            buf.append(_escape(el.text))
+        for child in el:
+            if not self.skip(child):
+                tag = child.tag.lower()
+                if tag in _BLOCK:
+                    flush()
+                    blocks.extend(self.block(child, tag))
+                else:
+                    buf.append(self.inline(child))
+            if child.tail:
+                buf.append(_escape(child.tail))
+        flush()
+        return blocks
+
+    def block(self, el, tag: str) -> list[str]:
+        if tag in _HEADINGS:
+            text = _collapse(self.inline_children(el))
+            return [f"{'#' * _HEADINGS[tag]} {text}"] if text else []
+        if tag == "p":
+            para = _paragraph(self.inline_children(el))
+            return [para] if para else []
+        if tag in ("pre", "listing", "xmp"):
+            return [self.pre(el)] if (el.text_content() or "").strip() else []
+        if tag in ("ul", "ol", "menu"):
+            return [self.list_block(el, tag == "ol")] if len(el) else self.flow(el)
+        if tag == "dl":
+            return self.deflist(el)
+        if tag == "table":
+            return self.table(el)
+        if tag == "blockquote":
+            inner = "\n\n".join(self.flow(el))
+            return ["\n".join(("> " + line).rstrip() for line in inner.split("\n"))] if inner else []
+        if tag == "hr":
+            return ["---"]
+        if tag == "dt":  # outside a <dl> (broken markup): a bold line
+            text = _collapse(self.inline_children(el))
+            return [f"**{text}**"] if text else []
+        return self.flow(el)
+
+    def pre(self, el) -> str:
+        text = el.text_content().replace("\r\n", "\n").replace("\t", "    ")
+        # The text of <br> inside <pre> (some highlighters emit it) is a newline.
+        if el.find(".//br") is not None:
+            text = _pre_text(el)
+        text = text.strip("\n").rstrip()
+        ticks = max([len(m) for m in re.findall(r"`{3,}", text)] + [2]) + 1
+        return f"{'`' * ticks}{_language(el)}\n{text}\n{'`' * ticks}"
+
+    def list_block(self, el, ordered: bool) -> str:
+        start = el.get("start") or "1"
+        number = int(start) if start.lstrip("-").isdigit() else 1
+        items, loose = [], False
+        children = [c for c in el if not self.skip(c)]
+        for child in children:
+            if child.tag.lower() != "li":
+                blocks = self.block(child, child.tag.lower()) if child.tag.lower() in _BLOCK else [_paragraph(self.inline(child))]
+            else:
+                blocks = self.flow(child)
+            blocks = [b for b in blocks if b]
+            if not blocks:
+                continue
+            marker = f"{number}. " if ordered else "- "
+            number += 1
+            loose = loose or sum(1 for b in blocks if not _is_list(b)) > 1
+            body = blocks[0]
+            for block in blocks[1:]:
+                body += ("\n" if _is_list(block) else "\n\n") + block
+            lines = body.split("\n")
+            items.append("\n".join([marker + lines[0]] + [("    " + line) if line else "" for line in lines[1:]]))
+        return ("\n\n" if loose else "\n").join(items)
+
+    def deflist(self, el) -> list[str]:
+        """python-markdown's def_list syntax: `term` lines, then `:   definition` (indented 4)."""
+        out: list[str] = []
+        terms: list[str] = []
+        entries: list = []
+        for child in el:  # HTML5 allows <div> wrappers around dt/dd groups
+            if isinstance(child.tag, str) and child.tag.lower() == "div" and not self.skip(child):
+                entries.extend(child)
+            else:
+                entries.append(child)
+        for child in entries:
+            if self.skip(child):
+                continue
+            tag = child.tag.lower()
+            if tag == "dt":
+                text = _collapse(self.inline_children(child)).replace("\n", " ")
+                if text:
+                    terms.append(_escape_line_start(text))
+            elif tag == "dd":
+                body = "\n\n".join(self.flow(child)) or " "
+                lines = body.split("\n")
+                definition = "\n".join([":   " + lines[0]] + [("    " + line) if line else "" for line in lines[1:]])
+                if terms:
+                    out.append("\n".join(terms) + "\n\n" + definition)
+                    terms = []
+                elif out:
+                    out[-1] += "\n\n" + definition
+                else:
+                    out.extend(self.flow(child))
+            else:
+                out.extend(self.block(child, tag) if tag in _BLOCK else [p for p in [_paragraph(self.inline(child))] if p])
+        out.extend(terms)
+        return out
+
+    def table(self, el) -> list[str]:
+        rows: list[list[str]] = []
+        header = False
+        caption = ""
+        for part in el:
+            if self.skip(part):
+                continue
+            tag = part.tag.lower()
+            if tag == "caption":
+                caption = _collapse(self.inline_children(part))
+            elif tag in ("thead", "tbody", "tfoot"):
+                for tr in part:
+                    if isinstance(tr.tag, str) and tr.tag.lower() == "tr" and not self.skip(tr):
+                        rows.append(self.row(tr))
+                        header = header or (tag == "thead" and len(rows) == 1)
+            elif tag == "tr":
+                rows.append(self.row(part))
+                if len(rows) == 1 and all(isinstance(c.tag, str) and c.tag.lower() == "th" for c in part):
+                    header = True
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        out = [caption] if caption else []
+        if not rows:
+            return out
+        width = max(len(r) for r in rows)
+        if width == 1:  # a layout table: its cells are just blocks
+            for tr in el.iter("tr"):
+                for cell in tr:
+                    if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th"):
+                        out.extend(self.flow(cell))
+            return out
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        head = rows[0] if header else [""] * width
+        body = rows[1:] if header else rows
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * width]
+        lines += ["| " + " | ".join(r) + " |" for r in body]
+        out.append("\n".join(lines))
+        return out
+
+    def row(self, tr) -> list[str]:
+        cells = []
+        for cell in tr:
+            if not isinstance(cell.tag, str) or cell.tag.lower() not in ("td", "th"):
+                continue
+            # One line per cell: blocks inside (lists, paragraphs) are joined by spaces.
+            text = _collapse(self.inline_children(cell)).replace("|", "\\|")
+            cells.append(text)
+            span = cell.get("colspan") or "1"
+            if span.isdigit() and 1 < int(span) < 50:
+                cells.extend([""] * (int(span) - 1))
+        return cells
+
+    # --- inline -------------------------------------------------------------------------
+
+    def inline_children(self, el) -> str:
+        parts = [_escape(el.text)] if el.text else []
+        for child in el:
+            if not self.skip(child):
+                parts.append(self.inline(child))
+            if child.tail:
+                parts.append(_escape(child.tail))
+        return "".join(parts)
+
+    def inline(self, el) -> str:
+        tag = el.tag.lower()
+        if tag == "br":
+            return _BR
+        if tag == "img":
+            return self.image(el)
+        if tag in ("code", "kbd", "samp", "tt", "var") and len(el.findall(".//pre")) == 0:
+            return _code_span(el.text_content() or "")
+        if tag in ("pre", "listing", "xmp"):
+            return _code_span(el.text_content() or "")
+        inner = self.inline_children(el)
+        if tag == "a":
+            href = self.resolve(el.get("href") or "")
+            label = _collapse(inner)
+            if not label:
+                return ""
+            if not href:
+                return label
+            return f"[{label}]({_md_url(href)})"
+        if tag in ("strong", "b"):
+            core = inner.strip()
+            return f" **{core}** " if core and inner != core else (f"**{core}**" if core else inner)
+        if tag in ("em", "i", "cite", "dfn"):
+            core = inner.strip()
+            return f" *{core}* " if core and inner != core else (f"*{core}*" if core else inner)
+        if tag in _BLOCK:  # a block inside inline content (a <div> in a link): keep its words
+            return " " + inner + " "
+        return inner
+
+    def image(self, el) -> str:
+        src = (el.get("src") or "").strip()
+        if not src or src.startswith("data:"):
+            src = (el.get("data-src") or el.get("data-original") or "").strip()
+        if not src and el.get("srcset"):
+            src = el.get("srcset").split(",")[0].strip().split(" ")[0]
+        if not src or src.startswith("data:"):
+            return ""
+        fetch_url = urljoin(self.base_url, src)
+        if urlsplit(fetch_url).scheme not in ("http", "https"):
+            return ""
+        cited = self.cite(fetch_url)
+        alt = _collapse(_escape(el.get("alt") or "")).replace("[", "").replace("]", "")
+        self.images.append({"url": fetch_url, "cited": cited, "alt": alt})
+        return f"![{alt}]({_md_url(cited)})"
+
+
+def _is_list(block: str) -> bool:
+    return bool(re.match(r"(- |\d+\. )", block))
+
+
+def _escape(text: str) -> str:
+    """Characters that would turn prose into Markdown syntax get a backslash."""
+    text = text.replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`")
+    if "_" in text:
+        text = _WORD_UNDERSCORE.sub(r"\\_", text)
+    if "[" in text:
+        text = text.replace("[", "\\[").replace("]", "\\]")
+    return text
+
+
+def _escape_line_start(line: str) -> str:
+    match = _LINE_START.match(line)
+    if not match:
+        return line
+    lead, marker = match.group(1), match.group(2)
+    if marker[0].isdigit():
+        return lead + marker + "\\" + line[len(lead) + len(marker) :]
+    return lead + "\\" + line[len(lead) :]
+
+
+def _collapse(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    return text.replace(_BR, " ").strip() if _BR in text else text
+
+
+def _paragraph(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if _BR in text:
+        lines = [line.strip() for line in text.split(_BR)]
+        text = "  \n".join(line for line in lines if line)
+    return "\n".join(_escape_line_start(line) for line in text.split("\n")) if text else ""
+
+
+def _code_span(text: str) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    if not text:
+        return ""
+    longest = max([len(m) for m in re.findall(r"`+", text)] + [0])
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _md_url(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+
+
+def _pre_text(el) -> str:
+    parts: list[str] = []
+    for node in el.iter():
+        if node is not el and isinstance(node.tag, str) and node.tag.lower() == "br":
+            parts.append("\n")
+        elif node.text and isinstance(node.tag, str):
+            parts.append(node.text)
+        if node is not el and node.tail:
+            parts.append(node.tail)
+    return "".join(parts)
+
+
+def _language(el) -> str:
+    """The code's language where the page says it: a class on <pre>, its <code>, or a wrapper."""
+    nodes = [el]
+    code = el.find("code")
+    if code is not None:
+        nodes.insert(0, code)
+    parent = el.getparent()
+    for _ in range(3):
+        if parent is None:
+            break
+        nodes.append(parent)
+        parent = parent.getparent()
+    for node in nodes:
+        lang = (node.get("data-lang") or node.get("data-language") or "").strip()
+        if not lang:
+            match = _LANG_CLASS.search(node.get("class") or "")
+            lang = match.group(1) if match else ""
+        lang = lang.lower()
+        if lang and lang not in _NO_LANG and re.fullmatch(r"[a-z0-9_+#.-]{1,30}", lang):
+            return lang
+    return ""
+
+
+def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: url) -> Extraction:
+    """The page's main text as Markdown (see the module docstring)."""
+    base = page_url
+    base_el = root.find(".//base")
+    if base_el is not None and (base_el.get("href") or "").strip():
+        base = urljoin(page_url, base_el.get("href").strip())
+    region, label = find_region(root)
+    converter = _Converter(page_url, base, cite, whole_page=label == "body")
+    if converter.skip(region) and label != "body":
+        region, label = root.find(".//body") if root.find(".//body") is not None else root, "body"
+    blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
+    markdown = "\n\n".join(b for b in blocks if b.strip())
+    return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
+
+
+def shell_signals(root, size: int) -> list[str]:
+    """Why a page looks like a JavaScript shell (empty: it does not).
+
+    A shell has little text, and one of: a <noscript> asking for JavaScript, an empty
+    app container (<div id="app">, #root, #__next…), or scripts outweighing the text
+    many times over.
+    """
+    body = root.find(".//body")
+    if body is None:
+        body = root
+    text = _text_len(body)
+    if text >= 1500:
+        return []
+    signals = []
+    for noscript in root.iter("noscript"):
+        if _JS_WORDS.search(noscript.text_content() or ""):
+            signals.append("noscript asks for JavaScript")
+            break
+    for el in body.iter():
+        if isinstance(el.tag, str) and (el.get("id") or "").lower() in _APP_IDS and _text_len(el) < 50:
+            signals.append(f"empty app container #{el.get('id')}")
+            break
+    script_bytes = sum(len(s.text or "") + (2000 if s.get("src") else 0) for s in root.iter("script"))
+    if script_bytes > 20 * max(text, 1) and text < 500:
+        signals.append(f"{text} characters of text against {script_bytes:,} bytes of script")
+    if not signals:
+        return []
+    if text < 500 or len(signals) > 1:
+        return [f"{text} characters of text in {size:,} bytes", *signals]
+    return []
