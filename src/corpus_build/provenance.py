@@ -98,6 +98,13 @@ class ThreadFacts:
     created_at: str = ""
     updated_at: str = ""
     closed_at: str = ""
+    # Pull requests (thread.json schema 2): the discussion's size, for the source page.
+    reviews: int = 0
+    review_comments: int = 0
+    commits: int = 0
+    changed_files: int = 0
+    additions: int = 0
+    deletions: int = 0
 
     @property
     def display_state(self) -> str:

@@ -101,6 +101,61 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_draft": {"zh": "草稿", "en": "draft"},
     "thread_closed": {"zh": "已关闭", "en": "closed"},
     "thread_merged": {"zh": "已合并 {date}", "en": "merged {date}"},
+    # --- the conversation page of a mirrored issue or PR (render/thread.py) ---
+    "thread_page": {"zh": "讨论全文", "en": "Full discussion"},
+    "thread_conversation": {"zh": "讨论（按时间顺序）", "en": "Conversation (in time order)"},
+    "thread_changed_files": {"zh": "变更文件", "en": "Changed files"},
+    "thread_merged_line": {"zh": "{who} 于 {when} 将 {head} 合并到 {base}", "en": "{who} merged {head} into {base} on {when}"},
+    "thread_closed_line": {"zh": "于 {when} 关闭", "en": "closed on {when}"},
+    "thread_opened_line": {"zh": "{who} 于 {when} 发起", "en": "opened by {who} on {when}"},
+    "thread_merge_commit": {"zh": "合并提交", "en": "Merge commit"},
+    "thread_labels": {"zh": "标签", "en": "Labels"},
+    "thread_size": {"zh": "改动规模", "en": "Size of the change"},
+    "thread_stats": {"zh": "{commits} 个提交 · {files} 个文件 · +{add} −{dele} 行", "en": "{commits} commit(s) · {files} file(s) · +{add} −{dele} lines"},
+    "thread_discussion": {"zh": "讨论", "en": "Discussion"},
+    "thread_counts": {"zh": "{comments} 条评论 · {reviews} 次评审 · {review_comments} 条行内评论", "en": "{comments} comment(s) · {reviews} review(s) · {review_comments} line comment(s)"},
+    "thread_review_threads": {"zh": "行内讨论", "en": "Line discussions"},
+    "thread_unavailable": {"zh": "服务器未提供这些部分：{parts}", "en": "The server did not provide: {parts}"},
+    "thread_truncated": {"zh": "GitHub 只列出前 {shown} 个{what}（共 {total} 个）。", "en": "GitHub lists only the first {shown} of {total} {what}."},
+    "commits_word": {"zh": "提交", "en": "commits"},
+    "files_word": {"zh": "文件", "en": "files"},
+    "times_in_zone": {"zh": "时间为 {zone}。", "en": "Times are in {zone}."},
+    "on_github": {"zh": "GitHub 原帖", "en": "on GitHub"},
+    "someone": {"zh": "某人", "en": "someone"},
+    "kind_pull": {"zh": "PR", "en": "pull request"},
+    "kind_issue": {"zh": "issue", "en": "issue"},
+    "file": {"zh": "文件", "en": "File"},
+    "line_n": {"zh": "第 {n} 行", "en": "line {n}"},
+    "outdated": {"zh": "代码已变动", "en": "outdated"},
+    "review_approved": {"zh": "批准", "en": "approved"},
+    "review_changes_requested": {"zh": "要求修改", "en": "changes requested"},
+    "review_commented": {"zh": "评论", "en": "commented"},
+    "review_dismissed": {"zh": "已撤销", "en": "dismissed"},
+    "ev_opened": {"zh": "{who} 发起了讨论", "en": "{who} opened this"},
+    "ev_commented": {"zh": "{who} 评论", "en": "{who} commented"},
+    "ev_reviewed": {"zh": "{who} 评审", "en": "{who} reviewed"},
+    "ev_pushed": {"zh": "{who} 推送了 {n} 个提交", "en": "{who} pushed {n} commit(s)"},
+    "ev_xref": {"zh": "{who} 在{what} {ref} 中提到了本讨论", "en": "{who} mentioned this in {what} {ref}"},
+    "ev_closed": {"zh": "{who} 关闭了本讨论", "en": "{who} closed this"},
+    "ev_reopened": {"zh": "{who} 重新打开了本讨论", "en": "{who} reopened this"},
+    "ev_merged": {"zh": "{who} 合并了本 PR", "en": "{who} merged this"},
+    "ev_renamed": {"zh": "{who} 将标题改为", "en": "{who} changed the title to"},
+    "ev_labeled": {"zh": "{who} 添加了标签", "en": "{who} added the label"},
+    "ev_unlabeled": {"zh": "{who} 移除了标签", "en": "{who} removed the label"},
+    "ev_ready_for_review": {"zh": "{who} 标记为可评审", "en": "{who} marked this ready for review"},
+    "ev_convert_to_draft": {"zh": "{who} 转为草稿", "en": "{who} converted this to a draft"},
+    "ev_head_ref_force_pushed": {"zh": "{who} 强制推送了分支", "en": "{who} force-pushed the branch"},
+    "ev_referenced": {"zh": "{who} 在提交中引用了本讨论", "en": "{who} referenced this in a commit"},
+    "ev_review_requested": {"zh": "{who} 请求评审", "en": "{who} requested a review from"},
+    "ev_assigned": {"zh": "{who} 指派给", "en": "{who} assigned"},
+    "ev_other": {"zh": "{who}：{event}", "en": "{who}: {event}"},
+    "file_added": {"zh": "新增", "en": "added"},
+    "file_modified": {"zh": "修改", "en": "modified"},
+    "file_removed": {"zh": "删除", "en": "removed"},
+    "file_renamed": {"zh": "重命名", "en": "renamed"},
+    "file_copied": {"zh": "复制", "en": "copied"},
+    "file_changed": {"zh": "变更", "en": "changed"},
+    "file_unchanged": {"zh": "未变", "en": "unchanged"},
 }
 
 KIND_LABELS: dict[str, dict[str, str]] = {
@@ -125,6 +180,9 @@ class Labels:
     def __call__(self, key: str, **values: object) -> str:
         text = _LABELS[key][self.lang]
         return text.format(**values) if values else text
+
+    def has(self, key: str) -> bool:
+        return key in _LABELS
 
     def kind(self, kind: str) -> str:
         return KIND_LABELS.get(kind, {}).get(self.lang, kind)

@@ -192,7 +192,8 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
     if record.thread:
         rows.append([t("pr_state"), thread_badge(corpus, source, t)])
     if record.text_file:
-        rows.append([t("extracted_text"), md.link(t("extracted_text") + " →", _rel(page, text_page_path(source)))])
+        label = t("thread_page") if record.thread is not None else t("extracted_text")
+        rows.append([label, md.link(label + " →", _rel(page, text_page_path(source)))])
     if source.url:
         rows.append([t("original"), md.url_link(f"{t('original')} ↗", _safe_url(source.url) or source.url)])
     out += md.table(["", ""], rows) + "\n"
@@ -274,7 +275,13 @@ def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
         record = read_provenance(corpus.raw_dir(source))
         if record is None or not record.text_file:
             continue
-        page = _text_page(corpus, source, record, t)
+        page = None
+        if record.thread is not None and record.body_file:
+            from .thread import thread_page  # the conversation, not the flat text (render/thread.py)
+
+            page = thread_page(corpus, source, record, t, text_page_path(source), _rel(text_page_path(source), f"sources/{source.id}.md"))
+        if page is None:
+            page = _text_page(corpus, source, record, t)
         if page is not None:
             pages[text_page_path(source)] = page
     return pages
