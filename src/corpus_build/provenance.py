@@ -117,6 +117,17 @@ class ThreadFacts:
 
 
 @dataclass(frozen=True)
+class Supplied:
+    """A copy the user saved and handed over (`corpus-build attach`), not one fetch downloaded."""
+
+    by: str = "user"
+    file_name: str = ""  # the name of what the user gave (a file or a saved-page folder)
+    sha256: str = ""  # of that file (of the folder's main HTML page for a folder)
+    time: str = ""  # when it was attached (ISO UTC)
+    note: str = ""  # the user's own words: where and how it was saved
+
+
+@dataclass(frozen=True)
 class Provenance:
     id: str
     kind: str
@@ -144,6 +155,7 @@ class Provenance:
     error: str = ""
     attempts: tuple[Attempt, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    supplied: Supplied | None = None  # set by `corpus-build attach`; fetch keeps such a mirror unless --force
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -165,6 +177,8 @@ class Provenance:
         values["document"] = Document(**doc)
         if values.get("repo"):
             values["repo"] = RepoFacts(**_known(RepoFacts, values["repo"]))
+        if values.get("supplied"):
+            values["supplied"] = Supplied(**_known(Supplied, values["supplied"])) if isinstance(values["supplied"], dict) else None
         if values.get("thread"):
             thread = _known(ThreadFacts, values["thread"])
             thread["labels"] = tuple(thread.get("labels") or ())
@@ -277,6 +291,7 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
     if record is None:
         return "never fetched", None, None
     checked = parse_time(record.checked_at or record.fetched_at)
-    if checked and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
+    # A copy the user supplied does not age: no fetch refreshes it (fetch keeps it unless --force).
+    if checked and record.supplied is None and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
         return "stale", record, None
     return record.status.value, record, None

@@ -32,6 +32,15 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON record per source instead of the table")
     p.set_defaults(func=_guard(cmd_fetch))
 
+    p = sub.add_parser(
+        "attach", help="use a copy you saved in your browser (PDF, HTML, saved-page folder, MHTML, image) as a source's mirror",
+        description="Store FILE as the mirror of source ID, extracted like a fetched copy. `fetch` keeps it until `fetch --force`.",
+    )
+    p.add_argument("id", metavar="ID", help="the source's id")
+    p.add_argument("file", metavar="FILE", help="the saved file, or the folder a browser's 'save page, complete' wrote")
+    p.add_argument("--note", default="", help="where and how you saved it (kept in provenance)")
+    p.set_defaults(func=_guard(cmd_attach))
+
     p = sub.add_parser("status", help="every source's mirror state: ok, unchanged, stale, failed, never fetched")
     p.add_argument("--json", action="store_true", help="one JSON record per source")
     p.set_defaults(func=_guard(cmd_status))
@@ -86,6 +95,21 @@ def cmd_fetch(args) -> int:
     else:
         _summary(results)
     return 0 if all(r.ok for r in results) else 1
+
+
+def cmd_attach(args) -> int:
+    from .attach import attach
+
+    corpus = _load(args)
+    record = attach(corpus, args.id, Path(args.file), note=args.note)
+    where = corpus.raw_dir(corpus.source(args.id))
+    facts = [record.content_type or "file", f"{record.bytes:,} bytes"]
+    if record.document.page_count:
+        facts.append(f"{record.document.page_count} pages")
+    if record.text_file:
+        facts.append(f"text in {record.text_file}")
+    print(f"attached {args.file} as the mirror of '{args.id}' ({', '.join(facts)}) in {where}")
+    return 0
 
 
 def _summary(results: list[FetchResult]) -> None:

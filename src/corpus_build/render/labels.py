@@ -101,6 +101,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_draft": {"zh": "草稿", "en": "draft"},
     "thread_closed": {"zh": "已关闭", "en": "closed"},
     "thread_merged": {"zh": "已合并 {date}", "en": "merged {date}"},
+    "supplied": {"zh": "来源", "en": "Origin"},
+    "supplied_copy": {"zh": "用户保存并提供的副本（{name}）", "en": "a copy the user saved and supplied ({name})"},
     # --- the conversation page of a mirrored issue or PR (render/thread.py) ---
     "thread_page": {"zh": "讨论全文", "en": "Full discussion"},
     "thread_conversation": {"zh": "讨论（按时间顺序）", "en": "Conversation (in time order)"},

@@ -170,6 +170,9 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
     rows = [[t("mirror_state"), _freshness_badge(state, t) + f" `{record.status.value}`"], [t("fetched_at"), md.text(record.fetched_at)]]
     if record.checked_at and record.checked_at != record.fetched_at:
         rows.append([t("checked_at"), md.text(record.checked_at)])
+    if record.supplied is not None:
+        supplied = md.text(t("supplied_copy", name=record.supplied.file_name))
+        rows.append([t("supplied"), supplied + (f" · {md.text(record.supplied.note)}" if record.supplied.note else "")])
     fetched = _safe_url(record.fetched_url)
     if fetched:
         rows.append([t("fetched_from"), md.url_link(record.fetched_url, fetched)])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
+from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -36,7 +38,7 @@ def citation_meta(html: str) -> dict[str, list[str]]:
 
 
 def _import_pymupdf():
-    """pymupdf, without activating the optional pymupdf_layout plugin.
+    """The PyMuPDF module, from `pymupdf` or `pymupdf-lite` (same `pymupdf` module), or the old `fitz` name.
 
     When pymupdf_layout is installed, `import pymupdf` imports it, and it loads an ONNX
     layout model at once: 0.25 s of CPU in every worker process, for a model that only
@@ -50,9 +52,22 @@ def _import_pymupdf():
     sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # `import pymupdf.layout` raises ImportError
     try:
         import pymupdf
+    except ImportError:
+        import fitz as pymupdf  # type: ignore[no-redef]  # PyMuPDF before 1.24.3 only had this name
     finally:
         del sys.modules["pymupdf.layout"]
     return pymupdf
+
+
+@functools.cache
+def pymupdf_version() -> str:
+    """The installed PyMuPDF's version, whichever distribution (pymupdf, pymupdf-lite) provides it."""
+    for name in ("pymupdf", "pymupdf-lite", "PyMuPDF"):
+        try:
+            return package_version(name)
+        except PackageNotFoundError:
+            continue
+    return str(getattr(_import_pymupdf(), "VersionBind", "") or "unknown")
 
 
 def extract_pdf(body: str, out: str) -> dict:
@@ -129,7 +144,7 @@ class PaperKind:
             page_count=facts["pages"],
             language=(landing_meta.get("language") or [""])[0],
         )
-        extractor = Extractor("pymupdf", {"pymupdf": package_version("pymupdf")})
+        extractor = Extractor("pymupdf", {"pymupdf": pymupdf_version()})
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
