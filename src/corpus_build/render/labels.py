@@ -103,6 +103,10 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_merged": {"zh": "已合并 {date}", "en": "merged {date}"},
     "supplied": {"zh": "来源", "en": "Origin"},
     "supplied_copy": {"zh": "用户保存并提供的副本（{name}）", "en": "a copy the user saved and supplied ({name})"},
+    "paper_page_of": {"zh": "{title}，第 {n} 页", "en": "{title}, page {n}"},
+    "paper_page_n": {"zh": "第 {n} 页", "en": "Page {n}"},
+    "paper_contents": {"zh": "目录", "en": "Contents"},
+    "paper_pages": {"zh": "按页跳转", "en": "Go to page"},
     # --- the conversation page of a mirrored issue or PR (render/thread.py) ---
     "thread_page": {"zh": "讨论全文", "en": "Full discussion"},
     "thread_conversation": {"zh": "讨论（按时间顺序）", "en": "Conversation (in time order)"},

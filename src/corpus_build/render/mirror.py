@@ -279,10 +279,15 @@ def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
         if record is None or not record.text_file:
             continue
         page = None
+        back = _rel(text_page_path(source), f"sources/{source.id}.md")
+        if record.document.page_count:
+            from .paper import paper_page  # text with headings and page anchors (render/paper.py)
+
+            page = paper_page(corpus, source, record, t, back)
         if record.thread is not None and record.body_file:
             from .thread import thread_page  # the conversation, not the flat text (render/thread.py)
 
-            page = thread_page(corpus, source, record, t, text_page_path(source), _rel(text_page_path(source), f"sources/{source.id}.md"))
+            page = thread_page(corpus, source, record, t, text_page_path(source), back)
         if page is None:
             page = _text_page(corpus, source, record, t)
         if page is not None:

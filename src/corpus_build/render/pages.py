@@ -79,7 +79,7 @@ class Citations:
             for step in learning_path.path:
                 citations.paths[step.source].append(learning_path)
         for digest in corpus.digests:
-            for source_id in dict.fromkeys(m.group(1).strip() for m in WIKILINK.finditer(digest.body)):
+            for source_id in dict.fromkeys(m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(digest.body)):
                 citations.digests[source_id].append(digest)
         return citations
 
@@ -152,7 +152,7 @@ class PageBuilder:
         out = f"{heading} {title} {{#{source.id}}}\n\n" + " · ".join(facts) + "\n\n"
         if not source.verified:
             out += f"*{self.t('unverified_body')}{': ' + md.text(source.verify_note) if source.verify_note else ''}*\n\n"
-        return out + md.quote_block(source.note) + "\n"
+        return out + md.quote_block(self.resolve_wikilinks(source.note, page)) + "\n"
 
     # --- pages -----------------------------------------------------------------------
 
@@ -273,7 +273,7 @@ class PageBuilder:
         if source.tags:
             rows.append([t("tags"), self.tag_list(source)])
         out += md.table(["", ""], rows) + "\n"
-        out += f"## {t('annotation')}\n\n" + md.quote_block(source.note) + "\n"
+        out += f"## {t('annotation')}\n\n" + md.quote_block(self.resolve_wikilinks(source.note, page)) + "\n"
         out += f"## {t('cited_by')}\n\n" + self.cited_by(source, page)
         if source.see_also:
             out += f"## {t('see_also')}\n\n"
@@ -394,9 +394,14 @@ class PageBuilder:
 
     def resolve_wikilinks(self, body: str, page: str) -> str:
         def replace(match) -> str:
-            source = self.by_id.get(match.group(1).strip())
+            target, _, fragment = match.group(1).partition("#")
+            source = self.by_id.get(target.strip())
             if source is None:  # registry.check reports it; keep the text visible
                 return match.group(0)
+            if fragment.strip():  # [[paper-id#page-12]]: a place on the paper's text page
+                from .paper import anchor_link
+
+                return anchor_link(self.corpus, source, fragment.strip(), match.group(2), self.t, page)
             label = match.group(2) or source.title
             return md.link(label, rel(page, paths.source(source.id)))
 

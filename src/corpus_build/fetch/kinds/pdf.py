@@ -14,6 +14,7 @@ from ...model import Source
 from ...provenance import Document, Extractor
 from ..base import Context, Outcome, package_version
 from ..http import move_body
+from ... import pdf_structure
 from .html import BODY as HTML_BODY
 from .html import TEXT, decode_html, extract_html
 from .html import versions as html_versions
@@ -71,7 +72,9 @@ def pymupdf_version() -> str:
 
 
 def extract_pdf(body: str, out: str) -> dict:
-    """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page. {"error": …} when unparsable."""
+    """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page, and beside it
+    structure.json / structure.md (the text with the paper's headings, see pdf_structure).
+    {"error": …} when unparsable."""
     pymupdf = _import_pymupdf()
 
     data = Path(body).read_bytes()
@@ -95,8 +98,14 @@ def extract_pdf(body: str, out: str) -> dict:
         return {"error": f"PyMuPDF failed on a page ({type(exc).__name__}: {exc})"}
     meta = doc.metadata or {}
     Path(out).write_text("\n".join(parts), encoding="utf-8")
+    headings = -1
+    try:
+        headings = len(pdf_structure.write(doc, Path(out).parent)["headings"])
+    except Exception:  # noqa: BLE001 - the headings are a bonus: a page PyMuPDF cannot lay out must not cost the text
+        for name in (pdf_structure.STRUCTURE, pdf_structure.STRUCTURE_MD):
+            (Path(out).parent / name).unlink(missing_ok=True)
     authors = [a.strip() for a in re.split(r";|,| and ", meta.get("author") or "") if a.strip()]
-    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count}
+    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count, "headings": headings}
 
 
 class PaperKind:
