@@ -26,7 +26,7 @@ STRUCTURE = "structure.json"
 STRUCTURE_MD = "structure.md"
 VERSION = 1
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3}|[A-Z](?:\.\d{1,2}){1,3})\.?\s+(\S.{0,150})$")
-_NAMED = re.compile(r"^(abstract|introduction|background|related work|conclusions?|discussion|references|bibliography|acknowledge?ments?|appendix|摘要|引言|绪论|结论|参考文献|致谢|附录)\b", re.I)
+_NAMED = re.compile(r"^(abstract|introduction|background|related work|conclusions?|discussion|references|bibliography|acknowledge?ments?|appendix|摘要|引言|绪论|结论|参考文献|致谢|附录)\b", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 PAGE_ANCHOR = re.compile(r"^page-([1-9]\d{0,5})$")
 
@@ -170,11 +170,11 @@ def structure(doc: Any) -> dict:
             if not _is_heading_by_font(block, body):
                 blocks.append({"page": block["page"], "kind": "text", "text": block["text"]})
                 continue
-            match = _NUMBERED.match(block["text"])
-            if not title_done and block["page"] == 1 and block["size"] == title_size and block["size"] >= body * 1.3 and not match:
+            numbered_head = _NUMBERED.match(block["text"])
+            if not title_done and block["page"] == 1 and block["size"] == title_size and block["size"] >= body * 1.3 and not numbered_head:
                 level, title_done = 1, True
-            elif match:
-                level = min(2 + match.group(1).count("."), 4)
+            elif numbered_head:
+                level = min(2 + numbered_head.group(1).count("."), 4)
             elif _NAMED.match(block["text"]):
                 level = 2  # Abstract, References…: sections, whatever size the template sets them in
             else:

@@ -100,7 +100,7 @@ def sample_pull(owner: str = "tile-ai", repo: str = "tilelang", number: int = 42
         "head": {"label": "alice:ascend", "ref": "ascend"}, "additions": 120, "deletions": 30, "changed_files": 3, "commits": 3,
     }
     hunk = "@@ -10,6 +10,8 @@ def lower(x):\n     a = 1\n-    b = 2\n+    b = tile(2)\n+    c = 3"
-    lists = {
+    lists: dict[str, list] = {
         "comments": [
             {"id": 1, "user": user("carol"), "body": "Does this need CANN 8?", "created_at": "2026-01-11T00:00:00Z", "html_url": html + "#issuecomment-1"},
             {"id": 2, "user": user("alice"), "body": "Yes, CANN 8.0 or newer.", "created_at": "2026-01-12T00:00:00Z", "html_url": html + "#issuecomment-2"},

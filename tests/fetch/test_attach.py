@@ -17,8 +17,6 @@ from corpus_build.fetch.lockfile import read_lock
 from corpus_build.provenance import Status, mirror_state, read_failure, read_provenance
 from corpus_build.render import build_pages
 
-from .server import Reply
-
 PAGE = """<!DOCTYPE html><html lang="zh"><head><meta charset="utf-8"><title>昇腾算子开发：向量化</title></head><body>
 <nav>首页 · 登录</nav><article><h1>昇腾算子开发：向量化</h1>
 <p>这篇回答解释了 Ascend C 的向量化编程模型，以及如何把数据从全局内存搬到统一缓冲区，再交给向量单元计算。</p>

@@ -14,9 +14,9 @@ from corpus_build.fetch import fetch_corpus
 from corpus_build.provenance import Status
 from tests.corpus_fixture import PROJECT_ROOT
 
+from .conftest import write_corpus
 from .github_threads import sample_pull
 from .test_pdf_structure import paper_pdf
-from .conftest import write_corpus
 
 CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

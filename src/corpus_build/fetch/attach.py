@@ -43,7 +43,7 @@ MAX_FILES = 5000  # files copied from a saved-page folder
 _IMAGES = ((b"\x89PNG\r\n\x1a\n", "png", "image/png"), (b"\xff\xd8\xff", "jpg", "image/jpeg"), (b"GIF87a", "gif", "image/gif"),
            (b"GIF89a", "gif", "image/gif"))
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".shtml")
-_HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title)\b", re.I | re.S)
+_HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title)\b", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,8 @@ def _unpack_mhtml(path: Path, stage: Path) -> tuple[Path, str]:
     for index, part in enumerate(message.walk()):
         if part.is_multipart():
             continue
-        payload = part.get_payload(decode=True) or b""
+        decoded = part.get_payload(decode=True)
+        payload = decoded if isinstance(decoded, bytes) else b""
         if page is None and part.get_content_type() == "text/html":
             charset = part.get_content_charset() or "utf-8"
             page = stage / "page.html"
@@ -187,13 +188,13 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "") -> Pro
         shutil.rmtree(stage, ignore_errors=True)
         stage.mkdir()
         try:
-            record = _fill(stage, supply, source.url, options.max_bytes)
+            facts = _fill(stage, supply, source.url, options.max_bytes)
             now = utc_stamp()
             primary = supply.page if supply.form == "folder" and supply.page else supply.path
             record = Provenance(
                 id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at=now, checked_at=now,
-                content_type=supply.content_type, bytes=record["bytes"], sha256=record["sha256"], body_file=record["body"],
-                text_file=record.get("text", ""), files=output_files(stage), extractor=record.get("extractor"), document=record.get("document", Document()),
+                content_type=supply.content_type, bytes=facts["bytes"], sha256=facts["sha256"], body_file=facts["body"],
+                text_file=facts.get("text", ""), files=output_files(stage), extractor=facts.get("extractor"), document=facts.get("document", Document()),
                 supplied=Supplied(by="user", file_name=given.name, sha256=_sha256(primary), time=now, note=note.strip()),
             )
             write_provenance(stage, record)

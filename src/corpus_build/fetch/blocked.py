@@ -18,9 +18,9 @@ ID_SLOT = "<id>"
 PEEK = 64 * 1024  # bytes of an error page read to look for a CAPTCHA
 _CAPTCHA = re.compile(
     "captcha|recaptcha|hcaptcha|turnstile|challenge-platform|cf-chl-|are you a robot|unusual traffic|验证码|安全验证".encode(),
-    re.I,
+    re.IGNORECASE,
 )
-_LOGIN_PATH = re.compile(r"/(log[-_]?in|sign[-_]?in|sign[-_]?on|passport|sso|cas/login|accounts?/login|users?/sign_in|auth/login)(?:[/.?]|$)", re.I)
+_LOGIN_PATH = re.compile(r"/(log[-_]?in|sign[-_]?in|sign[-_]?on|passport|sso|cas/login|accounts?/login|users?/sign_in|auth/login)(?:[/.?]|$)", re.IGNORECASE)
 
 
 def hint(what: str) -> str:

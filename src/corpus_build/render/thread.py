@@ -21,7 +21,7 @@ import re
 
 from ..model import Corpus, Source
 from ..provenance import Provenance, parse_time
-from ..threads import Commit, CommentThread, Conversation, Event, conversation
+from ..threads import CommentThread, Commit, Conversation, Event, conversation
 from . import markdown as md
 from .labels import Labels
 from .mirror import _safe_url, mirror_file, sanitize_markdown
@@ -38,7 +38,7 @@ def display_zone(corpus: Corpus) -> dt.timezone:
         if match:
             sign = -1 if match.group(1) == "-" else 1
             return dt.timezone(sign * dt.timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0)))
-    return dt.timezone(dt.timedelta(hours=8)) if corpus.settings.ui_lang == "zh" else dt.timezone.utc
+    return dt.timezone(dt.timedelta(hours=8)) if corpus.settings.ui_lang == "zh" else dt.UTC
 
 
 def zone_name(zone: dt.timezone) -> str:
@@ -54,7 +54,7 @@ def local_time(value: str, zone: dt.timezone) -> str:
     if moment is None:
         return ""
     shown = moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-    return f'<time datetime="{html.escape(moment.astimezone(dt.timezone.utc).isoformat())}">{shown}</time>'
+    return f'<time datetime="{html.escape(moment.astimezone(dt.UTC).isoformat())}">{shown}</time>'
 
 
 def _e(value: str) -> str:

@@ -9,12 +9,12 @@ from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from ... import pdf_structure
 from ...errors import ContentError
 from ...model import Source
 from ...provenance import Document, Extractor
 from ..base import Context, Outcome, package_version
 from ..http import move_body
-from ... import pdf_structure
 from .html import BODY as HTML_BODY
 from .html import TEXT, decode_html, extract_html
 from .html import versions as html_versions
@@ -22,8 +22,8 @@ from .html import versions as html_versions
 PDF = "paper.pdf"
 LANDING = "landing.html"
 _ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
-_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.I)
-_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.I)
+_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
+_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.IGNORECASE)
 
 
 def citation_meta(html: str) -> dict[str, list[str]]:
