@@ -121,6 +121,7 @@ class ChangedFile:
     deletions: int
     previous_path: str = ""
     threads: int = 0  # review comment threads on this file
+    patch: str = ""  # the file's diff as GitHub sends it ("" for binary or very large files)
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ def conversation(data: dict) -> Conversation:
     files = tuple(
         ChangedFile(
             path=_s(f.get("filename")), status=_s(f.get("status")), additions=_i(f.get("additions")), deletions=_i(f.get("deletions")),
-            previous_path=_s(f.get("previous_filename")), threads=per_path.get(_s(f.get("filename")), 0),
+            previous_path=_s(f.get("previous_filename")), threads=per_path.get(_s(f.get("filename")), 0), patch=_s(f.get("patch")),
         )
         for f in raw_files
     )

@@ -140,5 +140,7 @@ def test_thread_page_on_the_site(server, make_corpus, options):
     # Untrusted text stays text.
     assert "<script>" not in page and not re.search(r"<[^>]*\son\w+\s*=", page)
     assert "&lt;script&gt;alert(3)&lt;/script&gt;" in page and "&lt;/code&gt;&lt;/pre&gt;" in page
+    # Each file's diff, folded.
+    assert '<details class="cb-diff"><summary><code>src/backend/ascend.py</code> +100 −0</summary>' in page and "@@ +1 @@" in page
     source_page = pages["sources/tl-pr-42.md"]
     assert "讨论全文 →" in source_page

@@ -26,6 +26,7 @@ from . import markdown as md
 from .labels import Labels
 from .mirror import _safe_url, mirror_file, sanitize_markdown
 
+PATCH_LIMIT = 300_000  # characters of diff shown on one thread page (the full patches stay in thread.json)
 _ZONE = re.compile(r"^([+-])(\d{1,2}):?(\d{2})?$")
 _EVENT_CSS = {"review": "cb-ev-review", "comment": "cb-ev-comment", "opened": "cb-ev-comment", "commits": "cb-ev-commits"}
 _REVIEW_CSS = {"APPROVED": "state-open", "CHANGES_REQUESTED": "state-closed", "DISMISSED": "stale"}
@@ -90,7 +91,7 @@ class ThreadPage:
         label = t(f"thread_{state}", date="").strip() if state in ("open", "draft", "closed", "merged") else state
         lines = [md.badge(label, css)]
         if f.merged:
-            lines.append(t("thread_merged_line", who=_who(f.merged_by) or "", when=self.when(f.merged_at), base=f"<code>{_e(f.base)}</code>", head=f"<code>{_e(f.head)}</code>"))
+            lines.append(t("thread_merged_line", who=_who(f.merged_by) or t("someone"), when=self.when(f.merged_at), base=f"<code>{_e(f.base)}</code>", head=f"<code>{_e(f.head)}</code>"))
         elif f.state == "closed":
             lines.append(t("thread_closed_line", when=self.when(f.closed_at)))
         lines.append(t("thread_opened_line", who=_who(f.author), when=self.when(f.created_at)))
@@ -199,6 +200,26 @@ class ThreadPage:
                 status = t(f"file_{item.status}") if t.has(f"file_{item.status}") else md.text(item.status)
                 rows.append([name, status, f"+{item.additions}", f"−{item.deletions}", str(item.threads or "")])
             out += md.table([t("file"), t("state"), "+", "−", t("thread_review_threads")], rows) + "\n"
+            out += self.diffs(conv)
+        return out
+
+    def diffs(self, conv: Conversation) -> str:
+        """Each file's diff, folded (a <details> per file), within PATCH_LIMIT characters for the page."""
+        t, budget, parts, cut = self.t, PATCH_LIMIT, [], False
+        for item in conv.files:
+            if not item.patch:
+                continue
+            if len(item.patch) > budget:
+                cut = True
+                continue
+            budget -= len(item.patch)
+            summary = f"<code>{_e(item.path)}</code> +{item.additions} −{item.deletions}"
+            parts.append(f'<details class="cb-diff"><summary>{summary}</summary>\n<pre class="cb-hunk"><code>{_e(item.patch)}</code></pre>\n</details>\n')
+        if not parts and not cut:
+            return ""
+        out = f"## {t('thread_diff')}\n\n" + '<div class="cb-diffs">\n' + "".join(parts) + "</div>\n\n"
+        if cut:
+            out += f"*{t('thread_diff_cut', n=f'{PATCH_LIMIT:,}')}*\n\n"
         return out
 
 
