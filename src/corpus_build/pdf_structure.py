@@ -29,13 +29,27 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3}|[A-Z](?:\.\d{1,2}){1,3})\.?
 _NAMED = re.compile(r"^(abstract|introduction|background|related work|conclusions?|discussion|references|bibliography|acknowledge?ments?|appendix|摘要|引言|绪论|结论|参考文献|致谢|附录)\b", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 PAGE_ANCHOR = re.compile(r"^page-([1-9]\d{0,5})$")
+_CHAPTER = re.compile(r"^(?:chapter|part|appendix|第)\s*(\d{1,3}|[A-Z])\s*[章部篇]?\s*(\S.{0,150})?$", re.I)
+_NUMBER_ONLY = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|(?:chapter|part|appendix)\s+(?:\d{1,3}|[A-Z])|第\s*\d{1,3}\s*[章部篇节])$", re.I)
+
+
+def split_number(title: str) -> tuple[str, str]:
+    """("4.3", "Tile scheduling") for "4.3 Tile scheduling"; ("2", "第一步") for "Chapter 2 第一步"; ("", title) otherwise."""
+    title = title.strip()
+    match = _NUMBERED.match(title)
+    if match:
+        return match.group(1), match.group(2)
+    match = _CHAPTER.match(title)
+    if match and match.group(2):
+        return match.group(1), match.group(2)
+    return "", title
 
 
 def anchor_for(title: str, taken: set[str]) -> str:
     """`sec-4-3` for "4.3 Tile scheduling", `sec-tile-scheduling` or `sec-引言` otherwise; unique in `taken`."""
-    match = _NUMBERED.match(title.strip())
-    if match:
-        base = "sec-" + match.group(1).lower().replace(".", "-")
+    number, _rest = split_number(title)
+    if number:
+        base = "sec-" + number.lower().replace(".", "-")
     else:
         words = unicodedata.normalize("NFKC", title).lower()
         slug = re.sub(r"[^0-9a-z\u3400-\u9fff]+", "-", words).strip("-")[:48].strip("-")
@@ -106,7 +120,17 @@ def _blocks(page: Any, number: int) -> list[dict]:
             emit(lines[:1])
             lines = lines[1:]
         emit(lines)
-    return found
+    # A heading's number set as a block of its own ("2.1" above "Debian 软件包制作流程", "Chapter 2"
+    # above "第一步") joins its title, so the heading reads, and is anchored, as numbered.
+    merged: list[dict] = []
+    for block in found:
+        if merged and _NUMBER_ONLY.match(merged[-1]["text"]) and len(block["text"]) <= 150 and not _NUMBER_ONLY.match(block["text"]) \
+                and not split_number(block["text"])[0]:  # "5" (a page number) above "3 Utilities" stays apart
+            number = merged.pop()
+            block = {**block, "text": f"{number['text']} {block['text']}", "size": max(number["size"], block["size"]),
+                     "bold": number["bold"] or block["bold"], "lines": number["lines"] + block["lines"]}
+        merged.append(block)
+    return merged
 
 
 def _is_heading_by_font(block: dict, body: float) -> bool:
@@ -149,8 +173,7 @@ def structure(doc: Any) -> dict:
             pending = list(wanted.get(number, []))
             placed = []
             for block in page_blocks:
-                numbered = _NUMBERED.match(block["text"])
-                names = {_norm(block["text"]), _norm(numbered.group(2)) if numbered else ""} - {""}
+                names = {_norm(block["text"]), _norm(split_number(block["text"])[1])} - {""}
                 # An outline entry often leaves out the number the page prints ("Introduction" / "1 Introduction").
                 match = next((item for item in pending if _norm(item[1]) in names), None) if len(block["text"]) <= 200 else None
                 if match is not None:
@@ -170,7 +193,7 @@ def structure(doc: Any) -> dict:
             if not _is_heading_by_font(block, body):
                 blocks.append({"page": block["page"], "kind": "text", "text": block["text"]})
                 continue
-            numbered_head = _NUMBERED.match(block["text"])
+            numbered_head = _NUMBERED.match(block["text"]) or _CHAPTER.match(block["text"])
             if not title_done and block["page"] == 1 and block["size"] == title_size and block["size"] >= body * 1.3 and not numbered_head:
                 level, title_done = 1, True
             elif numbered_head:

@@ -139,3 +139,25 @@ def test_anchor_links_resolve_to_the_text_page(tmp_path, server, options):
 
 def test_pymupdf_version_is_known():
     assert pymupdf_version() and pymupdf_version() != "unknown"
+
+
+def test_heading_numbers_set_apart_join_their_titles(tmp_path):
+    """As Debian's Chinese maint-guide sets them: "Chapter 2" above "第一步", "2.1" above its title."""
+    from corpus_build import pdf_structure
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Chapter 2", fontsize=20, fontname="hebo")
+    page.insert_text((72, 100), "第一步", fontsize=25, fontname="china-s")
+    page.insert_text((72, 140), "让我们来创建一个自己的软件包，这一段是正文，字号与其他正文相同，而且足够长。", fontsize=10, fontname="china-s")
+    page.insert_text((72, 180), "2.1", fontsize=14, fontname="hebo")
+    page.insert_text((110, 180), "软件包制作流程", fontsize=14, fontname="china-s")
+    page.insert_text((72, 220), "如果你的工作基于某个上游程序，那么典型的软件包制作流程就会需要如下几个特定的文件。", fontsize=10, fontname="china-s")
+    page.insert_text((72, 780), "5", fontsize=10)  # a page number, never part of a heading
+    data = pdf_structure.structure(pymupdf.open(stream=doc.tobytes(), filetype="pdf"))
+    anchors = {h["anchor"]: h["text"] for h in data["headings"]}
+    assert anchors.get("sec-2") == "Chapter 2 第一步", data["headings"]
+    assert anchors.get("sec-2-1", "").replace(" ", "") == "2.1软件包制作流程", data["headings"]
+    assert pdf_structure.split_number("4.3 Tile scheduling") == ("4.3", "Tile scheduling")
+    assert pdf_structure.split_number("第 3 章 调度") == ("3", "调度")
+    assert pdf_structure.anchor_for("引言", set()) == "sec-引言"
