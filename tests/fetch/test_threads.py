@@ -144,3 +144,23 @@ def test_thread_page_on_the_site(server, make_corpus, options):
     assert '<details class="cb-diff"><summary><code>src/backend/ascend.py</code> +100 −0</summary>' in page and "@@ +1 @@" in page
     source_page = pages["sources/tl-pr-42.md"]
     assert "讨论全文 →" in source_page
+
+
+def test_state_recorded_by_watch_after_the_fetch_wins_on_the_page(server, make_corpus, options):
+    fake = sample_pull(number=44)
+    fake.pull.update(state="open", merged=False, merged_at=None, merged_by=None)
+    fake.issue.update(state="open", closed_at=None)
+    fake.serve(server)
+    corpus = make_corpus([{"id": "pr-44", "url": "https://github.com/tile-ai/tilelang/pull/44", "kind": "pull"}])
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    raw = corpus.raw_dir(corpus.source("pr-44"))
+    assert "cb-state-open" in build_pages(corpus)["sources/pr-44/text.md"]
+    # As watch/run.py records a merge it saw later: provenance changes, thread.json does not.
+    from corpus_build.provenance import write_provenance
+
+    record = read_provenance(raw)
+    write_provenance(raw, replace(record, thread=replace(record.thread, state="closed", merged=True, merged_at="2026-03-01T00:00:00Z")))
+    page = build_pages(corpus)["sources/pr-44/text.md"]
+    facts = page.split('<div class="cb-thread-facts">')[1].split("</div>")[0]
+    assert "cb-state-merged" in facts and "2026-03-01 00:00" in facts

@@ -14,6 +14,7 @@ survive. Times are shown in the corpus's display zone, never as raw ISO stamps.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 import json
@@ -170,7 +171,7 @@ class ThreadPage:
 
     def page(self, source: Source, record: Provenance, data: dict, back: str) -> str:
         t = self.t
-        conv = conversation(data)
+        conv = _with_newer_state(conversation(data), record)
         f = conv.facts
         title = f"{source.title} · {t('thread_page')}"
         out = md.front_matter(title=title) + f"# {md.text(title)}\n\n"
@@ -221,6 +222,22 @@ class ThreadPage:
         if cut:
             out += f"*{t('thread_diff_cut', n=f'{PATCH_LIMIT:,}')}*\n\n"
         return out
+
+
+def _with_newer_state(conv: Conversation, record: Provenance) -> Conversation:
+    """The state `watch` recorded since the fetch (open → merged), over the one in thread.json.
+
+    watch re-checks every cited PR and updates provenance, not thread.json; without this the
+    page would say "open" under a "merged" badge.
+    """
+    thread, f = record.thread, conv.facts
+    if thread is None or (thread.state, thread.merged) == (f.state, f.merged) or not thread.state:
+        return conv
+    facts = dataclasses.replace(
+        f, state=thread.state, merged=thread.merged, merged_at=thread.merged_at or f.merged_at, closed_at=thread.closed_at or f.closed_at,
+        merge_commit=thread.merge_commit or f.merge_commit,
+    )
+    return dataclasses.replace(conv, facts=facts)
 
 
 def _tail(hunk: str, lines: int = 12) -> str:
