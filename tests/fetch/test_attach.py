@@ -96,6 +96,10 @@ def test_attach_pdf_then_fetch_keeps_it_and_force_replaces_it(blocked_corpus, op
     assert kept.status is Status.UNCHANGED and server.count("/acm/triton.pdf") == hits
     assert read_provenance(raw).supplied is not None and (raw / "paper.pdf").read_bytes() == pdf
     assert mirror_state(raw, 0)[0] == "ok"  # a supplied copy never turns stale
+    capsys.readouterr()
+    assert run(project, "status", "--json") == 0
+    rows = {r["id"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["triton"]["supplied"] == "triton (1).pdf" and rows["triton"]["state"] == "ok" and rows["zhihu-answer"]["supplied"] == ""
 
     # --force while the server still refuses: the attempt fails, the supplied mirror stays.
     [refused] = fetch_corpus(corpus, replace(options, ids=("triton",), force=True))

@@ -159,7 +159,8 @@ def cmd_status(args) -> int:
         state, record, failure = source_state(corpus, source)
         when = (record.checked_at or record.fetched_at) if record else ""
         rows.append({"id": source.id, "kind": source.kind, "state": state, "checked_at": when, "age": _age(when),
-                     "error": failure.error if failure else "", "last_attempt": failure.checked_at if failure else ""})
+                     "error": failure.error if failure else "", "last_attempt": failure.checked_at if failure else "",
+                     "supplied": record.supplied.file_name if record is not None and record.supplied is not None else ""})
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
@@ -171,7 +172,8 @@ def cmd_status(args) -> int:
     for column in ("id", "kind", "state", "age", "last error"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row["id"], row["kind"], row["state"], row["age"], row["error"])
+        state = row["state"] + (" (supplied)" if row["supplied"] else "")  # a copy from `corpus-build attach`
+        table.add_row(row["id"], row["kind"], state, row["age"], row["error"])
     console = Console(highlight=False)
     console.print(table)
     counts: dict[str, int] = {}
