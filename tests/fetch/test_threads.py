@@ -164,3 +164,20 @@ def test_state_recorded_by_watch_after_the_fetch_wins_on_the_page(server, make_c
     page = build_pages(corpus)["sources/pr-44/text.md"]
     facts = page.split('<div class="cb-thread-facts">')[1].split("</div>")[0]
     assert "cb-state-merged" in facts and "2026-03-01 00:00" in facts
+
+
+def test_a_very_long_thread_is_cut_and_kept_out_of_search(make_corpus):
+    from corpus_build.provenance import Provenance, ThreadFacts
+    from corpus_build.render.labels import Labels
+    from corpus_build.render.thread import ThreadPage
+
+    corpus = make_corpus([{"id": "x", "url": PR_URL, "kind": "pull"}])
+    fake = sample_pull()
+    # 500 comments of 3,600 characters: far past the 400,000 characters a text page shows.
+    comments = [{"user": user("bot"), "body": "benchmark numbers " * 200, "created_at": f"2026-01-{1 + i % 28:02d}T00:00:00Z"} for i in range(500)]
+    data = {"issue": fake.issue, "pull": fake.pull, **fake.lists, "comments": comments}
+    record = Provenance(id="x", kind="pull", cited_url=PR_URL, status=Status.OK, thread=ThreadFacts(state="closed", merged=True))
+    text = ThreadPage(corpus, Labels("en")).page(corpus.source("x"), record, data, "../x.md")
+    assert "search:\n  exclude: true" in text
+    assert re.search(r"its last \d+ entries are not shown here", text)
+    assert len(text) < 600_000

@@ -123,6 +123,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_review_threads": {"zh": "行内讨论", "en": "Line discussions"},
     "thread_unavailable": {"zh": "服务器未提供这些部分：{parts}", "en": "The server did not provide: {parts}"},
     "thread_truncated": {"zh": "GitHub 只列出前 {shown} 个{what}（共 {total} 个）。", "en": "GitHub lists only the first {shown} of {total} {what}."},
+    "thread_events_cut": {"zh": "讨论过长，后面 {n} 条未在本页显示；完整内容见镜像中的 thread.json。", "en": "The thread is too long: its last {n} entries are not shown here; thread.json in the mirror has them all."},
     "thread_diff": {"zh": "差异", "en": "Diff"},
     "thread_diff_cut": {"zh": "差异过长，部分文件未显示（本页最多 {n} 个字符）；完整内容见镜像中的 thread.json。", "en": "Some diffs are too long to show here (at most {n} characters per page); thread.json in the mirror has them all."},
     "commits_word": {"zh": "提交", "en": "commits"},

@@ -25,7 +25,7 @@ from ..provenance import Provenance, parse_time
 from ..threads import CommentThread, Commit, Conversation, Event, conversation
 from . import markdown as md
 from .labels import Labels
-from .mirror import _safe_url, mirror_file, sanitize_markdown
+from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, _safe_url, mirror_file, sanitize_markdown
 
 PATCH_LIMIT = 300_000  # characters of diff shown on one thread page (the full patches stay in thread.json)
 _ZONE = re.compile(r"^([+-])(\d{1,2}):?(\d{2})?$")
@@ -174,7 +174,12 @@ class ThreadPage:
         conv = _with_newer_state(conversation(data), record)
         f = conv.facts
         title = f"{source.title} · {t('thread_page')}"
-        out = md.front_matter(title=title) + f"# {md.text(title)}\n\n"
+        # Long threads stay out of the search index, as long extracted texts do (mirror.SEARCH_LIMIT).
+        words = sum(len(e.body) + sum(len(c.body) for g in e.files for th in g.threads for c in th.comments) for e in conv.events)
+        meta: dict = {"title": title}
+        if words > SEARCH_LIMIT:
+            meta["search"] = {"exclude": True}
+        out = md.front_matter(**meta) + f"# {md.text(title)}\n\n"
         links = [md.link(t("back_to_source"), back)]
         if _safe_url(source.url):
             links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
@@ -183,7 +188,17 @@ class ThreadPage:
         out += f'<div class="cb-thread" markdown="0">\n<p class="cb-thread-title"><strong>{_e(f.title)}</strong> #{f.number}</p>\n'
         out += self.facts(conv) + "</div>\n\n"
         out += f"## {t('thread_conversation')}\n\n"
-        out += '<ol class="cb-timeline">\n' + "".join(self.event(e, i) for i, e in enumerate(conv.events, start=1)) + "</ol>\n\n"
+        shown, items, cut = 0, [], 0
+        for i, e in enumerate(conv.events, start=1):
+            if shown > DISPLAY_LIMIT:
+                cut += 1  # the rest is in thread.json; a page this long would not load well
+                continue
+            item = self.event(e, i)
+            shown += len(item)
+            items.append(item)
+        out += '<ol class="cb-timeline">\n' + "".join(items) + "</ol>\n\n"
+        if cut:
+            out += f"*{md.text(t('thread_events_cut', n=cut))}*\n\n"
         unavailable = [str(x) for x in data.get("unavailable") or () if isinstance(x, str)]
         notes = []
         if unavailable:
