@@ -144,6 +144,8 @@ def test_thread_page_on_the_site(server, make_corpus, options):
     assert '<details class="cb-diff"><summary><code>src/backend/ascend.py</code> +100 −0</summary>' in page and "@@ +1 @@" in page
     source_page = pages["sources/tl-pr-42.md"]
     assert "讨论全文 →" in source_page
+    excerpt = source_page.split("**摘录**")[1]
+    assert "This adds the Ascend backend." in excerpt and "2026-01-10T" not in excerpt and "onerror" not in excerpt
 
 
 def test_state_recorded_by_watch_after_the_fetch_wins_on_the_page(server, make_corpus, options):

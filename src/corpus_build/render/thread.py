@@ -272,6 +272,15 @@ def read_thread(path) -> dict | None:
     return data if isinstance(data, dict) and isinstance(data.get("issue"), dict) else None
 
 
+def thread_excerpt(corpus: Corpus, source: Source, record: Provenance, limit: int) -> str:
+    """The start of the thread's description as plain words, for the source page ("" when none)."""
+    path = mirror_file(corpus, source, record.body_file)
+    data = read_thread(path) if path is not None else None
+    body = data["issue"].get("body") if data is not None else ""
+    text = re.sub(r"\s+", " ", re.sub(r"[#*`>|\[\]()!_-]+|<[^>]*>", " ", body if isinstance(body, str) else "")).strip()
+    return text[:limit] + ("…" if len(text) > limit else "")
+
+
 def thread_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, page: str, back: str) -> str | None:
     """The conversation page for a thread mirror, or None when its thread.json is missing or unreadable."""
     path = mirror_file(corpus, source, record.body_file)
