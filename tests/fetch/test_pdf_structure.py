@@ -133,6 +133,9 @@ def test_anchor_links_resolve_to_the_text_page(tmp_path, server, options):
     assert "[Tiles · 4.3 Tile Scheduling on Ascend](../sources/tiles-paper/text.md#sec-4-3)" in digest
     assert "[the intro](../sources/tiles-paper/text.md#sec-1)" in digest
     assert "[第 4.3 节](tiles-paper/text.md#sec-4-3)" in pages["sources/tiles-paper.md"]
+    # Places a mirror does not have link to the page without the anchor; no mirror: the source page.
+    digest2 = build_pages(registry.load(make(tmp_path / "b", server, digest="[[tiles-paper#page-2]]")))["digests/2026-10-22.md"]
+    assert "(../sources/tiles-paper.md)" in digest2
     section_page = next(v for k, v in pages.items() if k.startswith("sections/") and "tiles-paper" in v)
     assert "第 4.3 节](" in section_page and "text.md#sec-4-3)" in section_page
 

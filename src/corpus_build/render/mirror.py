@@ -201,11 +201,12 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
         rows.append([t("original"), md.url_link(f"{t('original')} ↗", _safe_url(source.url) or source.url)])
     out += md.table(["", ""], rows) + "\n"
     if record.text_file:
-        excerpt = _excerpt(corpus, source, record)
         if record.thread is not None:
             from .thread import thread_excerpt  # the description, not text.md's header line of ISO times
 
             excerpt = thread_excerpt(corpus, source, record, EXCERPT)
+        else:
+            excerpt = _excerpt(corpus, source, record)
         if excerpt:
             label = t("readme_excerpt") if record.repo else t("excerpt")
             out += f"**{label}**\n\n> {md.text(excerpt)}\n\n"

@@ -16,7 +16,7 @@ import posixpath
 
 from .. import pdf_structure
 from ..model import Corpus, Source
-from ..provenance import Provenance
+from ..provenance import Provenance, read_provenance
 from . import markdown as md
 from .labels import Labels
 from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, _safe_url, mirror_file, text_page_path
@@ -31,15 +31,22 @@ def _rel(from_page: str, to_page: str) -> str:
 
 
 def anchor_link(corpus: Corpus, source: Source, fragment: str, label: str | None, t: Labels, page: str) -> str:
-    """`[[paper-id#page-12]]` / `[[paper-id#sec-4-3|label]]` -> a Markdown link to that place of the text page."""
+    """`[[paper-id#page-12]]` / `[[paper-id#sec-4-3|label]]` -> a Markdown link to that place of the text page.
+
+    Where the place cannot exist (no mirror yet, a page or heading the mirror lacks; `check`
+    reports those) the link goes to the text page or the source page instead: a strict site
+    build must not fail on an anchor that is not there.
+    """
+    raw = corpus.raw_dir(source)
+    record = read_provenance(raw)
+    match = pdf_structure.PAGE_ANCHOR.match(fragment)
+    heading = "" if match else pdf_structure.heading_text(raw, fragment)
     if not label:
-        match = pdf_structure.PAGE_ANCHOR.match(fragment)
-        if match:
-            label = t("paper_page_of", title=source.title, n=match.group(1))
-        else:
-            heading = pdf_structure.heading_text(corpus.raw_dir(source), fragment)
-            label = f"{source.title} · {heading}" if heading else source.title
-    return md.link(label, f"{_rel(page, text_page_path(source))}#{fragment}")
+        label = t("paper_page_of", title=source.title, n=match.group(1)) if match else (f"{source.title} · {heading}" if heading else source.title)
+    if record is None or not record.text_file or mirror_file(corpus, source, record.text_file) is None:
+        return md.link(label, _rel(page, f"sources/{source.id}.md"))
+    present = heading != "" or (match is not None and int(match.group(1)) <= record.document.page_count)
+    return md.link(label, f"{_rel(page, text_page_path(source))}" + (f"#{fragment}" if present else ""))
 
 
 def paper_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, back: str) -> str | None:
