@@ -127,6 +127,13 @@ class ThreadFacts:
     created_at: str = ""
     updated_at: str = ""
     closed_at: str = ""
+    # Pull requests (thread.json schema 2): the discussion's size, for the source page.
+    reviews: int = 0
+    review_comments: int = 0
+    commits: int = 0
+    changed_files: int = 0
+    additions: int = 0
+    deletions: int = 0
 
     @property
     def display_state(self) -> str:
@@ -136,6 +143,17 @@ class ThreadFacts:
         if self.state == "open" and self.draft:
             return "draft"
         return self.state or "open"
+
+
+@dataclass(frozen=True)
+class Supplied:
+    """A copy the user saved and handed over (`corpus-build attach`), not one fetch downloaded."""
+
+    by: str = "user"
+    file_name: str = ""  # the name of what the user gave (a file or a saved-page folder)
+    sha256: str = ""  # of that file (of the folder's main HTML page for a folder)
+    time: str = ""  # when it was attached (ISO UTC)
+    note: str = ""  # the user's own words: where and how it was saved
 
 
 @dataclass(frozen=True)
@@ -166,6 +184,7 @@ class Provenance:
     error: str = ""
     attempts: tuple[Attempt, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    supplied: Supplied | None = None  # set by `corpus-build attach`; fetch keeps such a mirror unless --force
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -189,6 +208,8 @@ class Provenance:
         values["document"] = Document(**doc)
         if values.get("repo"):
             values["repo"] = RepoFacts(**_known(RepoFacts, values["repo"]))
+        if values.get("supplied"):
+            values["supplied"] = Supplied(**_known(Supplied, values["supplied"])) if isinstance(values["supplied"], dict) else None
         if values.get("thread"):
             thread = _known(ThreadFacts, values["thread"])
             thread["labels"] = tuple(thread.get("labels") or ())
@@ -301,6 +322,7 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
     if record is None:
         return "never fetched", None, None
     checked = parse_time(record.checked_at or record.fetched_at)
-    if checked and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
+    # A copy the user supplied does not age: no fetch refreshes it (fetch keeps it unless --force).
+    if checked and record.supplied is None and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
         return "stale", record, None
     return record.status.value, record, None

@@ -656,9 +656,21 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         for number in source.chapters:
             if number in path_sources and source.id not in path_sources[number]:
                 checker.warn(chapters_display, chapter_lines[number], f"'{source.id}' cites chapter {number} but is not in its reading path; add a step for it", code="not-in-reading-path")
+    for section in corpus.sections:  # annotations may link too: [[id]], [[paper-id#page-12]]
+        display = checker.rel(corpus.root / section.folder / "sources.yaml")
+        for source in section.sources:
+            checker.pending_links += [(display, source.line, m.group(1).strip()) for m in WIKILINK.finditer(source.note or "")]
     for display, line, target in checker.pending_links:
+        target, _, fragment = target.partition("#")
+        target = target.strip()
         if target not in known:
             checker.error(display, line, f"link [[{target}]] names no source in the registry{_suggest(target, ids)}", code="unknown-source")
+        elif fragment.strip() and target in corpus.by_id:
+            from .pdf_structure import check_anchor  # anchors live in the paper's mirror
+
+            problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip())
+            if problem is not None:
+                (checker.error if problem[0] == "error" else checker.warn)(display, line, problem[1], code="unknown-anchor")
 
 
 class _Everything(set):

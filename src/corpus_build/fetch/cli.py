@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+from pathlib import Path
 
 from ..cli import add_command, load_corpus
 from ..console import is_terminal, print_table
@@ -38,6 +39,17 @@ def register(sub) -> None:
     p.add_argument("--rewrite", action="append", default=[], metavar="FROM=TO", help="rewrite URL prefix FROM to TO for this run")
     p.add_argument("--max-bytes", type=int, help="size cap per download in bytes (default 200 MB)")
     p.add_argument("--json", action="store_true", help="print one JSON record per source instead of the table")
+
+    p = add_command(
+        sub, "attach", cmd_attach,
+        help="use a copy you saved in your browser (PDF, HTML, saved-page folder, MHTML, image) as a source's mirror",
+        description="Store FILE as the mirror of source ID, extracted like a fetched copy. `fetch` keeps it until "
+        "`fetch --force`. For sources whose server refuses automated clients (login walls, CAPTCHAs, 401/403).",
+        example="corpus-build attach triton-paper ~/Downloads/triton.pdf --note \"saved from the ACM page\"",
+    )
+    p.add_argument("id", metavar="ID", help="the source's id")
+    p.add_argument("file", metavar="FILE", help="the saved file, or the folder a browser's 'save page, complete' wrote")
+    p.add_argument("--note", default="", help="where and how you saved it (kept in provenance)")
 
     p = add_command(
         sub, "status", cmd_status,
@@ -81,6 +93,21 @@ def cmd_fetch(args) -> int:
     return 0 if all(r.ok for r in results) else 1
 
 
+def cmd_attach(args) -> int:
+    from .attach import attach
+
+    corpus = _load(args)
+    record = attach(corpus, args.id, Path(args.file), note=args.note)
+    where = corpus.raw_dir(corpus.source(args.id))
+    facts = [record.content_type or "file", f"{record.bytes:,} bytes"]
+    if record.document.page_count:
+        facts.append(f"{record.document.page_count} pages")
+    if record.text_file:
+        facts.append(f"text in {record.text_file}")
+    print(f"attached {args.file} as the mirror of '{args.id}' ({', '.join(facts)}) in {where}")
+    return 0
+
+
 def _summary(results: list[FetchResult]) -> None:
     styles = {"ok": "green", "unchanged": "dim", "failed": "red", "skipped": "yellow", "partial": "yellow"}
     # Unchanged sources are only counted (last line; --json lists every source): a refresh of
@@ -117,12 +144,15 @@ def cmd_status(args) -> int:
         when = (record.checked_at or record.fetched_at) if record else ""
         rows.append({"id": source.id, "kind": source.kind, "state": state, "checked_at": when, "age": _age(when),
                      "error": failure.error if failure else (record.document.partial_reason if record else ""),
-                     "last_attempt": failure.checked_at if failure else ""})
+                     "last_attempt": failure.checked_at if failure else "",
+                     "supplied": record.supplied.file_name if record is not None and record.supplied is not None else ""})
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
         return 0
-    print_table(("id", "kind", "state", "age", "last error"), [(r["id"], r["kind"], r["state"], r["age"], r["error"]) for r in rows])
+    # a copy from `corpus-build attach` says so
+    print_table(("id", "kind", "state", "age", "last error"),
+                [(r["id"], r["kind"], r["state"] + (" (supplied)" if r["supplied"] else ""), r["age"], r["error"]) for r in rows])
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["state"]] = counts.get(row["state"], 0) + 1

@@ -39,7 +39,7 @@ from ..provenance import (
     write_failure,
     write_provenance,
 )
-from . import lockfile, records
+from . import blocked, lockfile, records
 from .base import Context, Outcome
 from .http import AttemptLog, HttpClient
 from .kinds import kind_for
@@ -269,6 +269,8 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
         previous = None
     recent = _recently_checked(raw, previous, options)
+    if recent is None and previous is not None and previous.supplied is not None and not options.force:
+        recent = previous  # a copy the user supplied (`corpus-build attach`) stays until --force
     if recent is not None:
         result = FetchResult(source.id, source.kind, Status.UNCHANGED, source.url, recent.fetched_url, 0, time.monotonic() - started)
         progress.finish(source, result)
@@ -308,7 +310,7 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
     except Exception as exc:  # noqa: BLE001 - one source's failure must not stop the run
         _discard(stage)
         if isinstance(exc, FetchError):
-            message = str(exc)
+            message = str(exc).replace(blocked.ID_SLOT, source.id)  # the hint to `attach` names this source
         else:
             message = f"unexpected {type(exc).__name__}: {exc} (a bug in corpus-build; please report it)"
         status = Status.SKIPPED if isinstance(exc, RateLimitError) else Status.FAILED

@@ -24,6 +24,7 @@ import httpx
 
 from ..errors import ContentError, FetchError, HTTPStatusError, TransportError
 from ..provenance import Attempt, utc_stamp
+from . import blocked
 from .options import FetchOptions
 
 CHUNK = 64 * 1024
@@ -341,13 +342,16 @@ class HttpClient:
                     exchanges.append(Exchange(payload=None, **exchange))
                     redirects.append(current)
                     current = urljoin(current, rheaders["location"])
+                    if blocked.is_login_redirect(current):
+                        raise HTTPStatusError(f"redirected to a login page ({current})" + blocked.hint("the page is behind a login wall"), url=url, status=response.status_code)
                     continue
                 if response.status_code == 304:
                     await _drain(response)
                     exchanges.append(Exchange(payload=None, **exchange))
                     return Download(url, current, tuple(redirects), 304, rheaders, not_modified=True, exchanges=tuple(exchanges))
                 if response.status_code >= 400:
-                    error = HTTPStatusError(f"HTTP {response.status_code} {response.reason_phrase}".strip(), url=current, status=response.status_code)
+                    note = await blocked.note_for(response)  # 401/403/CAPTCHA: say that `attach` exists
+                    error = HTTPStatusError(f"HTTP {response.status_code} {response.reason_phrase}".strip() + note, url=current, status=response.status_code)
                     retry = rheaders.get("retry-after", "").strip()
                     error.retry_after = float(retry) if retry.isdigit() else None  # type: ignore[attr-defined]
                     raise error

@@ -389,6 +389,9 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
         facts.append(Fact(t("partial_reason"), (record.document.partial_reason,)))
     if record.checked_at and record.checked_at != record.fetched_at:
         facts.append(Fact(t("checked_at"), (local_time(record.checked_at, tz),)))
+    if record.supplied is not None:  # a copy the user saved (corpus-build attach)
+        supplied = t("supplied_copy", name=record.supplied.file_name) + (f" · {record.supplied.note}" if record.supplied.note else "")
+        facts.append(Fact(t("supplied"), (supplied,)))
     fetched = safe_url(record.fetched_url)
     if fetched and fetched != safe_url(source.url):
         facts.append(Fact(t("fetched_from"), (Link(record.fetched_url, fetched, external=True),)))
@@ -413,12 +416,18 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
     if record.document.page_count:
         facts.append(Fact(t("pages"), (str(record.document.page_count),)))
     if record.text_file and mirror_file(corpus, source, record.text_file) is not None:
-        facts.append(Fact(t("extracted_text"), (Link(t("extracted_text") + " →", _rel(page, text_page_path(source))),)))
+        label = t("thread_page") if record.thread is not None else t("extracted_text")
+        facts.append(Fact(label, (Link(label + " →", _rel(page, text_page_path(source))),)))
     snapshots = _snapshots(corpus, source, record, t, page, directory_urls)
     frame = next((Snapshot("html", t("snapshot_frame"), s.href) for s in snapshots if s.kind == "html"), None)
     excerpt, label = "", ""
     if record.text_file:
-        excerpt = _excerpt(corpus, source, record)
+        if record.thread is not None:
+            from .thread import thread_excerpt  # the description, not text.md's header line of ISO times
+
+            excerpt = thread_excerpt(corpus, source, record, EXCERPT)
+        else:
+            excerpt = _excerpt(corpus, source, record)
         label = t("readme_excerpt") if record.repo else t("excerpt")
     return MirrorPanel(
         notices=tuple(notices), facts=tuple(facts), thread=_thread_facts(record, source, t, tz),
@@ -505,7 +514,18 @@ def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True) -> dict[
         record = read_provenance(corpus.raw_dir(source))
         if record is None or not record.text_file:
             continue
-        page = _text_page(corpus, source, record, t, directory_urls)
+        page = None
+        back = _rel(text_page_path(source), f"sources/{source.id}.md")
+        if record.document.page_count:
+            from .paper import paper_page  # text with headings and page anchors (render/paper.py)
+
+            page = paper_page(corpus, source, record, t, back)
+        if record.thread is not None and record.body_file:
+            from .thread import thread_page  # the conversation, not the flat text (render/thread.py)
+
+            page = thread_page(corpus, source, record, t, text_page_path(source), back)
+        if page is None:
+            page = _text_page(corpus, source, record, t, directory_urls)
         if page is not None:
             pages[text_page_path(source)] = page
     return pages

@@ -136,7 +136,7 @@ class Citations:
             for step in learning_path.path:
                 citations.paths[step.source].append(learning_path)
         for digest in corpus.digests:
-            for source_id in dict.fromkeys(m.group(1).strip() for m in WIKILINK.finditer(digest.body)):
+            for source_id in dict.fromkeys(m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(digest.body)):
                 citations.digests[source_id].append(digest)
         return citations
 
@@ -206,7 +206,7 @@ class PageBuilder:
             badges=self.badges(source), kind_label=self.t.kind(source.kind),
             section=self.section_link(self.corpus.section(source.section), page),
             chapters=self.chapter_links(source, page), tags=source.tags, verified=source.verified,
-            verify_note=source.verify_note, note=source.note,
+            verify_note=source.verify_note, note=self.resolve_wikilinks(source.note, page),
         )
 
     def filtered(self, page: str, key: str, value: str) -> Link:
@@ -460,9 +460,14 @@ class PageBuilder:
 
     def resolve_wikilinks(self, body: str, page: str) -> str:
         def replace(match) -> str:
-            source = self.by_id.get(match.group(1).strip())
+            target, _, fragment = match.group(1).partition("#")
+            source = self.by_id.get(target.strip())
             if source is None:  # registry.check reports it; keep the text visible
                 return match.group(0)
+            if fragment.strip():  # [[paper-id#page-12]]: a place on the paper's text page
+                from .paper import anchor_link
+
+                return anchor_link(self.corpus, source, fragment.strip(), match.group(2), self.t, page)
             label = match.group(2) or source.title
             return md.link(label, rel(page, paths.source(source.id)))
 

@@ -1,20 +1,34 @@
-"""GitHub issues and pull requests through the REST API: the thread, every comment, labels, merge facts."""
+"""GitHub issues and pull requests through the REST API, in full.
+
+For every thread: the issue, its comments and its timeline (cross-references, closes,
+merges, renames, labels). For a pull request also: the PR object (merge facts, base and
+head), reviews (state, author, body), review comments (file, line, diff hunk, replies),
+commits (sha, subject, author, date) and changed files (status, +/-, patch). Every list
+is followed through its `Link: rel="next"` pages. Stored as `thread.json` (structured,
+API objects without their API links) and `text.md` (the conversation in time order,
+written from corpus_build.threads, as the site's thread page is).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+from typing import Any
 
-from ...errors import RateLimitError, UsageError
+from ...errors import ContentError, HTTPStatusError, RateLimitError, UsageError
 from ...model import Source
 from ...provenance import Document, Extractor, ThreadFacts
+from ...threads import TIMELINE_SKIP, Event, conversation
 from ...urls import github_parts
 from ..base import Context, Outcome, package_version
 
 DATA = "thread.json"
 TEXT = "text.md"
 _NUMBER = re.compile(r"^(issues|pull)/(\d+)")
+_DROP = {"_links", "node_id", "gravatar_id", "reactions", "performed_via_github_app", "author_association"}
+_KEEP_URLS = {"html_url", "blob_url"}
+SCHEMA = 2  # 1: issue, comments, pull; 2: + reviews, review_comments, commits, files, timeline
 
 
 def thread_ref(source: Source) -> tuple[str, str, str, int] | None:
@@ -30,29 +44,94 @@ def _when(value: str | None) -> str:
     return value or ""
 
 
+def _slim(value: Any) -> Any:
+    """An API object without what a reader never needs: API links, node ids, nested repository objects.
+
+    Keeps thread.json a fraction of the answers' size (a user object alone carries 17 URLs)
+    while every fact the thread page shows stays.
+    """
+    if isinstance(value, list):
+        return [_slim(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {}
+    for key, item in value.items():
+        if key in _DROP or (key.endswith("_url") and key not in _KEEP_URLS) or key == "url" and isinstance(item, str):
+            continue
+        if key in ("repo", "repository") and isinstance(item, dict):
+            out[key] = {k: item.get(k) for k in ("full_name", "html_url") if k in item}
+        elif key in ("user", "actor", "author", "committer", "merged_by", "assignee", "requested_reviewer") and isinstance(item, dict) and "login" in item:
+            out[key] = {k: item.get(k) for k in ("login", "type") if k in item}
+        else:
+            out[key] = _slim(item)
+    return out
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 def render_thread(data: dict) -> str:
-    """A readable Markdown rendering of thread.json (the bodies are the authors' own Markdown)."""
-    issue, pull = data["issue"], data.get("pull") or {}
-    facts = thread_facts(data)
-    kind = "Pull request" if pull else "Issue"
-    lines = [f"# {issue.get('title', '')} (#{issue.get('number')})", ""]
-    state = facts.display_state + (f" {facts.merged_at}" if facts.merged else "")
-    lines.append(f"*{kind} by @{facts.author} · {state} · opened {facts.created_at}*")
-    if facts.labels:
+    """A readable Markdown rendering of thread.json, the conversation in time order
+    (the bodies are the authors' own Markdown, kept as written)."""
+    conv = conversation(data)
+    f = conv.facts
+    lines = [f"# {f.title} (#{f.number})", ""]
+    state = f.display_state + (f" {f.merged_at}" + (f" by @{f.merged_by}" if f.merged_by else "") if f.merged else "")
+    lines.append(f"*{'Pull request' if f.is_pull else 'Issue'} by @{f.author} · {state} · opened {f.created_at}*")
+    if f.labels:
+        lines += ["", "Labels: " + ", ".join(f"`{label}`" for label in f.labels)]
+    if f.is_pull:
+        lines += ["", f"`{f.head}` → `{f.base}`" + (f" · merge commit `{f.merge_commit}`" if f.merge_commit else "")]
+        lines.append(f"{f.commits} commit(s) · {f.changed_files} file(s) changed · +{f.additions} −{f.deletions} · {f.reviews} review(s) · {f.review_comments} review comment(s)")
+    for event in conv.events:
+        lines += _event_lines(event)
+    if conv.files:
+        lines += ["---", "", "## Changed files", "", "| status | file | + | − |", "|---|---|---|---|"]
+        for item in conv.files:
+            name = f"{item.previous_path} → {item.path}" if item.previous_path else item.path
+            lines.append(f"| {item.status} | `{name}` | {item.additions} | {item.deletions} |")
         lines.append("")
-        lines.append("Labels: " + ", ".join(f"`{label}`" for label in facts.labels))
-    if pull:
-        lines += ["", f"`{facts.head}` → `{facts.base}`" + (f" · merge commit `{facts.merge_commit}`" if facts.merge_commit else "")]
-    lines += ["", (issue.get("body") or "").strip(), ""]
-    for comment in data.get("comments", []):
-        author = (comment.get("user") or {}).get("login", "")
-        lines += ["---", "", f"**@{author}** · {comment.get('created_at', '')}", "", (comment.get("body") or "").strip(), ""]
     return "\n".join(lines) + "\n"
+
+
+def _event_lines(event: Event) -> list[str]:
+    if event.kind == "opened":
+        return ["", event.body.strip(), ""]
+    if event.kind == "comment":
+        return ["---", "", f"**@{event.author}** · {event.at}", "", event.body.strip(), ""]
+    if event.kind == "review":
+        out = ["---", "", f"**@{event.author}** reviewed ({event.state.lower().replace('_', ' ')}) · {event.at}", ""]
+        if event.body.strip():
+            out += [event.body.strip(), ""]
+        for group in event.files:
+            out += [f"#### `{group.path}`", ""]
+            for thread in group.threads:
+                if thread.root.diff_hunk:
+                    fence = "`" * max(3, max((len(m) for m in re.findall(r"`{3,}", thread.root.diff_hunk)), default=0) + 1)
+                    out += [fence + "diff", thread.root.diff_hunk, fence, ""]
+                for comment in thread.comments:
+                    line = comment.line or comment.original_line
+                    out += [f"> **@{comment.author}**" + (f" · line {line}" if line else "") + f" · {comment.at}", ">"]
+                    out += [f"> {text}" if text else ">" for text in comment.body.strip().split("\n")] + [""]
+        return out
+    if event.kind == "commits":
+        return ["---", "", f"**@{event.author}** pushed {len(event.commits)} commit(s) · {event.at}", ""] + [
+            f"- `{c.sha[:10]}` {_words(c.subject)}" for c in event.commits
+        ] + [""]
+    if event.kind == "xref":
+        what = "pull request" if event.ref_is_pull else "issue"
+        return ["---", "", f"*@{event.author} mentioned this in {what} {event.ref_repo}#{event.ref_number}: {_words(event.ref_title)} · {event.at}*", ""]
+    detail = f" {event.detail}" if event.detail else ""
+    return ["---", "", f"*@{event.author} {event.kind.replace('_', ' ')}{detail} · {event.at}*", ""]
 
 
 def thread_facts(data: dict) -> ThreadFacts:
     issue, pull = data["issue"], data.get("pull") or {}
+    conv = conversation(data).facts
     return ThreadFacts(
+        reviews=conv.reviews, review_comments=conv.review_comments, commits=conv.commits if pull else 0,
+        changed_files=conv.changed_files if pull else 0, additions=conv.additions, deletions=conv.deletions,
         number=int(issue.get("number") or 0),
         state=pull.get("state") or issue.get("state") or "",
         state_reason=issue.get("state_reason") or "",
@@ -85,19 +164,58 @@ class GitHubThreadKind:
             raise ctx.state["github_rate_limit"]  # do not spend more requests; next run
         owner, repo, what, number = ref
         base = f"/repos/{owner}/{repo}"
+        responses: list = []
+
+        async def one(path: str):
+            response = await ctx.github.get(path)
+            responses.append(response)
+            return response
+
+        unavailable: list[str] = []
+
+        async def every(path: str, name: str) -> list:
+            try:
+                pages = await ctx.github.iter_pages(path)
+            except HTTPStatusError as exc:
+                if exc.status in (404, 410, 422):
+                    # The thread exists (its first request answered), so this part is missing on the
+                    # server's side (an older GitHub Enterprise has no timeline): recorded, not fatal.
+                    unavailable.append(name)
+                    return []
+                raise
+            responses.extend(pages)
+            items = []
+            for page in pages:
+                if not isinstance(page.data, list):
+                    raise ContentError("expected a JSON list from a paginated GitHub endpoint", url=page.url)
+                items += page.data
+            return items
+
+        # Every request is conditional (ETag): a refresh of an unchanged thread costs no quota.
+        # When the quota runs out halfway, the pages already answered are in the ETag cache,
+        # so the next run resumes where this one stopped without paying for them again.
         try:
-            issue = await ctx.github.get(f"{base}/issues/{number}")
-            comments = await ctx.github.iter_pages(f"{base}/issues/{number}/comments")
-            pull = await ctx.github.get(f"{base}/pulls/{number}") if what == "pull" or "pull_request" in (issue.data or {}) else None
+            issue = await one(f"{base}/issues/{number}")
+            is_pull = what == "pull" or "pull_request" in (issue.data or {})
+            data: dict[str, Any] = {"schema": SCHEMA, "issue": issue.data, "comments": await every(f"{base}/issues/{number}/comments", "comments"), "pull": None}
+            if is_pull:
+                data["pull"] = (await one(f"{base}/pulls/{number}")).data
+                data["reviews"] = await every(f"{base}/pulls/{number}/reviews", "reviews")
+                data["review_comments"] = await every(f"{base}/pulls/{number}/comments", "review_comments")
+                data["commits"] = await every(f"{base}/pulls/{number}/commits", "commits")
+                data["files"] = await every(f"{base}/pulls/{number}/files", "files")
+            timeline = await every(f"{base}/issues/{number}/timeline", "timeline")
+            data["timeline"] = [e for e in timeline if isinstance(e, dict) and e.get("event") not in TIMELINE_SKIP]
+            data["unavailable"] = unavailable
         except RateLimitError as exc:
             ctx.state["github_rate_limit"] = exc
             raise
-        responses = [issue, *comments, *([pull] if pull else [])]
-        for response in responses:
-            ctx.log.add(response.url, "not-modified" if response.from_cache else "ok", 304 if response.from_cache else response.status)
-        # 304s keep the quota; whether the thread changed is decided by the content, because
-        # the ETag cache may be newer than a mirror whose last fetch was interrupted.
-        data = {"issue": issue.data, "comments": [c for page in comments for c in (page.data or [])], "pull": pull.data if pull else None}
+        finally:
+            for response in responses:
+                ctx.log.add(response.url, "not-modified" if response.from_cache else "ok", 304 if response.from_cache else response.status)
+        # Whether the thread changed is decided by the content, not by the 304s: the ETag
+        # cache may be newer than a mirror whose last fetch was interrupted.
+        data = _slim(data)
         body = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         ctx.stage.mkdir(exist_ok=True)
         (ctx.stage / DATA).write_text(body, encoding="utf-8")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import re
 import sys
+from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from ... import pdf_structure
 from ...errors import ContentError
 from ...model import Source
 from ...provenance import Document, Extractor
@@ -20,8 +22,8 @@ from .html import versions as html_versions
 PDF = "paper.pdf"
 LANDING = "landing.html"
 _ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
-_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.I)
-_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.I)
+_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
+_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.IGNORECASE)
 
 
 def citation_meta(html: str) -> dict[str, list[str]]:
@@ -50,7 +52,7 @@ def citation_facts(meta: dict[str, list[str]]) -> dict[str, str]:
 
 
 def _import_pymupdf():
-    """pymupdf, without activating the optional pymupdf_layout plugin.
+    """The PyMuPDF module, from `pymupdf` or `pymupdf-lite` (same `pymupdf` module), or the old `fitz` name.
 
     When pymupdf_layout is installed, `import pymupdf` imports it, and it loads an ONNX
     layout model at once: 0.25 s of CPU in every worker process, for a model that only
@@ -64,26 +66,28 @@ def _import_pymupdf():
     sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # `import pymupdf.layout` raises ImportError
     try:
         import pymupdf
+    except ImportError:
+        import fitz as pymupdf  # type: ignore[no-redef]  # PyMuPDF before 1.24.3 only had this name
     finally:
         del sys.modules["pymupdf.layout"]
     return pymupdf
 
 
 @functools.cache
-def _pymupdf_version() -> str:
-    """The same module ships as `pymupdf` or as `pymupdf-lite` (without the layout model)."""
-    from importlib.metadata import PackageNotFoundError
-
-    for distribution in ("pymupdf-lite", "pymupdf"):
+def pymupdf_version() -> str:
+    """The installed PyMuPDF's version, whichever distribution (pymupdf, pymupdf-lite) provides it."""
+    for name in ("pymupdf", "pymupdf-lite", "PyMuPDF"):
         try:
-            return package_version(distribution)
+            return package_version(name)
         except PackageNotFoundError:
             continue
-    return ""
+    return str(getattr(_import_pymupdf(), "VersionBind", "") or "unknown")
 
 
 def extract_pdf(body: str, out: str) -> dict:
-    """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page. {"error": …} when unparsable."""
+    """Runs in a worker: PDF -> Markdown with one `## Page N` heading per page, and beside it
+    structure.json / structure.md (the text with the paper's headings, see pdf_structure).
+    {"error": …} when unparsable."""
     pymupdf = _import_pymupdf()
 
     data = Path(body).read_bytes()
@@ -107,8 +111,14 @@ def extract_pdf(body: str, out: str) -> dict:
         return {"error": f"PyMuPDF failed on a page ({type(exc).__name__}: {exc})"}
     meta = doc.metadata or {}
     Path(out).write_text("\n".join(parts), encoding="utf-8")
+    headings = -1
+    try:
+        headings = len(pdf_structure.write(doc, Path(out).parent)["headings"])
+    except Exception:  # noqa: BLE001 - the headings are a bonus: a page PyMuPDF cannot lay out must not cost the text
+        for name in (pdf_structure.STRUCTURE, pdf_structure.STRUCTURE_MD):
+            (Path(out).parent / name).unlink(missing_ok=True)
     authors = [a.strip() for a in re.split(r";|,| and ", meta.get("author") or "") if a.strip()]
-    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count}
+    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count, "headings": headings}
 
 
 class PaperKind:
@@ -158,7 +168,7 @@ class PaperKind:
             **citation_facts(landing_meta),
             facts_from="citation-meta" if landing_meta.get("title") or landing_meta.get("author") else "pdf-metadata",
         )
-        extractor = Extractor("pymupdf", {"pymupdf": _pymupdf_version()})
+        extractor = Extractor("pymupdf", {"pymupdf": pymupdf_version()})
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
