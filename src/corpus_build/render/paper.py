@@ -19,7 +19,8 @@ from ..model import Corpus, Source
 from ..provenance import Provenance, read_provenance
 from . import markdown as md
 from .labels import Labels
-from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, _safe_url, mirror_file, text_page_path
+from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, text_page_path
+from .views import safe_url as _safe_url
 
 
 def _int(value: object, default: int) -> int:

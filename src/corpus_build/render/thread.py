@@ -25,7 +25,8 @@ from ..provenance import Provenance, parse_time
 from ..threads import CommentThread, Commit, Conversation, Event, conversation
 from . import markdown as md
 from .labels import Labels
-from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, _safe_url, mirror_file, sanitize_markdown
+from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, sanitize_markdown
+from .views import safe_url as _safe_url
 
 PATCH_LIMIT = 300_000  # characters of diff shown on one thread page (the full patches stay in thread.json)
 _ZONE = re.compile(r"^([+-])(\d{1,2}):?(\d{2})?$")
