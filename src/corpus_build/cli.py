@@ -123,6 +123,7 @@ def make_parser() -> argparse.ArgumentParser:
 
     # Later stages register their commands here.
     _register_stage_commands(sub)
+    _register_links_commands(sub)
     return parser
 
 
@@ -132,6 +133,13 @@ def _register_stage_commands(sub) -> None:
 
     register_fetch(sub)
     register_watch(sub)
+
+
+def _register_links_commands(sub) -> None:
+    """links, import, publish: each module owns its argparse setup."""
+    from .links.cli import register as register_links
+
+    register_links(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -136,6 +136,11 @@ def cmd_status(args) -> int:
         when = (record.checked_at or record.fetched_at) if record else ""
         rows.append({"id": source.id, "kind": source.kind, "state": state, "checked_at": when, "age": _age(when),
                      "error": failure.error if failure else "", "last_attempt": failure.checked_at if failure else ""})
+    from ..links.cli import status_report  # the link stage's last verdicts
+
+    link_states, link_lines = status_report(corpus)
+    for row in rows:
+        row["link"] = link_states.get(row["id"], "")
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
@@ -154,4 +159,6 @@ def cmd_status(args) -> int:
     for row in rows:
         counts[row["state"]] = counts.get(row["state"], 0) + 1
     console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())))
+    for line in link_lines:
+        console.print(line, markup=False)
     return 0

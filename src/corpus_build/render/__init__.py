@@ -20,6 +20,7 @@ from ..model import Corpus
 from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
+from ..links.site import status_section as link_status_section
 
 MANIFEST = ".corpus-build-manifest.json"
 # Ends every generated page: how render tells its own pages from a user's, even
@@ -51,7 +52,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         paths.chapters: builder.chapters_index(),
         paths.digests: builder.digests_index(),
         paths.tags: builder.tags_page(),
-        paths.status: mirror.status_page(corpus, builder.t),
+        paths.status: mirror.status_page(corpus, builder.t) + link_status_section(corpus, builder.t),  # links stage
     }
     for section in corpus.sections:
         pages[paths.section(section)] = builder.section_page(section)

@@ -17,6 +17,7 @@ from ..registry import WIKILINK
 from . import changes, mirror
 from . import markdown as md
 from .labels import Labels
+from ..links.site import source_notice as link_notice
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
 
@@ -260,6 +261,7 @@ class PageBuilder:
         out = md.front_matter(title=source.title, tags=list(source.tags)) + f"# {md.text(source.title)}\n\n"
         out += self.badges(source) + f" · {self.original_link(source)}\n\n"
         out += self.unverified_warning(source)
+        out += link_notice(self.corpus, source, t, page)  # links stage: dead/moved notice (move into the template)
         rows = [
             [t("id"), f"`{source.id}`"],
             [t("kind"), t.kind(source.kind)],
