@@ -137,9 +137,11 @@ def _register_stage_commands(sub) -> None:
 
 def _register_links_commands(sub) -> None:
     """links, import, publish: each module owns its argparse setup."""
+    from .importer import register as register_import
     from .links.cli import register as register_links
 
     register_links(sub)
+    register_import(sub)
 
 
 def main(argv: list[str] | None = None) -> int:

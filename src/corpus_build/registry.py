@@ -38,6 +38,12 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "verify_note": (False, (str,), "text saying what is uncertain"),
     "mirror": (False, (dict,), "a mapping such as {depth: full}"),
     "note": (False, (str,), "the annotation text"),
+    # Bibliographic facts (written by `corpus-build import`; same names as the biblio stage's).
+    "authors": (False, (list,), "a list of names, e.g. [\"Dao, Tri\"]"),
+    "date": (False, (str,), "a quoted date: \"YYYY\", \"YYYY-MM\" or \"YYYY-MM-DD\""),
+    "doi": (False, (str,), "a DOI such as 10.1145/3620666"),
+    "arxiv": (False, (str,), "an arXiv id such as 2504.17577"),
+    "venue": (False, (str,), "the journal, conference or publisher"),
 }
 SECTION_FIELDS = {"title": (True, (str,), "text"), "title_zh": (False, (str,), "text"), "intro": (False, (str,), "text")}
 CHAPTER_FIELDS = {
