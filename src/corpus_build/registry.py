@@ -68,6 +68,7 @@ SETTINGS_FIELDS = {
     "fallbacks": (False, (dict, list), "a mapping FROM: TO"),
     "watch": (False, (dict, list), "a mapping"),
     "links": (False, (dict,), "a mapping such as {recheck_after: 3d}"),
+    "offline": (False, (bool,), "true to publish a zip of the site that works offline (linked from the home page)"),
 }
 DIGEST_FIELDS = {
     "title": (True, (str,), "text"),
@@ -184,7 +185,7 @@ def _load_settings(checker: _Checker) -> Settings:
         site_url=_text(data, "site_url"),
         stale_after_days=days if isinstance(days, int) and not isinstance(days, bool) else 30,
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
-        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links") if k in data},
+        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline") if k in data},
     )
 
 

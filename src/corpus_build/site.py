@@ -41,5 +41,9 @@ def build_and_remember(project: Path, corpus, **options) -> Path:
     from .render import changes
 
     site_dir = build(project, **options)
+    from . import offline
+
+    if offline.enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
+        offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
     changes.save(corpus)
     return site_dir

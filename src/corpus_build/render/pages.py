@@ -18,6 +18,7 @@ from . import changes, mirror
 from . import markdown as md
 from .labels import Labels
 from ..links.site import source_notice as link_notice
+from .. import offline
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
 
@@ -164,6 +165,7 @@ class PageBuilder:
         out = f"# {md.text(c.settings.title)}\n\n"
         if c.settings.description:
             out += c.settings.description.strip() + "\n\n"
+        out += offline.home_link(c, t("offline_copy"))  # offline zip link (move into the template)
         sources = c.sources
         out += f"## {t('counts')}\n\n"
         out += t("sources_n", n=len(sources)) + f" · {len(c.sections)} {t('sections')} · {len(c.chapters)} {t('chapters_short')} · {len(c.digests)} {t('digests')}\n\n"
