@@ -139,9 +139,11 @@ def _register_links_commands(sub) -> None:
     """links, import, publish: each module owns its argparse setup."""
     from .importer import register as register_import
     from .links.cli import register as register_links
+    from .publish import register as register_publish
 
     register_links(sub)
     register_import(sub)
+    register_publish(sub)
 
 
 def main(argv: list[str] | None = None) -> int:
