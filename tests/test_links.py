@@ -142,7 +142,7 @@ def test_results_older_than_recheck_after_are_asked_again(tmp_path, server):
     populate(server)
     corpus = registry.load(write_project(tmp_path, server) / "corpus")
     options = from_corpus(corpus, ids=("ok",))
-    start = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+    start = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
     check_links(corpus, options, now=start)
     assert check_links(corpus, options, now=start + dt.timedelta(hours=23)).cached == 1
     assert check_links(corpus, options, now=start + dt.timedelta(hours=25)).cached == 0
@@ -153,7 +153,7 @@ def test_dns_failure_is_unknown_for_a_week_then_dead(tmp_path, server):
     extra = [{"id": "lost", "title": "Lost host", "url": f"http://{DEAD_HOST}/paper", "kind": "article", "lang": "en", "note": "why"}]
     corpus = registry.load(write_project(tmp_path, server, extra) / "corpus")
     options = from_corpus(corpus, ids=("lost",), force=True)
-    first = dt.datetime(2026, 12, 1, 3, 0, tzinfo=dt.timezone.utc)
+    first = dt.datetime(2026, 12, 1, 3, 0, tzinfo=dt.UTC)
     result = check_links(corpus, options, transport=DnsFailure(), now=first).results[0]
     assert result.state is LinkState.UNKNOWN and "does not resolve" in result.reason
     result = check_links(corpus, options, transport=DnsFailure(), now=first + dt.timedelta(days=3)).results[0]
@@ -206,7 +206,7 @@ def test_site_shows_dead_links_with_alternatives(tmp_path, server):
         "fetched_at": "2026-11-20T02:00:00Z", "checked_at": "2026-11-20T02:00:00Z", "text_file": "text.md",
         "repo": {"commit": "ab" * 20, "branch": "main", "commit_date": "2026-11-01", "swhid": swhid},
     }), encoding="utf-8")
-    check_links(corpus, from_corpus(corpus), now=dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.timezone.utc))
+    check_links(corpus, from_corpus(corpus), now=dt.datetime(2026, 11, 30, 20, 0, tzinfo=dt.UTC))
     pages = build_pages(registry.load(project / "corpus"))
 
     repo_page = pages[paths.source("lost-repo")]

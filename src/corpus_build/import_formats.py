@@ -173,7 +173,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
     for entry in library.entries:
         f = {key.lower(): field.value for key, field in entry.fields_dict.items()}
 
-        def get(*names: str) -> str:
+        def get(*names: str, f: dict[str, Any] = f) -> str:
             for name in names:
                 if f.get(name):
                     return _clean(f[name]) if not isinstance(f[name], list) else ""
@@ -209,7 +209,7 @@ def read_ris(path: Path, text: str) -> list[Reference]:
 
     try:
         entries = rispy.loads(text)
-    except (IOError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"{path}: not a RIS file that can be read ({exc}); each entry starts with `TY  - ` and ends with `ER  - `") from exc
     starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("TY  -")]
     refs = []

@@ -143,7 +143,7 @@ def publish(
 
     project = Path(project).resolve()
     env = os.environ if env is None else env
-    moment = now or dt.datetime.now(dt.timezone.utc)
+    moment = now or dt.datetime.now(dt.UTC)
     unknown = [s for s in skip if s not in STEPS]
     if unknown:
         raise UsageError(f"--skip takes {', '.join(STEPS)}; got {', '.join(unknown)}")

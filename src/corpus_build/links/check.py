@@ -281,7 +281,7 @@ async def _run(corpus: Corpus, options: LinkOptions, sources: Iterable[Source], 
         nonlocal cached
         old = previous.get(source.id)
         if old and old.url == source.url and not options.force:
-            age = (now - (parse_time(old.checked_at) or dt.datetime.min.replace(tzinfo=dt.timezone.utc))).total_seconds()
+            age = (now - (parse_time(old.checked_at) or dt.datetime.min.replace(tzinfo=dt.UTC))).total_seconds()
             if 0 <= age < options.recheck_after:
                 cached += 1
                 return old

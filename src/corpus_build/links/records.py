@@ -54,7 +54,7 @@ class LinkResult:
         return {k: v for k, v in data.items() if v not in ("", 0) or k in ("id", "url", "state", "checked_at", "since")}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "LinkResult":
+    def from_dict(cls, data: dict[str, Any]) -> LinkResult:
         names = {f.name for f in fields(cls)}
         known = {k: v for k, v in data.items() if k in names}
         known["state"] = LinkState(known["state"])

@@ -38,7 +38,7 @@ def _zone(corpus: Corpus) -> dt.tzinfo:
         if len(text) == 6 and text[0] in "+-" and text[3] == ":" and text[1:3].isdigit() and text[4:].isdigit():
             sign = 1 if text[0] == "+" else -1
             return dt.timezone(sign * dt.timedelta(hours=int(text[1:3]), minutes=int(text[4:])))
-    return dt.timezone.utc
+    return dt.UTC
 
 
 def reader_date(corpus: Corpus, stamp: str, t: Labels) -> str:
