@@ -262,7 +262,11 @@ class HttpClient:
                     try:
                         rheaders = {k.lower(): v for k, v in response.headers.items()}
                         body = bytearray()
-                        if max_body and method != "HEAD":
+                        if method == "HEAD":
+                            # Reading the (empty) body completes the exchange, so the connection
+                            # goes back to the pool instead of being closed (see _drain).
+                            await response.aread()
+                        elif max_body:
                             decoder = _Decoder(rheaders.get("content-encoding", ""), url)
                             async for chunk in response.aiter_raw(CHUNK):
                                 for piece in decoder.feed(chunk):
