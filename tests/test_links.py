@@ -179,6 +179,9 @@ def test_cli_exit_codes_json_fix_and_status(tmp_path, server, capsys):
     assert main(["--project", str(project), "status"]) == 0
     out = capsys.readouterr().out
     assert "dead: gone:" in out and "moved: old:" in out
+    assert main(["--project", str(project), "status", "--json"]) == 0
+    rows = {r["id"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert rows["gone"]["link"] == "dead" and rows["old"]["link"] == "moved" and rows["ok"]["link"] == "ok"
 
     assert main(["--project", str(project), "links", "--fix-moved", "old"]) == 0
     after = sources.read_text(encoding="utf-8")
@@ -236,3 +239,28 @@ def test_settings_are_validated():
     with pytest.raises(UsageError, match="duration"):
         parse_duration("soon", "corpus.yaml `links.recheck_after`")
     assert LinkOptions().recheck_after == 3 * 86400
+
+
+def test_requests_to_one_host_are_spaced_by_robots_crawl_delay(tmp_path, server):
+    import time
+
+    server.add("/robots.txt", "User-agent: *\nCrawl-delay: 0.3\n", content_type="text/plain")
+    stamps: list[float] = []
+
+    def timed(request):
+        stamps.append(time.monotonic())
+        return Reply(200, b"%PDF-1.4", {"Content-Type": "application/pdf"})
+
+    for i in range(4):
+        server.routes[f"/doc{i}.pdf"] = timed
+    corpus_dir = tmp_path / "corpus"
+    (corpus_dir / "01-main").mkdir(parents=True)
+    (corpus_dir / "corpus.yaml").write_text("title: Polite\nlinks: {delay: 0, jobs: 4, per_host: 4}\n", encoding="utf-8")
+    (corpus_dir / "01-main" / "section.yaml").write_text("title: Main\n", encoding="utf-8")
+    entries = [{"id": f"doc{i}", "title": f"Doc {i}", "url": server.url(f"/doc{i}.pdf"), "kind": "paper", "lang": "en", "note": "x"} for i in range(4)]
+    (corpus_dir / "01-main" / "sources.yaml").write_text(yaml.safe_dump(entries), encoding="utf-8")
+    corpus = registry.load(corpus_dir)
+    run = check_links(corpus, from_corpus(corpus))
+    assert {r.state for r in run.results} == {LinkState.OK}
+    gaps = [b - a for a, b in zip(sorted(stamps), sorted(stamps)[1:])]
+    assert len(stamps) == 4 and min(gaps) >= 0.25, gaps  # four jobs at once, yet one request per Crawl-delay
