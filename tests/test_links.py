@@ -46,6 +46,7 @@ def populate(server: FixtureServer) -> None:
     server.add("/", page("Home"))
     server.add("/soft", page("Page not found", "Sorry."))
     server.add("/soft-zh", page("页面不存在 - 某网站", "抱歉"))
+    server.add("/issue", page("ModuleNotFoundError: file not found when importing · Issue #7 · a/b"))  # a real page
     server.add("/limited", "slow down", status=429, headers={"Retry-After": "60"})
     server.add("/api-limited", "{}", status=403, content_type="application/json", headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1900000000"})
     server.add("/private/secret", page("Secret"))
@@ -62,7 +63,7 @@ def populate(server: FixtureServer) -> None:
 SOURCES = {
     "ok": "/ok", "gone": "/gone", "removed": "/removed", "old": "/old", "temp": "/temp", "vanished": "/vanished",
     "soft": "/soft", "soft-zh": "/soft-zh", "limited": "/limited", "api-limited": "/api-limited",
-    "secret": "/private/secret", "paper": "/paper.pdf", "nohead": "/nohead",
+    "secret": "/private/secret", "paper": "/paper.pdf", "nohead": "/nohead", "issue": "/issue",
 }
 
 
@@ -115,6 +116,7 @@ def test_every_verdict_and_a_second_run_from_the_cache(tmp_path, server):
     assert got["vanished"].state is LinkState.SOFT_404 and "home page" in got["vanished"].reason
     assert got["soft"].state is LinkState.SOFT_404 and "Page not found" in got["soft"].reason
     assert got["soft-zh"].state is LinkState.SOFT_404
+    assert got["issue"].state is LinkState.OK  # "not found" inside a longer title is not an error page
     assert got["limited"].state is LinkState.UNKNOWN and "rate limited" in got["limited"].reason
     assert got["api-limited"].state is LinkState.UNKNOWN and "rate limited" in got["api-limited"].reason
     assert got["secret"].state is LinkState.ROBOTS
@@ -170,7 +172,7 @@ def test_cli_exit_codes_json_fix_and_status(tmp_path, server, capsys):
     assert main(["--project", str(project), "links"]) == 1  # dead links found
     out = capsys.readouterr().out
     assert f"moved: old: {server.url('/old')} -> {server.url('/new')}; fix: corpus-build links --fix-moved old" in out
-    assert "dead: gone:" in out and "13 links:" in out
+    assert "dead: gone:" in out and "14 links:" in out
 
     assert main(["--project", str(project), "links", "--json", "ok", "old"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

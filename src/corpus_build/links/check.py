@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import html
 import re
 import socket
 import time
@@ -38,13 +39,17 @@ from .records import LinkResult, LinkState, load_results, save_results
 _REDIRECTS = (301, 302, 303, 307, 308)
 _PERMANENT = (301, 308)
 ROBOTS_TOKEN = "corpus-build"
-# Said by a page that is really an error page served with 200. Matched in <title> and
-# <h1> only: an article *about* 404 pages must not be called dead for one sentence.
+# What an error page served with 200 calls itself. A <title> or <h1> is split at the
+# separators sites put between page and site name ("Page not found · GitHub"), and one
+# part must be the phrase alone: an issue titled "Module not found when importing" or an
+# article about 404 pages is not an error page.
 _NOT_FOUND = re.compile(
-    r"\b(404|page not found|not found|no longer (?:available|exists)|does(?: not|n't) exist|has been (?:removed|deleted))\b"
-    r"|页面不存在|页面未找到|找不到(?:该|此)?页面|网页不存在|内容不存在|已被删除|404",
+    r"^(?:error\s*)?(?:404(?:\s*(?:error|not found|page not found))?|(?:page|file|document|article|post) not found|not found"
+    r"|(?:this )?page (?:does not|doesn't|no longer) exists?|(?:page|content) (?:is )?no longer available|(?:page|content) has been (?:removed|deleted)"
+    r"|页面不存在|页面未找到|找不到(?:该|此)?页面|网页不存在|内容不存在|(?:该)?(?:页面|内容|文章)已(?:被)?删除|404\s*(?:错误|页面)?)[.!。！]*$",
     re.IGNORECASE,
 )
+_SEPARATORS = re.compile(r"\s[|·•–—-]\s|\s*[|·•]\s*|[:：]\s+")
 _HEADING = re.compile(r"<(title|h1)\b[^>]*>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
 
@@ -96,8 +101,8 @@ def soft_404_reason(body: bytes, content_type: str) -> str:
         return ""
     text = body.decode("utf-8", errors="replace")
     for match in _HEADING.finditer(text):
-        words = re.sub(r"\s+", " ", _TAG.sub(" ", match.group(2))).strip()
-        if words and _NOT_FOUND.search(words):
+        words = re.sub(r"\s+", " ", html.unescape(_TAG.sub(" ", match.group(2)))).strip()
+        if any(_NOT_FOUND.match(part.strip()) for part in _SEPARATORS.split(words)):
             return f"the page's {match.group(1).lower()} says '{words[:80]}'"
     return ""
 
