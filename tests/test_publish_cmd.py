@@ -170,3 +170,13 @@ def test_daily_workflow_is_valid_and_does_what_the_readme_says():
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
     assert set(data["permissions"]) >= {"contents", "pull-requests", "pages", "id-token"}
+
+
+def test_a_corpus_without_github_repositories_skips_watch(tmp_path, servers):
+    pages, github = servers
+    project = make(tmp_path, pages, github)
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8").split("watch:")[0], encoding="utf-8")
+    result = publish(project, env={"GITHUB_API_URL": github.url}, now=NOW, skip=("fetch", "links", "build"))
+    assert result.steps[1].state == "skipped" and "nothing to watch" in result.steps[1].summary
+    assert github.log == [] and not (project / "corpus" / "digests" / "2026-10-22.md").exists()

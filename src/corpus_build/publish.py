@@ -97,8 +97,12 @@ def _watch(project: Path, env: Mapping[str, str], now: dt.datetime) -> tuple[str
     from .github_api import GitHubClient, GitHubConfig
     from .watch.cli import CACHE_DIR
     from .watch.run import draft_digest
+    from .watch.targets import parse_watch_config, registry_repos
 
     corpus = registry.load(project / "corpus")
+    config_targets = parse_watch_config(corpus.settings.extra.get("watch"))
+    if not registry_repos(corpus) and not config_targets.repos and not config_targets.orgs:
+        return "skipped", "nothing to watch: no GitHub repository in the registry or in corpus.yaml `watch`", None
     window = last_day(corpus, now)
     if window is None:
         return "skipped", "the newest digest already covers the last day", None
