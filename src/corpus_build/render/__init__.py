@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SiteError
+from ..links.site import status_section as link_status_section
 from ..model import Corpus
 from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
-from ..links.site import status_section as link_status_section
 
 MANIFEST = ".corpus-build-manifest.json"
 # Ends every generated page: how render tells its own pages from a user's, even

@@ -10,15 +10,14 @@ import posixpath
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from .. import urls
+from .. import offline, urls
 from ..errors import CorpusBuildError
+from ..links.site import source_notice as link_notice
 from ..model import Chapter, Corpus, Digest, LearningPath, Section, Source
 from ..registry import WIKILINK
 from . import changes, mirror
 from . import markdown as md
 from .labels import Labels
-from ..links.site import source_notice as link_notice
-from .. import offline
 
 DIGESTS_IN_NAV = 10  # older digests stay reachable from the digest index
 
