@@ -15,6 +15,12 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+# pandoc writes the BibTeX files the import tests read (a real tool's output, not ours).
+if ! command -v pandoc >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pandoc >/dev/null
+fi
+
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

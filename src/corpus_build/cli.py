@@ -294,6 +294,18 @@ def _register_stage_commands(sub: argparse._SubParsersAction) -> None:
 
     register_fetch(sub)
     register_watch(sub)
+    _register_links_commands(sub)
+
+
+def _register_links_commands(sub) -> None:
+    """links, import, publish: each module owns its argparse setup."""
+    from .importer import register as register_import
+    from .links.cli import register as register_links
+    from .publish import register as register_publish
+
+    register_links(sub)
+    register_import(sub)
+    register_publish(sub)
 
 
 def _configure_logging(args: argparse.Namespace) -> None:

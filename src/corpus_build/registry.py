@@ -78,6 +78,8 @@ SETTINGS_FIELDS = {
     "rewrites": (False, (dict, list), "a mapping FROM: TO"),
     "fallbacks": (False, (dict, list), "a mapping FROM: TO"),
     "watch": (False, (dict, list), "a mapping"),
+    "links": (False, (dict,), "a mapping such as {recheck_after: 3d}"),
+    "offline": (False, (bool,), "true to publish a zip of the site that works offline (linked from the home page)"),
 }
 DIGEST_FIELDS = {
     "title": (True, (str,), "text"),
@@ -204,7 +206,7 @@ def _load_settings(checker: _Checker) -> Settings:
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
         timezone=_timezone(checker, data, display),
         short_title=_text(data, "short_title").strip(),
-        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch") if k in data},
+        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline") if k in data},
     )
 
 

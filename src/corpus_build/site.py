@@ -206,5 +206,9 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     from .render import changes
 
     site_dir = build(project, corpus=corpus, **options)
+    from . import offline
+
+    if offline.enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
+        offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
     changes.save(corpus)
     return site_dir

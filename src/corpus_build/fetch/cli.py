@@ -146,6 +146,11 @@ def cmd_status(args) -> int:
                      "error": failure.error if failure else (record.document.partial_reason if record else ""),
                      "last_attempt": failure.checked_at if failure else "",
                      "supplied": record.supplied.file_name if record is not None and record.supplied is not None else ""})
+    from ..links.cli import status_report  # the link stage's last verdicts
+
+    link_states, link_lines = status_report(corpus)
+    for row in rows:
+        row["link"] = link_states.get(row["id"], "")
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False, sort_keys=True))
@@ -157,4 +162,6 @@ def cmd_status(args) -> int:
     for row in rows:
         counts[row["state"]] = counts.get(row["state"], 0) + 1
     print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())))
+    for line in link_lines:
+        print(line)
     return 0

@@ -244,6 +244,47 @@ class HttpClient:
             if client is not None:
                 await client.aclose()
 
+    async def probe(self, method: str, url: str, headers: dict[str, str] | None = None, *, max_body: int = 0) -> tuple[int, dict[str, str], bytes]:
+        """One request, redirects not followed, at most `max_body` decoded body bytes read.
+
+        For the link checker (HEAD, ranged GET, robots.txt): same pool, per-host limit and
+        error translation as downloads, without retries or files.
+        """
+        _check_scheme(url)
+        index = self._pick()
+        self._busy[index] += 1
+        try:
+            async with self._host_limit(url):
+                async with asyncio.timeout(self.options.connect_timeout + self.options.read_timeout):
+                    client = self._shards[index]
+                    assert client is not None
+                    request = client.build_request(method, url, headers={"Accept-Encoding": "gzip, deflate", **(headers or {})})
+                    response = await client.send(request, stream=True)
+                    try:
+                        rheaders = {k.lower(): v for k, v in response.headers.items()}
+                        body = bytearray()
+                        if method == "HEAD":
+                            # Reading the (empty) body completes the exchange, so the connection
+                            # goes back to the pool instead of being closed (see _drain).
+                            await response.aread()
+                        elif max_body:
+                            decoder = _Decoder(rheaders.get("content-encoding", ""), url)
+                            async for chunk in response.aiter_raw(CHUNK):
+                                for piece in decoder.feed(chunk):
+                                    body += piece
+                                if len(body) >= max_body:
+                                    break
+                        return response.status_code, rheaders, bytes(body[:max_body])
+                    finally:
+                        await response.aclose()
+        except Exception as raw:  # noqa: BLE001 - translated here, as downloads are
+            exc = translate(raw, url)
+            if exc is raw:
+                raise
+            raise exc from raw
+        finally:
+            self._busy[index] -= 1
+
     def _host_limit(self, url: str) -> asyncio.Semaphore:
         host = (urlsplit(url).hostname or "").lower()
         if host not in self._hosts:

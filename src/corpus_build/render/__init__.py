@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import bibfacts
 from ..errors import SiteError
+from ..links.site import status_section as link_status_section
 from ..model import Corpus
 from . import export, feed, mirror
 from .labels import Labels
@@ -52,7 +53,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         paths.chapters: builder.chapters_index(),
         paths.digests: builder.digests_index(),
         paths.tags: builder.tags_page(),
-        paths.status: mirror.status_page(corpus, builder.t),
+        paths.status: mirror.status_page(corpus, builder.t) + link_status_section(corpus, builder.t),  # links stage
     }
     for section in corpus.sections:
         pages[paths.section(section)] = builder.section_page(section)

@@ -242,6 +242,24 @@ _LABELS: dict[str, dict[str, str]] = {
     "file_copied": {"zh": "复制", "en": "copied"},
     "file_changed": {"zh": "变更", "en": "changed"},
     "file_unchanged": {"zh": "未变", "en": "unchanged"},
+    # --- link check (corpus-build links; see links/site.py) ---
+    "link_dead_title": {"zh": "原链接已失效（自 {date}）", "en": "The original link is dead (since {date})"},
+    "link_dead_body": {"zh": "引用的地址已无法打开。可以改读：", "en": "The cited address no longer opens. Read instead:"},
+    "link_soft404_body": {"zh": "引用的地址仍有应答，但页面显示“未找到”。可以改读：", "en": "The cited address still answers, but its page says \"not found\". Read instead:"},
+    "link_alt_mirror": {"zh": "本站镜像的文本（{date} 抓取）", "en": "our mirror's text (fetched {date})"},
+    "link_alt_swh": {"zh": "Software Heritage 中的代码存档", "en": "the code archived at Software Heritage"},
+    "link_alt_wayback": {"zh": "互联网档案馆（Wayback Machine）的历史快照", "en": "snapshots in the Wayback Machine"},
+    "link_moved_title": {"zh": "原链接已迁移", "en": "The original link has moved"},
+    "link_moved_body": {"zh": "原地址永久跳转到：", "en": "The cited address now permanently redirects to:"},
+    "links_heading": {"zh": "失效与迁移的链接", "en": "Dead and moved links"},
+    "links_checked": {"zh": "最近一次检查：{date}，共 {n} 条链接。", "en": "Last checked {date}: {n} links."},
+    "links_never": {"zh": "尚未检查过链接。", "en": "Links have not been checked yet."},
+    "link_state_dead": {"zh": "已失效", "en": "dead"},
+    "link_state_soft-404": {"zh": "已失效（页面显示未找到）", "en": "dead (page says not found)"},
+    "link_state_moved": {"zh": "已迁移", "en": "moved"},
+    "link_since": {"zh": "自", "en": "since"},
+    "link_new_address": {"zh": "新地址", "en": "new address"},
+    "offline_copy": {"zh": "下载离线版（zip，解压后直接打开 index.html）", "en": "Download the offline copy (zip; unzip and open index.html)"},
 }
 
 KIND_LABELS: dict[str, dict[str, str]] = {

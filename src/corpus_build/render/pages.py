@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from .. import urls
+from .. import offline, urls
+from ..links.site import source_notice as link_notice
 from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..registry import WIKILINK
 from . import changes, charts, mirror
@@ -247,6 +248,7 @@ class PageBuilder:
             since=since,
             thread_changes=self.recent_changes(page),
             latest_digest=Link(f"{latest.date} · {latest.title}", rel(page, paths.digest(latest))) if latest else None,
+            offline_link=Markup(offline.home_link(c, t("offline_copy"))),
             recently_added=tuple(
                 ListItem((self.source_link(s, page),), (s.added.isoformat(), " · ", self.t.kind(s.kind))) for s in added if s.added
             ),
@@ -345,6 +347,7 @@ class PageBuilder:
             facts=tuple(facts),
             cited_by=self.cited_by(source, page),
             see_also=tuple(self.source_link(self.by_id[i], page) for i in source.see_also if i in self.by_id),
+            link_notice=Markup(link_notice(self.corpus, source, t, page)),
             cite_box=Markup(citation.box(self.corpus, source, t, page)),  # already escaped by citation.box
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
         )

@@ -130,6 +130,7 @@ class SourcePage:
     see_also: tuple[Link, ...]
     mirror: MirrorPanel
     cite_box: str = ""  # Markdown of the cite box (render/citation.py)
+    link_notice: str = ""  # Markdown: a dead or moved link's notice (links/site.py), already escaped
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class HomePage:
     recently_added: tuple[ListItem, ...] = ()
     charts: tuple[Markup, ...] = ()
     how_to_use: tuple[str, ...] = ()
+    offline_link: str = ""  # Markdown: the offline zip's link (offline.py), already escaped
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,289 @@
+"""Readers for the files reference managers export: CSL-JSON (Zotero), BibTeX/biblatex, RIS, URL lists.
+
+Each reader turns a file into `Reference` records, one per entry, with where it came
+from (`file:line` or `file: item N`) for messages. Parsing is left to well-kept
+libraries (bibtexparser v2, rispy); what is done here is the mapping of each format's
+field names onto one record.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+FORMATS = ("csl-json", "bibtex", "ris", "urls")
+_ARXIV_ID = re.compile(r"(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/|10\.48550/arxiv\.)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.IGNORECASE)
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reference:
+    where: str  # "refs.bib:12" or "zotero.json: item 3"
+    key: str = ""  # the citation key or the exporter's id
+    type: str = ""  # the format's own type word (article-journal, inproceedings, JOUR…)
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""  # YYYY, YYYY-MM or YYYY-MM-DD
+    doi: str = ""
+    arxiv: str = ""
+    url: str = ""
+    venue: str = ""
+    note: str = ""  # the curator's annotation (Zotero note, BibTeX annote)
+    tags: tuple[str, ...] = ()
+
+
+def arxiv_id(*texts: str) -> str:
+    for text in texts:
+        match = _ARXIV_ID.search(text or "")
+        if match:
+            return match.group(1)
+    return ""
+
+
+def clean_doi(text: str) -> str:
+    text = (text or "").strip()
+    text = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", "", text, flags=re.IGNORECASE)
+    match = _DOI.search(text)
+    return match.group(1).rstrip(".,;") if match else ""
+
+
+def _date(year: Any = "", month: Any = "", day: Any = "") -> str:
+    """YYYY, YYYY-MM or YYYY-MM-DD from parts that may be words (`may`), numbers or text."""
+    months = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+    y = str(year or "").strip()
+    if not re.fullmatch(r"\d{4}", y):
+        return ""
+    m_text = str(month or "").strip().lower()[:3]
+    m = months.get(m_text) or (int(m_text) if m_text.isdigit() else 0)
+    if not 1 <= m <= 12:
+        return y
+    d = str(day or "").strip()
+    return f"{y}-{m:02d}-{int(d):02d}" if d.isdigit() and 1 <= int(d) <= 31 else f"{y}-{m:02d}"
+
+
+def iso_date(text: str) -> str:
+    """A date written as 2022-05-27, 2022/05/27/, 2022-05 or 2022."""
+    parts = [p for p in re.split(r"[-/]", (text or "").strip()) if p]
+    return _date(*(parts + ["", "", ""])[:3]) if parts else ""
+
+
+def note_text(text: str) -> str:
+    """A note as Markdown-ready text: Zotero keeps notes as HTML (<p>…</p>)."""
+    if not text:
+        return ""
+    if re.search(r"</?(p|div|br|span|strong|em|h\d)\b", text, re.IGNORECASE):
+        text = re.sub(r"(?i)<br\s*/?>", "\n", text)
+        text = re.sub(r"(?i)</(p|div|h\d)>", "\n\n", text)
+        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else re.split(r"[,;]", str(value or ""))
+    out: list[str] = []
+    for item in items:
+        tag = (item.get("tag", "") if isinstance(item, dict) else str(item)).strip()
+        if tag and tag not in out:
+            out.append(tag)
+    return tuple(out)
+
+
+def _clean(text: Any) -> str:
+    return re.sub(r"\s+", " ", str(text or "")).strip()
+
+
+# --- CSL-JSON (Zotero: File > Export > CSL JSON) --------------------------------------
+
+
+def _csl_name(name: Any) -> str:
+    if not isinstance(name, dict):
+        return _clean(name)
+    if name.get("literal"):
+        return _clean(name["literal"])
+    return ", ".join(p for p in (_clean(name.get("family")), _clean(name.get("given"))) if p)
+
+
+def _zotero_extra(note: str) -> tuple[str, dict[str, str]]:
+    """Zotero's Extra field (CSL `note`) mixes the curator's text with `Key: value` lines it uses itself."""
+    facts, keep = {}, []
+    for line in note.splitlines():
+        match = re.match(r"^(arXiv|DOI|tex\.[\w-]+|Citation Key|original-date|type|publisher-place):\s*(.+)$", line.strip(), re.IGNORECASE)
+        if match:
+            facts[match.group(1).lower()] = match.group(2).strip()
+        else:
+            keep.append(line)
+    return "\n".join(keep).strip(), facts
+
+
+def read_csl_json(path: Path, text: str) -> list[Reference]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); export CSL JSON from Zotero again") from exc
+    if isinstance(data, dict) and isinstance(data.get("items"), list):
+        data = data["items"]
+    if not isinstance(data, list):
+        raise UsageError(f"{path}: CSL-JSON is a list of items; this file holds {type(data).__name__}")
+    refs = []
+    for index, item in enumerate(data, 1):
+        if not isinstance(item, dict):
+            raise UsageError(f"{path}: item {index} is not an object; is this a CSL-JSON export?")
+        note, extra = _zotero_extra(note_text(str(item.get("annote") or "")) or note_text(str(item.get("note") or "")))
+        if item.get("annote") and item.get("note"):
+            extra = _zotero_extra(str(item["note"]))[1]
+        parts = (item.get("issued") or {}).get("date-parts") or [[]]
+        issued = _date(*(list(parts[0]) + ["", "", ""])[:3]) if parts and parts[0] else iso_date(str((item.get("issued") or {}).get("raw", "")))
+        url = _clean(item.get("URL"))
+        doi = clean_doi(str(item.get("DOI") or extra.get("doi", "")))
+        refs.append(Reference(
+            where=f"{path.name}: item {index}",
+            key=_clean(item.get("citation-key") or extra.get("citation key") or item.get("id")),
+            type=_clean(item.get("type")),
+            title=_clean(item.get("title")),
+            authors=tuple(n for n in (_csl_name(a) for a in item.get("author") or []) if n),
+            date=issued,
+            doi=doi,
+            arxiv=arxiv_id(extra.get("arxiv", "") and "arXiv:" + extra["arxiv"], url, doi, str(item.get("number") or "") if "arxiv" in str(item.get("publisher", "")).lower() else ""),
+            url=url,
+            venue=_clean(item.get("container-title") or item.get("event-title") or item.get("publisher")),
+            note=note,
+            tags=_tags(item.get("keyword") or item.get("tags") or item.get("categories") or ""),
+        ))
+    return refs
+
+
+# --- BibTeX / biblatex ---------------------------------------------------------------
+
+
+def read_bibtex(path: Path, text: str) -> list[Reference]:
+    import bibtexparser
+    from bibtexparser import middlewares
+
+    library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
+    if library.failed_blocks:
+        block = library.failed_blocks[0]
+        raise UsageError(f"{path}:{block.start_line + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
+    refs = []
+    for entry in library.entries:
+        f = {key.lower(): field.value for key, field in entry.fields_dict.items()}
+
+        def get(*names: str, f: dict[str, Any] = f) -> str:
+            for name in names:
+                if f.get(name):
+                    return _clean(f[name]) if not isinstance(f[name], list) else ""
+            return ""
+
+        authors = f.get("author") or f.get("editor") or []
+        authors = [authors] if isinstance(authors, str) else authors
+        eprint = get("eprint") if get("archiveprefix", "eprinttype").lower() == "arxiv" else ""
+        date = iso_date(get("date")) or _date(get("year"), get("month"), get("day"))
+        note = note_text(str(f.get("annote") or f.get("annotation") or f.get("note") or ""))
+        refs.append(Reference(
+            where=f"{path.name}:{entry.start_line + 1}",
+            key=entry.key,
+            type=entry.entry_type.lower(),
+            title=get("title"),
+            authors=tuple(_clean(a) for a in authors if _clean(a)),
+            date=date,
+            doi=clean_doi(get("doi")),
+            arxiv=arxiv_id("arXiv:" + eprint if eprint else "", get("url"), get("doi"), get("journal") if "arxiv" in get("journal").lower() else ""),
+            url=get("url", "howpublished") if get("url", "howpublished").startswith(("http://", "https://")) else get("url"),
+            venue=get("journal", "journaltitle", "booktitle", "publisher", "organization", "institution"),
+            note=note,
+            tags=_tags(get("keywords")),
+        ))
+    return refs
+
+
+# --- RIS -------------------------------------------------------------------------------
+
+
+def read_ris(path: Path, text: str) -> list[Reference]:
+    import rispy
+
+    try:
+        entries = rispy.loads(text)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"{path}: not a RIS file that can be read ({exc}); each entry starts with `TY  - ` and ends with `ER  - `") from exc
+    starts = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("TY  -")]
+    refs = []
+    for index, entry in enumerate(entries):
+        urls = entry.get("urls") or ([entry["url"]] if entry.get("url") else [])
+        url = next((u for u in urls if str(u).startswith(("http://", "https://"))), "")
+        notes = entry.get("notes") or []
+        notes = [notes] if isinstance(notes, str) else notes
+        doi = clean_doi(str(entry.get("doi") or ""))
+        refs.append(Reference(
+            where=f"{path.name}:{starts[index] if index < len(starts) else 0}",
+            key=_clean(entry.get("id")),
+            type=_clean(entry.get("type_of_reference")),
+            title=_clean(entry.get("title") or entry.get("primary_title") or entry.get("translated_title")),
+            authors=tuple(_clean(a) for a in (entry.get("authors") or entry.get("first_authors") or []) if _clean(a)),
+            date=iso_date(str(entry.get("date") or entry.get("publication_year") or "")) or _date(str(entry.get("year") or "")[:4]),
+            doi=doi,
+            arxiv=arxiv_id(url, doi),
+            url=url,
+            venue=_clean(entry.get("journal_name") or entry.get("secondary_title") or entry.get("publisher")),
+            note="\n\n".join(note_text(str(n)) for n in notes if str(n).strip()),
+            tags=_tags(entry.get("keywords") or []),
+        ))
+    return refs
+
+
+# --- a plain list of URLs --------------------------------------------------------------
+
+
+def read_urls(path: Path, text: str) -> list[Reference]:
+    refs = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        url, _, rest = line.partition(" ")
+        if not url.startswith(("http://", "https://")):
+            raise UsageError(f"{path}:{number}: '{url[:60]}' is not an http(s) URL; a URL list has one address per line (`#` starts a comment)")
+        refs.append(Reference(where=f"{path.name}:{number}", url=url, title=_clean(rest.lstrip("#-– ")), arxiv=arxiv_id(url)))
+    return refs
+
+
+def sniff(path: Path, text: str) -> str:
+    """The format, from the extension, else from the first characters."""
+    suffix = path.suffix.lower()
+    if suffix in (".json", ".csljson"):
+        return "csl-json"
+    if suffix in (".bib", ".bibtex", ".biblatex"):
+        return "bibtex"
+    if suffix in (".ris",):
+        return "ris"
+    head = text.lstrip()[:200]
+    if head.startswith(("[", "{")):
+        return "csl-json"
+    if head.startswith("@"):
+        return "bibtex"
+    if head.startswith("TY  -"):
+        return "ris"
+    return "urls"
+
+
+READERS = {"csl-json": read_csl_json, "bibtex": read_bibtex, "ris": read_ris, "urls": read_urls}
+
+
+def read_file(path: Path, fmt: str = "") -> tuple[str, list[Reference]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text; export the file as UTF-8") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from exc
+    fmt = fmt or sniff(path, text)
+    if fmt not in READERS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")
+    return fmt, READERS[fmt](path, text)

@@ -1,0 +1,234 @@
+"""`corpus-build import FILE --section S`: add the references a curator keeps in Zotero or a .bib file.
+
+Each reference becomes a registry entry (kind, title, authors, date, doi, arxiv, venue,
+url, tags, the note as annotation). One already in the registry (same normalised URL,
+DOI or arXiv id), or twice in the file, is reported and skipped. New entries are
+appended to the section's sources.yaml as `add` does: existing bytes untouched, the
+registry validated afterwards, the file put back if it does not validate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import registry, urls
+from .add import _entry_yaml, _restore, _write_atomic, resolve_section
+from .errors import CorpusBuildError, RegistryError, UsageError
+from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
+from .model import Corpus
+
+# Each format's type words -> our kinds. A URL that implies a kind (GitHub, arXiv…) wins.
+_KIND_BY_TYPE = {
+    # CSL
+    "article-journal": "paper", "paper-conference": "paper", "article": "paper", "report": "paper", "thesis": "paper",
+    "chapter": "paper", "book": "paper", "manuscript": "paper", "webpage": "article", "post-weblog": "article",
+    "post": "article", "article-magazine": "article", "article-newspaper": "article", "software": "repo",
+    "dataset": "dataset", "motion_picture": "video", "broadcast": "video", "speech": "video",
+    # BibTeX / biblatex
+    "inproceedings": "paper", "conference": "paper", "techreport": "paper", "phdthesis": "paper",
+    "mastersthesis": "paper", "incollection": "paper", "inbook": "paper", "proceedings": "paper", "preprint": "paper",
+    "online": "article", "electronic": "article", "www": "article", "manual": "docs",
+    # RIS
+    "JOUR": "paper", "CONF": "paper", "CPAPER": "paper", "RPRT": "paper", "THES": "paper", "BOOK": "paper",
+    "CHAP": "paper", "EJOUR": "paper", "GEN": "article", "ELEC": "article", "WEB": "article", "BLOG": "article",
+    "NEWS": "article", "MGZN": "article", "COMP": "repo", "DATA": "dataset", "VIDEO": "video", "MPCT": "video",
+}
+
+
+@dataclass(frozen=True)
+class Skipped:
+    where: str
+    title: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: skipped '{self.title[:60]}': {self.why}"
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    file: Path  # the sources.yaml that grows
+    format: str
+    entries: tuple[dict, ...]
+    duplicates: tuple[Skipped, ...]
+    unusable: tuple[Skipped, ...]  # no address at all: the curator must add one
+    text: str = field(default="", repr=False)  # the YAML to append
+
+
+def _url_for(ref: Reference) -> str:
+    if ref.url and urls.is_http_url(ref.url):
+        return ref.url
+    if ref.arxiv:
+        return f"https://arxiv.org/abs/{ref.arxiv}"
+    if ref.doi:
+        return f"https://doi.org/{ref.doi}"
+    return ""
+
+
+def _kind(ref: Reference, url: str) -> str:
+    implied = urls.detect_kind(url)
+    if implied:
+        return implied
+    mapped = _KIND_BY_TYPE.get(ref.type) or _KIND_BY_TYPE.get(ref.type.lower())
+    if ref.type.lower() in ("misc", "unpublished", "") or not mapped:
+        return "paper" if (ref.doi or ref.arxiv) else urls.guess_kind(url)
+    return mapped
+
+
+def _known_keys(corpus: Corpus) -> dict[str, str]:
+    """Normalised URL, DOI and arXiv id of every registry entry -> its id and place."""
+    keys: dict[str, str] = {}
+    for source in corpus.sources:
+        place = f"'{source.id}' ({source.section}/sources.yaml:{source.line})"
+        if source.url:
+            keys["url:" + urls.normalize(source.url)] = place
+            doi = clean_doi(source.url) if "doi.org/" in source.url else ""
+            if doi:
+                keys["doi:" + doi.lower()] = place
+            found = arxiv_id(source.url)
+            if found:
+                keys["arxiv:" + found.lower()] = place
+        # Fields the bibliographic stage adds to the registry; absent on older records.
+        for name in ("doi", "arxiv"):
+            value = str(getattr(source, name, "") or "")
+            if value:
+                keys[f"{name}:" + (clean_doi(value) if name == "doi" else value).lower()] = place
+    return keys
+
+
+def _ref_keys(ref: Reference, url: str) -> list[str]:
+    keys = ["url:" + urls.normalize(url)]
+    if ref.doi:
+        keys.append("doi:" + ref.doi.lower())
+    if ref.arxiv:
+        keys.append("arxiv:" + ref.arxiv.lower())
+    return keys
+
+
+def _source_id(ref: Reference, url: str, taken: set[str]) -> str:
+    base = urls.derive_id(url, ref.title)
+    key = urls.slugify(ref.key)
+    # A citation key (vaswani2017attention) reads better than a title slug; a URL-ish
+    # exporter id (http://zotero.org/users/…) does not.
+    if not base.startswith(("arxiv-",)) and not urls.github_parts(url) and key and len(key) <= 40 and "/" not in ref.key and ":" not in ref.key:
+        base = key
+    candidate, counter = base, 2
+    while candidate in taken:
+        candidate = f"{base}-{counter}"
+        counter += 1
+    return candidate
+
+
+def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "") -> ImportPlan:
+    folder = resolve_section(corpus, section)
+    fmt, refs = read_file(path, fmt)
+    known = _known_keys(corpus)
+    taken = set(corpus.by_id)
+    entries, duplicates, unusable = [], [], []
+    for ref in refs:
+        url = _url_for(ref)
+        title = ref.title or url
+        if not url:
+            unusable.append(Skipped(ref.where, title or ref.key, "no URL, DOI or arXiv id; add one to the entry (or use `corpus-build add URL`)"))
+            continue
+        clash = next((known[k] for k in _ref_keys(ref, url) if k in known), None)
+        if clash:
+            duplicates.append(Skipped(ref.where, title, f"already in the registry as {clash}"))
+            continue
+        source_id = _source_id(ref, url, taken)
+        taken.add(source_id)
+        for k in _ref_keys(ref, url):
+            known[k] = f"'{source_id}' ({ref.where}, earlier in this file)"
+        entry: dict = {"id": source_id, "title": title, "url": url, "kind": _kind(ref, url)}
+        if ref.authors:
+            entry["authors"] = list(ref.authors)
+        for name in ("date", "doi", "arxiv", "venue"):
+            if getattr(ref, name):
+                entry[name] = getattr(ref, name)
+        entry["lang"] = registry.guess_lang(ref.note or ref.title)
+        if ref.tags:
+            entry["tags"] = list(ref.tags)
+        if ref.note:
+            entry["note"] = ref.note
+        entries.append(entry)
+    text = "".join(_entry_yaml(entry) for entry in entries)
+    return ImportPlan(corpus.root / folder / "sources.yaml", fmt, tuple(entries), tuple(duplicates), tuple(unusable), text)
+
+
+def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
+    """Append the planned entries; put the file back if the registry then has errors."""
+    if not plan.entries:
+        return
+    path = plan.file
+    original = path.read_text(encoding="utf-8") if path.exists() else None
+    body = original or ""
+    if body.strip() in ("", "[]"):
+        body = ""  # an empty list (`[]`) cannot be appended to: start the list afresh
+    elif not body.endswith("\n"):
+        body += "\n"
+    _write_atomic(path, body + plan.text)
+    try:
+        errors = [p for p in registry.check(corpus.root) if p.severity == "error"]
+    except BaseException:
+        _restore(path, original)
+        raise
+    if errors:
+        _restore(path, original)
+        raise RegistryError(errors)
+
+
+# --- command line -------------------------------------------------------------------------
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "import",
+        help="add the references of a Zotero CSL-JSON, BibTeX/biblatex, RIS or URL-list file to a section",
+        description="Duplicates of registry entries (same URL, DOI or arXiv id) are reported and skipped; existing bytes of sources.yaml stay as they are.",
+    )
+    p.add_argument("file", help="the exported file (.json, .bib, .ris, or a text file with one URL per line)")
+    p.add_argument("--section", required=True, help="section folder (e.g. 14-deepseek-ascend-stack) or its number (14)")
+    p.add_argument("--format", choices=FORMATS, help="the file's format (default: from the extension and content)")
+    p.add_argument("--dry-run", action="store_true", help="print what would be added and skipped; change nothing")
+    p.set_defaults(func=cmd_import)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    project = Path(args.project).resolve()
+    try:
+        corpus = registry.load(project / "corpus")
+        plan = plan_import(corpus, Path(args.file), args.section, args.format or "")
+    except RegistryError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except CorpusBuildError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    shown = plan.file.relative_to(project) if plan.file.is_relative_to(project) else plan.file
+    for skipped in plan.duplicates:
+        print(str(skipped))
+    for skipped in plan.unusable:
+        print(f"error: {skipped}", file=sys.stderr)
+    if args.dry_run:
+        print(f"dry run ({plan.format}): would add {len(plan.entries)} entr{'y' if len(plan.entries) == 1 else 'ies'} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} without an address")
+        if plan.text:
+            print(plan.text, end="")
+        return 1 if plan.unusable else 0
+    try:
+        apply_import(corpus, plan)
+    except RegistryError as exc:
+        print(exc, file=sys.stderr)
+        print(f"nothing imported: {shown} is as it was", file=sys.stderr)
+        return 1
+    print(f"imported {len(plan.entries)} entr{'y' if len(plan.entries) == 1 else 'ies'} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} without an address")
+    for entry in plan.entries:
+        print(f"  + {entry['id']} ({entry['kind']}): {entry['title'][:70]}")
+    if plan.entries:
+        print("next: corpus-build build   (and write a note for entries that have none)")
+    return 1 if plan.unusable else 0

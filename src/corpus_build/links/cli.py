@@ -1,0 +1,109 @@
+"""`corpus-build links`: check every cited URL; `--fix-moved ID` follows a permanent redirect.
+
+Exit codes: 0 no dead link; 1 dead or soft-404 links found, or registry problems;
+2 usage. Moved links are reported with the command that fixes them, and do not fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import registry
+from ..errors import CorpusBuildError, RegistryError, UsageError
+from .records import LinkResult, LinkState
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "links",
+        help="check that every cited URL still answers (dead, moved, soft 404); results feed the site",
+        description=(
+            "Check every cited URL: robots.txt honoured, HEAD then a ranged GET, a polite pace per host. "
+            "Results are kept in corpus/.links/results.json and reused until links.recheck_after "
+            "(corpus.yaml, default 3d) has passed."
+        ),
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="source ids (default: every source with a URL)")
+    p.add_argument("--section", action="append", default=[], help="only this section (folder or number); repeatable")
+    p.add_argument("--force", action="store_true", help="ask again even when a result is recent")
+    p.add_argument("--jobs", type=int, help="URLs checked at once (default 8, or corpus.yaml links.jobs)")
+    p.add_argument("--fix-moved", action="append", default=[], metavar="ID", help="set this moved source's url to its redirect target (repeatable)")
+    p.add_argument("--json", action="store_true", help="one JSON record per source instead of the summary")
+    p.set_defaults(func=_guard(cmd_links))
+
+
+def _guard(command):
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except RegistryError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        except CorpusBuildError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return exc.exit_code
+
+    return run
+
+
+def cmd_links(args: argparse.Namespace) -> int:
+    from .check import check_links, fix_moved
+    from .options import from_corpus
+
+    corpus = registry.load(Path(args.project).resolve() / "corpus")
+    if args.fix_moved:
+        if args.ids or args.force:
+            raise UsageError("--fix-moved takes the ids itself; run it without other ids or --force")
+        for source_id, old, new in fix_moved(corpus, args.fix_moved):
+            print(f"fixed '{source_id}': {old} -> {new}")
+        print("next: corpus-build links " + " ".join(args.fix_moved) + "   (checks the new address)")
+        return 0
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
+    options = from_corpus(corpus, ids=tuple(args.ids), sections=tuple(args.section), force=args.force, jobs=args.jobs)
+    run = check_links(corpus, options)
+    if args.json:
+        for result in run.results:
+            print(json.dumps(result.to_dict(), ensure_ascii=False, sort_keys=True))
+    else:
+        for result in run.results:
+            line = problem_line(result)
+            if line:
+                print(line)
+        counts = ", ".join(f"{run.count(s)} {s.value}" for s in LinkState if run.count(s))
+        print(f"{len(run.results)} links: {counts or 'none'}; {run.checked} checked ({run.requests} requests), {run.cached} from the cache")
+    return 1 if any(r.state.broken for r in run.results) else 0
+
+
+def problem_line(result: LinkResult) -> str:
+    """One line for a link worth a look (also used by `corpus-build status`); "" for a fine one."""
+    if result.state is LinkState.MOVED:
+        return f"moved: {result.id}: {result.url} -> {result.target}; fix: corpus-build links --fix-moved {result.id}"
+    if result.state in (LinkState.DEAD, LinkState.SOFT_404):
+        return f"{result.state.value}: {result.id}: {result.url} ({result.reason}; since {result.since[:10]})"
+    if result.state in (LinkState.UNKNOWN, LinkState.ROBOTS):
+        return f"{result.state.value}: {result.id}: {result.url} ({result.reason})"
+    return ""
+
+
+def status_report(corpus) -> tuple[dict[str, str], list[str]]:
+    """For `corpus-build status`: each source's last link state, and a line per dead or moved link."""
+    from ..errors import CorpusBuildError
+    from .records import load_results
+
+    try:
+        results = load_results(corpus.root)
+    except CorpusBuildError as exc:
+        return {}, [f"error: {exc}"]
+    states, lines = {}, []
+    for source in corpus.sources:
+        result = results.get(source.id)
+        if result is None or result.url != source.url:
+            continue
+        states[source.id] = result.state.value
+        if result.state.broken or result.state is LinkState.MOVED:
+            lines.append(problem_line(result))
+    return states, lines

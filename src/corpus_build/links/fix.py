@@ -1,0 +1,65 @@
+"""`corpus-build links --fix-moved ID`: point a moved source's `url` at where it went.
+
+Only the bytes of the URL on its `url:` line change; every other byte of the file
+(comments, order, quoting) stays. The registry is validated afterwards and every
+touched file put back if it does not validate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import registry, yamlfile
+from ..add import _restore, _write_atomic
+from ..errors import Problem, RegistryError, UsageError
+from ..model import Corpus, Source
+from ..yamlfile import LocatedList, LocatedMap
+
+
+def _url_line(path: Path, source: Source) -> int:
+    problems: list[Problem] = []
+    data = yamlfile.load(path, problems, str(path))
+    if isinstance(data, LocatedList):
+        for entry in data:
+            if isinstance(entry, LocatedMap) and entry.get("id") == source.id and "url" in entry:
+                return entry.line_of("url")
+    raise UsageError(f"{path}: no `url:` line for '{source.id}'; edit the entry by hand")
+
+
+def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]]) -> list[tuple[str, str, str]]:
+    originals: dict[Path, str] = {}
+    done = []
+    try:
+        for source, target in changes:
+            path = corpus.root / source.section / "sources.yaml"
+            originals.setdefault(path, path.read_text(encoding="utf-8"))
+            current = path.read_text(encoding="utf-8")
+            lines = current.split("\n")
+            index = _url_line(path, source) - 1
+            line = lines[index]
+            if source.url not in line:
+                raise UsageError(f"{path}:{index + 1}: the URL is not written on one line; change it to {target} by hand")
+            lines[index] = line.replace(source.url, _replacement(line, source.url, target), 1)
+            _write_atomic(path, "\n".join(lines))
+            done.append((source.id, source.url, target))
+        problems = [p for p in registry.check(corpus.root) if p.severity == "error"]
+        if problems:
+            raise RegistryError(problems)
+    except BaseException:
+        for path, text in originals.items():
+            _restore(path, text)
+        raise
+    return done
+
+
+def _replacement(line: str, url: str, target: str) -> str:
+    """The target written in the style of the old URL: bare stays bare, quoted stays quoted."""
+    at = line.index(url)
+    quote = line[at - 1] if at else ""
+    if quote == '"':
+        return json.dumps(target)[1:-1]
+    if quote == "'":
+        return target.replace("'", "''")
+    # JSON quoting is valid YAML: used only where a bare URL would be misread (` #`, `: `).
+    return json.dumps(target) if (" #" in target or ": " in target) else target

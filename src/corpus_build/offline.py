@@ -1,0 +1,98 @@
+"""The offline copy: the whole site as a zip that works opened from file://, linked from the home page.
+
+A second MkDocs build of the same project, with plain `page.html` URLs (a file://
+browser shows no index.html for a folder) and two additions that do what Material's
+`offline` plugin does, without its one request to a CDN: the search index is also
+written as a script (`search/search_index.js`, which Material's bundle loads itself
+when opened from file://), and a small Web Worker stand-in of ours
+(templates/offline-worker.js) lets the search worker run where browsers refuse
+workers. It is switched on by `offline: true` in corpus.yaml (the home page then
+links the zip); `corpus-build build` and `publish` then write `site/offline.zip`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from .errors import SiteError
+from .model import Corpus
+
+ZIP_NAME = "offline.zip"
+_SHIM = "assets/javascripts/corpus-offline-worker.js"
+_CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
+
+
+def enabled(corpus: Corpus) -> bool:
+    return corpus.settings.extra.get("offline") is True
+
+
+def home_link(corpus: Corpus, label: str) -> str:
+    """The home page's link to the zip (raw HTML: MkDocs would call a link to a non-page unrecognised)."""
+    if not enabled(corpus):
+        return ""
+    from html import escape
+
+    return f'<p class="cb-offline"><a href="{ZIP_NAME}" download>{escape(label)}</a></p>\n\n'
+
+
+def build_offline(project: Path, target: Path, *, strict: bool = False, folder: str = "site") -> Path:
+    """Build the offline flavour of the project's site and zip it to `target` (files under `folder/`)."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError, PluginError
+
+    project = Path(project)
+    if not (project / "mkdocs.yml").exists():
+        raise SiteError(f"{project / 'mkdocs.yml'}: no mkdocs.yml; run corpus-build from the project root or pass --project")
+    child = project / _CHILD
+    mkdocs_log = logging.getLogger("mkdocs")
+    previous_level = mkdocs_log.level
+    mkdocs_log.setLevel(logging.WARNING)
+    with tempfile.TemporaryDirectory(prefix="corpus-offline-") as tmp:
+        site_dir = Path(tmp) / folder
+        # INHERIT deep-merges mappings: `extra` keeps the project's keys and gains polyfills.
+        child.write_text(yaml.safe_dump({
+            "INHERIT": "mkdocs.yml", "use_directory_urls": False, "site_dir": str(site_dir),
+            "extra": {"polyfills": [_SHIM]},
+        }), encoding="utf-8")
+        try:
+            config = load_config(str(child), strict=strict)
+            mkdocs_build(config)
+        except PluginError as exc:
+            raise SiteError(str(exc)) from exc
+        except (ConfigurationError, Abort) as exc:
+            raise SiteError(f"the offline build failed: {exc}") from exc
+        finally:
+            child.unlink(missing_ok=True)
+            mkdocs_log.setLevel(previous_level)
+        index = site_dir / "search" / "search_index.json"
+        if index.exists():
+            (site_dir / "search" / "search_index.js").write_text("var __index = " + index.read_text(encoding="utf-8"), encoding="utf-8")
+        shim = site_dir / _SHIM
+        shim.parent.mkdir(parents=True, exist_ok=True)
+        shim.write_text(resources.files("corpus_build").joinpath("templates/offline-worker.js").read_text(encoding="utf-8"), encoding="utf-8")
+        partial = target.with_name(f".{target.name}.tmp")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(site_dir.rglob("*")):
+                if path.is_file() and not path.name.endswith(".zip"):
+                    archive.write(path, f"{folder}/{path.relative_to(site_dir).as_posix()}")
+        os.replace(partial, target)
+    return target
+
+
+def publish_zip(project: Path, site_dir: Path, *, strict: bool = False) -> Path:
+    """Build the zip beside the project, then place it in the built site (after the main build,
+    which empties site_dir)."""
+    staging = Path(project) / ".corpus-build" / ZIP_NAME
+    build_offline(project, staging, strict=strict)
+    shutil.copy2(staging, Path(site_dir) / ZIP_NAME)
+    return Path(site_dir) / ZIP_NAME

@@ -1,0 +1,93 @@
+"""The offline copy: `offline: true` makes `build` write site/offline.zip, which works opened from file://."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+from urllib.parse import urlsplit
+
+import pytest
+
+from corpus_build.cli import main
+from tests.corpus_fixture import write_project
+
+CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
+pytestmark = [pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("offline")
+    project = write_project(root)
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    return project
+
+
+def test_zip_is_published_and_linked_from_the_home_page(built):
+    site = built / "site"
+    archive = site / "offline.zip"
+    assert archive.is_file()
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert 'class="cb-offline"' in home and 'href="offline.zip"' in home
+    with zipfile.ZipFile(archive) as zf:
+        names = set(zf.namelist())
+        assert "site/index.html" in names and "site/search/search_index.js" in names
+        assert "site/sources/tilelang.html" in names  # page.html URLs: file:// shows no folder index
+        assert not any(n.endswith(".zip") for n in names)
+        page = zf.read("site/sources/tilelang.html").decode("utf-8")
+        assert "corpus-offline-worker.js" in page and "unpkg.com" not in page  # no CDN polyfill
+    assert not (built / ".corpus-build-offline.yml").exists()  # the temporary config is gone
+
+
+def test_plain_site_has_no_link_without_the_setting(tmp_path):
+    project = write_project(tmp_path)
+    assert main(["--project", str(project), "build"]) == 0
+    assert not (project / "site" / "offline.zip").exists()
+    assert "cb-offline" not in (project / "site" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.browser
+def test_unzipped_copy_searches_from_file_url(built, tmp_path):
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with zipfile.ZipFile(built / "site" / "offline.zip") as zf:
+        zf.extractall(tmp_path)
+    index = (tmp_path / "site" / "index.html").as_uri()
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            errors, foreign = [], []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            page.on("request", lambda r: urlsplit(r.url).scheme not in ("file", "data", "blob", "about") and foreign.append(r.url))
+            page.goto(index)
+            assert page.locator(".cb-offline").count() == 0  # no download link inside the copy
+            for term, expected in (("TileLang", "sources/tilelang.html"), ("昇腾", "deepgemm-ascend")):
+                box = page.locator("input.md-search__input")
+                box.click()
+                box.fill(term)
+                box.press("End")  # Material searches on keyup
+                page.wait_for_selector(".md-search-result__item", timeout=15_000)
+                hrefs = [a.get_attribute("href") for a in page.locator(".md-search-result__item a").all()]
+                assert any(expected in (h or "") for h in hrefs), (term, hrefs)
+                page.goto(index)
+            # A result leads to a page that opens from the file system.
+            box = page.locator("input.md-search__input")
+            box.click()
+            box.fill("TileLang")
+            box.press("End")
+            page.wait_for_selector(".md-search-result__item", timeout=15_000)
+            page.locator(".md-search-result__item a").first.click()
+            page.wait_for_load_state()
+            assert urlsplit(page.url).scheme == "file" and urlsplit(page.url).path.endswith("/sources/tilelang.html")
+            assert page.locator("h1").first.inner_text().rstrip("¶").strip() == "TileLang"
+            assert errors == [] and foreign == []
+        finally:
+            browser.close()
