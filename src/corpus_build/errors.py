@@ -97,3 +97,15 @@ class RateLimitError(FetchError):
 
 class GitError(FetchError):
     pass
+
+
+class UnsafePathError(CorpusBuildError):
+    """A write or a published read would leave its folder (a symlink out of corpus/ or docs/)."""
+
+    exit_code = 1
+
+
+class LimitError(CorpusBuildError):
+    """An input is larger than a declared limit (corpus_build.limits); the message names both."""
+
+    exit_code = 1

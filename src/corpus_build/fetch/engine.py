@@ -268,7 +268,8 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         # A record whose files are gone (a fresh clone of a corpus that commits provenance.json
         # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
         previous = None
-    recent = _recently_checked(raw, previous, options)
+    # A record of another URL (the registry's `url` changed) says nothing about this one.
+    recent = _recently_checked(raw, previous, options) if previous is None or previous.cited_url == source.url else None
     if recent is not None:
         result = FetchResult(source.id, source.kind, Status.UNCHANGED, source.url, recent.fetched_url, 0, time.monotonic() - started)
         progress.finish(source, result)

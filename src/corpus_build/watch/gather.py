@@ -27,6 +27,7 @@ from .window import Window, utc_iso
 SEARCH_CAP = 1000  # GitHub returns at most 1,000 results per search query
 MIN_SLICE = dt.timedelta(minutes=1)
 FIRST_RUN_TAG_CHECKS = 3  # without a baseline, date this many tags by their commit
+_SLUG = re.compile(r"[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}")
 _LINKED = re.compile(
     r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+((?:[A-Za-z0-9-]+/[A-Za-z0-9._-]+)?#\d+)",
     re.IGNORECASE,
@@ -103,7 +104,9 @@ class Gatherer:
     def repo(self, target: RepoTarget, known_tags: list[str] | None) -> RepoFacts:
         w = self.window
         info = _mapping(self.client.get(f"/repos/{target.repo}").data, target.repo)
-        slug = info.get("full_name") or target.repo
+        # full_name becomes headings, anchors and marker ids: only a well-formed owner/name is taken.
+        full_name = info.get("full_name")
+        slug = full_name if isinstance(full_name, str) and _SLUG.fullmatch(full_name) else target.repo
         default = info.get("default_branch") or "main"
         branches = tuple(BranchCommits(b, *self._commits(slug, b)) for b in (target.branches or (default,)))
 

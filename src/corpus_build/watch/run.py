@@ -24,7 +24,8 @@ from ..errors import FetchError, RateLimitError
 from ..model import Corpus
 from .draft import DraftWriter
 from .gather import Client, Gatherer, expand_orgs
-from .merge import front_matter, merge
+from ..registry import split_front_matter
+from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
 from .state import Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
@@ -97,7 +98,10 @@ def draft_digest(
         return call()
     path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
     if path.exists():  # a broken file stops the run before it spends any API quota
-        front_matter(path.read_text(encoding="utf-8"), str(path))
+        existing = path.read_text(encoding="utf-8")
+        front_matter(existing, str(path))
+        _, body, body_line = split_front_matter(existing)
+        check_markers(body, str(path), body_line)
     state = WatchState.load(corpus.root)
     targets = watch_targets(corpus, client, options)
     pending = state.pending if state.pending and state.pending.window == window.key else None
