@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__, registry
-from .errors import CorpusBuildError, RegistryError, UsageError
+from .errors import CorpusBuildError, RegistryError, UsageError, printable
 
 
 def _project(args) -> Path:
@@ -140,10 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except RegistryError as exc:
-        print(exc, file=sys.stderr)
+        print(printable(str(exc)), file=sys.stderr)
         return exc.exit_code
     except CorpusBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
