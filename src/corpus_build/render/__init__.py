@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..errors import SiteError
 from ..model import Corpus
+from .. import safepath
 from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
@@ -85,8 +86,11 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     except (OSError, ValueError):
         previous = set()
     written, unchanged = [], 0
+    checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
     for relative, content in pages.items():
         target = docs_dir / relative
+        if target.parent not in checked:
+            checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.encode("utf-8")
         try:
             existing = target.read_bytes()
@@ -108,7 +112,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     removed = []
     for relative in sorted(previous - set(pages)):
         target = docs_dir / relative
-        if target.is_file():
+        if target.is_file() and safepath.is_inside(target, docs_dir):
             target.unlink()
             removed.append(relative)
             _remove_empty_parents(target.parent, docs_dir)

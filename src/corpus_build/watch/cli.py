@@ -41,7 +41,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     corpus = registry.load(project / "corpus")
     now = dt.datetime.now(dt.timezone.utc)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
-    config = GitHubConfig.from_env(os.environ, cache_dir=project / CACHE_DIR)
+    from .. import safepath
+
+    config = GitHubConfig.from_env(os.environ, cache_dir=safepath.inside(project / CACHE_DIR, project, "the GitHub cache"))
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr))
     with GitHubClient(config) as client:
         result = draft_digest(

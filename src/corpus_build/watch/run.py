@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .. import provenance
+from .. import provenance, safepath
 from ..errors import FetchError, RateLimitError
 from ..model import Corpus
 from .draft import DraftWriter
@@ -27,7 +27,7 @@ from .gather import Client, Gatherer, expand_orgs
 from ..registry import split_front_matter
 from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
-from .state import Pending, WatchState
+from .state import STATE_DIR, Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
 
@@ -97,6 +97,8 @@ def draft_digest(
                 sleep(wait + 1)
         return call()
     path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
+    # Before any request: the digest and the state must land inside corpus/, not through a symlink.
+    safepath.inside_all(corpus.root, path.parent, path, corpus.root / STATE_DIR)
     if path.exists():  # a broken file stops the run before it spends any API quota
         existing = path.read_text(encoding="utf-8")
         front_matter(existing, str(path))
@@ -197,6 +199,8 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
     if not ref.source_id or ref.source_id not in corpus.by_id:
         return
     raw_dir = corpus.raw_dir(corpus.source(ref.source_id))
+    if not safepath.is_inside(raw_dir, corpus.root):
+        return  # a raw/<id> symlink out of corpus/: fetch reports it; watch writes nothing there
     old = provenance.read_provenance(raw_dir)
     if old is None or old.thread is None:
         return  # never mirrored: `corpus-build fetch` creates the record
