@@ -16,11 +16,13 @@ ETag, so re-running a window costs 304s, which GitHub does not bill.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from ..errors import ContentError, HTTPStatusError
+from ..github_api import GitHubResponse
 from .records import BranchCommits, CitedRef, PullRequest, Release, RepoFacts, RepoTarget, StateChange, parse_time
 from .window import Window, utc_iso
 
@@ -259,3 +261,49 @@ def _mapping(data: Any, where: str) -> dict:
     if not isinstance(data, dict):
         raise ContentError("expected a JSON object from the GitHub API", url=where)
     return data
+
+
+class Remembering:
+    """A Client that answers every request it has answered before from `memo`, and records new ones.
+
+    Progress is saved per request, not per repository: without a token GitHub allows 60
+    requests an hour and bills 304s too, so a repository that needs more requests than one
+    quota (many merged PRs) would otherwise start over on every run and never finish. The
+    run saves `memo` when the rate limit stops it; the next run replays it for free.
+    """
+
+    def __init__(self, client: Client, memo: dict[str, dict]):
+        self.client = client
+        self.memo = memo
+
+    @staticmethod
+    def _key(path_or_url: str, params: Any) -> str:
+        return path_or_url + "?" + json.dumps(sorted((str(k), str(v)) for k, v in dict(params or {}).items()))
+
+    def get(self, path_or_url: str, params: Any = None) -> Any:
+        key = self._key(path_or_url, params)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return GitHubResponse(url=hit["url"], status=200, data=hit["data"], headers={"link": hit.get("link", "")}, from_cache=True)
+        response = self.client.get(path_or_url, params)
+        self.memo[key] = {"url": response.url, "data": response.data, "link": response.headers.get("link", "")}
+        return response
+
+    def iter_pages(self, path_or_url: str, params: Any = None) -> Iterator[Any]:
+        config = getattr(self.client, "config", None)
+        per_page, max_pages = getattr(config, "per_page", 100), getattr(config, "max_pages", 100)
+        page = self.get(path_or_url, {"per_page": per_page, **dict(params or {})})
+        yield page
+        for _ in range(max_pages - 1):
+            if not page.next_url:
+                return
+            page = self.get(page.next_url)
+            yield page
+
+    def paginate(self, path_or_url: str, params: Any = None) -> list:
+        items: list = []
+        for page in self.iter_pages(path_or_url, params):
+            if not isinstance(page.data, list):
+                raise ContentError("expected a JSON list from a paginated GitHub endpoint", url=page.url)
+            items.extend(page.data)
+        return items

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from .. import provenance, safepath
 from ..errors import FetchError, RateLimitError
 from ..model import Corpus
 from .draft import DraftWriter
-from .gather import Client, Gatherer, expand_orgs
+from .gather import Client, Gatherer, Remembering, expand_orgs
 from ..registry import split_front_matter
 from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
@@ -105,7 +106,11 @@ def draft_digest(
         _, body, body_line = split_front_matter(existing)
         check_markers(body, str(path), body_line)
     state = WatchState.load(corpus.root)
+    memo_path = corpus.root / STATE_DIR / MEMO_FILE
+    memo = _load_memo(memo_path, window.key) if state.pending and state.pending.window == window.key else {}
+    client = Remembering(client, memo)
     targets = watch_targets(corpus, client, options)
+    org_keys = set(memo)  # the organisations' repository lists: kept for every resume
     pending = state.pending if state.pending and state.pending.window == window.key else None
     resumed = len(pending.repos) if pending else 0
     if pending is None:
@@ -123,6 +128,7 @@ def draft_digest(
             facts = patiently(lambda: gatherer.repo(target, _tag_baseline(state, key, window)))
         except RateLimitError as exc:
             state.save()
+            _save_memo(memo_path, window.key, memo)
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
         except FetchError as exc:
             # One renamed or deleted repository must not cost the whole digest: record it,
@@ -133,6 +139,8 @@ def draft_digest(
         pending.repos[key] = facts
         state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(facts.all_tags)}
         state.save()
+        for done in [k for k in memo if k not in org_keys]:  # this repository's answers live in its facts now
+            del memo[done]
 
     if pending.changes is None:
         selected = {t.repo.lower() for t in targets}
@@ -142,6 +150,7 @@ def draft_digest(
             pending.changes = _recheck(corpus, gatherer, state, refs, window, patiently)
         except RateLimitError as exc:
             state.save()
+            _save_memo(memo_path, window.key, memo)
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
 
     facts = DigestFacts(
@@ -157,6 +166,7 @@ def draft_digest(
     _write(path, text)
     state.pending = None
     state.save()
+    memo_path.unlink(missing_ok=True)
     failures = tuple(f"{r.repo}: {r.error}" for r in facts.repos if r.error)
     return WatchResult(path=path, facts=facts, created=created, resumed=resumed, failures=failures)
 
@@ -231,6 +241,23 @@ def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> R
     )
     error.url = exc.url  # already part of the message; kept for callers that want it
     return error
+
+
+MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (see gather.Remembering)
+
+
+def _load_memo(path: Path, window_key: str) -> dict[str, dict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # lost or torn: those requests are simply made again
+    if not isinstance(data, dict) or data.get("window") != window_key or not isinstance(data.get("answers"), dict):
+        return {}
+    return data["answers"]
+
+
+def _save_memo(path: Path, window_key: str, memo: dict[str, dict]) -> None:
+    _write(path, json.dumps({"window": window_key, "answers": memo}, sort_keys=True, ensure_ascii=False))
 
 
 def _write(path: Path, text: str) -> None:
