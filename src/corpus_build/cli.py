@@ -148,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a full disk, a read-only file system: the file and the cause, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(printable(f"error: {where}{exc.strerror or exc}; free space or make the folder writable, then run again"), file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -241,6 +241,8 @@ def fetch_corpus(
     """Mirror the selected sources; one FetchResult per source, failures included (never raised)."""
     sources = select(corpus, options)
     check_paths(corpus, sources)
+    if not os.access(corpus.root, os.W_OK):
+        raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
     with lockfile.run_lock(corpus.root), _InterruptOnTerm():
         clean_leftovers(corpus)
         return asyncio.run(_run(corpus, sources, options, progress or _Quiet(), transport))
@@ -398,7 +400,10 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
             id=source.id, kind=source.kind, cited_url=source.url, status=status, checked_at=utc_stamp(),
             error=message, attempts=tuple(log.attempts),
         )
-        write_failure(raw, failure)
+        try:
+            write_failure(raw, failure)
+        except OSError as write_exc:  # a full or read-only disk: the run still reports every source
+            message += f" (and the failure record could not be written: {write_exc.strerror or write_exc})"
         result = FetchResult(source.id, source.kind, status, source.url, error=message, seconds=time.monotonic() - started)
         progress.finish(source, result)
         return result, None

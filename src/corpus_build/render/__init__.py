@@ -106,8 +106,12 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+        except BaseException:  # a full disk: the previous page stays, no temp file is left
+            tmp.unlink(missing_ok=True)
+            raise
         written.append(relative)
     removed = []
     for relative in sorted(previous - set(pages)):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from .. import provenance, safepath
-from ..errors import FetchError, RateLimitError
+from ..errors import FetchError, RateLimitError, UsageError
 from ..model import Corpus
 from .draft import DraftWriter
 from .gather import Client, Gatherer, Remembering, expand_orgs
@@ -100,6 +100,7 @@ def draft_digest(
     path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
     # Before any request: the digest and the state must land inside corpus/, not through a symlink.
     safepath.inside_all(corpus.root, path.parent, path, corpus.root / STATE_DIR)
+    _require_writable(corpus.root)
     if path.exists():  # a broken file stops the run before it spends any API quota
         existing = path.read_text(encoding="utf-8")
         front_matter(existing, str(path))
@@ -243,6 +244,12 @@ def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> R
     return error
 
 
+def _require_writable(root: Path) -> None:
+    """UsageError before any API request when the digest and state cannot be written."""
+    if not os.access(root, os.W_OK):
+        raise UsageError(f"{root} is not writable (a read-only folder or file system); watch writes the digest and its state there. Make it writable and run again")
+
+
 MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (see gather.Remembering)
 
 
@@ -263,5 +270,9 @@ def _save_memo(path: Path, window_key: str, memo: dict[str, dict]) -> None:
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: leave the old file, and no temp file
+        tmp.unlink(missing_ok=True)
+        raise
