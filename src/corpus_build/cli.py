@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, registry
-from .errors import CorpusBuildError, Problem, RegistryError, UsageError
+from .errors import CorpusBuildError, Problem, RegistryError, UsageError, printable
 from .model import Corpus
 
 EXIT_OK = 0
@@ -337,16 +337,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe is noticed here, not at interpreter exit
         return code
     except RegistryError as exc:
-        print(exc, file=sys.stderr)
+        print(printable(str(exc)), file=sys.stderr)
         return exc.exit_code
     except CorpusBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(printable(f"error: {exc}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
+        return EXIT_PROBLEMS
+    except OSError as exc:  # a full disk, a read-only file system: the file and the cause, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(printable(f"error: {where}{exc.strerror or exc}; free space or make the folder writable, then run again"), file=sys.stderr)
         return EXIT_PROBLEMS
 
 

@@ -22,6 +22,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 
+def printable(text: str) -> str:
+    """`text` with terminal control characters shown as escapes (\\x1b…), newlines and tabs kept.
+
+    Ids, URLs and file contents end up in error messages; printed raw, an ESC sequence in
+    them could rewrite the user's terminal (move the cursor, hide lines, set the title).
+    """
+    if text.isprintable() or all(ch.isprintable() or ch in "\n\t" for ch in text):
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n\t" else ascii(ch)[1:-1] for ch in text)
+
+
 class CorpusBuildError(Exception):
     exit_code = 1
 
@@ -57,7 +68,7 @@ class Problem:
             where += f":{self.line}"
             if self.column:
                 where += f":{self.column}"
-        return f"{where}: {self.severity}: {self.message}"
+        return printable(f"{where}: {self.severity}: {self.message}")
 
 
 class RegistryError(CorpusBuildError):
@@ -120,3 +131,15 @@ class RateLimitError(FetchError):
 
 class GitError(FetchError):
     pass
+
+
+class UnsafePathError(CorpusBuildError):
+    """A write or a published read would leave its folder (a symlink out of corpus/ or docs/)."""
+
+    exit_code = 1
+
+
+class LimitError(CorpusBuildError):
+    """An input is larger than a declared limit (corpus_build.limits); the message names both."""
+
+    exit_code = 1

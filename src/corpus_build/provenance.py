@@ -251,8 +251,12 @@ def parse_time(text: str) -> dt.datetime | None:
 def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk or an interrupt: no temp file that no later run removes
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def write_provenance(raw_dir: Path, record: Provenance) -> None:

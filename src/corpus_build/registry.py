@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import urls, yamlfile
+from . import checks, limits, safepath, urls, yamlfile
 from .errors import Problem, RegistryError
 from .model import KINDS, LANGS, parse_timezone, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from .yamlfile import LocatedList, LocatedMap
@@ -143,7 +143,16 @@ class _Checker:
                 self.error(path, data.line_of(key), f"field '{key}' of {what} must be {description}, got {_kind_of(value)}", code="wrong-type")
             elif required and isinstance(value, str) and not value.strip():
                 self.error(path, data.line_of(key), f"field '{key}' of {what} is empty; write {description}", code="empty-field")
+            elif too_big := limits.text_problem(key, value) or _range_problem(key, value):
+                self.error(path, data.line_of(key), f"{too_big} ({what})", code="too-large")
         return True
+
+
+_RANGES = {"number": (0, limits.LIMITS.chapter_number), "stale_after_days": (1, limits.LIMITS.days)}
+
+
+def _range_problem(key: str, value: Any) -> str | None:
+    return limits.number_problem(key, value, *_RANGES[key]) if key in _RANGES else None
 
 
 def _kind_of(value: Any) -> str:
@@ -157,7 +166,8 @@ def _kind_of(value: Any) -> str:
         return "a list"
     if isinstance(value, str):
         return f"text '{value[:40]}'"
-    return f"{type(value).__name__} {value!r}"
+    shown = repr(value)
+    return f"{type(value).__name__} {shown if len(shown) <= 40 else shown[:20] + '…'}"
 
 
 def _text(data: LocatedMap, key: str, default: str = "") -> str:
@@ -189,9 +199,13 @@ def _load_settings(checker: _Checker) -> Settings:
     if not path.exists():
         checker.error(display, 0, "missing; create it with at least `title: My corpus`", code="missing-file")
         return Settings(title="Corpus")
+    before = len(checker.problems)
     data = yamlfile.load(path, checker.problems, display)
+    if data is None and len(checker.problems) == before:
+        checker.error(display, 0, "is empty; title is required: write at least `title: My corpus`")
     if data is None or not checker.fields(data, SETTINGS_FIELDS, display, "corpus.yaml"):
         return Settings(title="Corpus")
+    checker.problems.extend(checks.stage_problems(data, display))
     languages = _str_list(checker, data, "languages", display, "corpus.yaml") or ("zh", "en")
     for lang in languages:
         if lang not in LANGS:
@@ -239,6 +253,9 @@ def _section_folders(checker: _Checker) -> list[Path]:
     for child in sorted(checker.root.iterdir()):
         if not child.is_dir() or child.name in ("digests",) or child.name.startswith("."):
             continue
+        if not safepath.is_inside(child, checker.root):
+            checker.error(checker.rel(child), 0, "is a symlink to a folder outside corpus/; fetch would write there. Replace it with a real folder")
+            continue
         if not SECTION_FOLDER.match(child.name):
             if (child / "sources.yaml").exists() or (child / "section.yaml").exists():
                 checker.error(checker.rel(child), 0, "section folders are named NN-slug (e.g. 15-new-topic); rename the folder", code="bad-folder-name")
@@ -257,7 +274,10 @@ def _load_section(checker: _Checker, folder: Path) -> Section:
     display = checker.rel(meta_path)
     meta: Any = None
     if meta_path.exists():
+        before = len(checker.problems)
         meta = yamlfile.load(meta_path, checker.problems, display)
+        if meta is None and len(checker.problems) == before:
+            checker.error(display, 0, f"is empty; title is required: write `title: …` for section {folder.name}")
         if meta is not None:
             checker.fields(meta, SECTION_FIELDS, display, "section.yaml")
     else:
@@ -321,6 +341,8 @@ def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, 
         checker.error(display, entry.line_of("url"), f"url '{url}' of {what} is not an http(s) URL with a host; write the full address, e.g. https://example.org/page", code="bad-url")
     elif url and re.search(r"\s", url):
         checker.error(display, entry.line_of("url"), f"url of {what} contains spaces; percent-encode them (%20)", code="bad-url")
+    elif url and (bad_url := urls.url_problem(url)):
+        checker.error(display, entry.line_of("url"), f"url of {what} {bad_url}", code="bad-url")
     kind = _text(entry, "kind")
     if kind and kind not in KINDS:
         hint = difflib.get_close_matches(kind, KINDS, n=1, cutoff=SUGGEST_WORDS)
@@ -556,10 +578,8 @@ def _load_digests(checker: _Checker) -> tuple[Digest, ...]:
         except ValueError:
             checker.error(display, 0, f"'{match.group(1)}' is not a real date; rename the file", code="bad-file-name")
             continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            checker.error(display, 0, "not UTF-8 text; save the file as UTF-8", code="not-utf8")
+        text = yamlfile.read_text(path, checker.problems, display)
+        if text is None:
             continue
         front, body, body_line = split_front_matter(text)
         if not front:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+import unicodedata
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 _TRACKING = re.compile(r"^(utm_[a-z]+|spm|from|fbclid|gclid|ref|source)$")
 _ID_CHARS = re.compile(r"[^a-z0-9._-]+")
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# \Z, not $: `$` also matches before a final newline, and "a\n" must not pass as an id.
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
+# Characters that make a URL display as something else than it is (bidi overrides and
+# isolates, zero-width joiners and marks) or that terminals interpret (C0/C1 controls).
+_DECEPTIVE = re.compile("[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 def is_http_url(url: str) -> bool:
@@ -17,6 +22,47 @@ def is_http_url(url: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _scripts(label: str) -> set[str]:
+    """The scripts of a host label's letters (LATIN, CYRILLIC, GREEK, CJK…); digits and '-' have none."""
+    found = set()
+    for ch in label:
+        if ch.isascii() and not ch.isalpha():
+            continue
+        name = unicodedata.name(ch, "")
+        if name:
+            found.add(name.split(" ")[0])
+    # Chinese and Japanese domains mix CJK ideographs with kana or Latin letters legitimately.
+    if found & {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"}:
+        found -= {"CJK", "HIRAGANA", "KATAKANA", "HANGUL", "LATIN"}
+        found.add("CJK")
+    return found
+
+
+def url_problem(url: str) -> str | None:
+    """Why an http(s) URL must not be cited (how to fix it), or None.
+
+    For what a reader is shown and a fetch reaches: no credentials, no controls or
+    bidi tricks, no host label beginning or ending with '-', no host mixing scripts
+    (gіthub.com with a Cyrillic і looks like github.com and is not).
+    """
+    if _DECEPTIVE.search(url) or _DECEPTIVE.search(unquote(url)):
+        return "contains invisible control or bidirectional-override characters (e.g. U+202E), which make it display as another address; retype it"
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        return "contains a user name or password (user:pass@host); remove the credentials from the cited address"
+    host = parts.hostname or ""
+    for label in host.split("."):
+        if label.startswith("-") or label.endswith("-"):
+            return f"host '{host}' has a label starting or ending with '-', which is not a valid host name"
+        try:
+            shown = label.encode("ascii").decode("idna") if label.startswith("xn--") else label
+        except (UnicodeError, ValueError):
+            return f"host '{host}' has an invalid internationalised label '{label}'"
+        if len(_scripts(shown)) > 1:
+            return f"host '{host}' mixes writing systems in '{shown}' (a look-alike of another address?); use the real host name"
+    return None
 
 
 def normalize(url: str) -> str:

@@ -5,16 +5,29 @@ tree ourselves: mappings become `LocatedMap` (a dict that knows each key's line)
 sequences become `LocatedList` (a list that knows each item's line). Scalars are
 built by PyYAML's own constructor, so `17`, `true` and `2026-10-22` keep their
 usual types. Duplicate keys, which PyYAML silently lets win, are reported.
+
+Registry files are contributions, so reading is bounded (corpus_build.limits): only
+regular files are opened (a FIFO or /dev/zero would block or never end), their size is
+checked before reading, and building stops at a node budget, an alias budget (a
+"billion laughs" bomb is a few hundred bytes of aliases) and a nesting depth; an alias
+that contains itself is reported instead of recursing forever.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from .errors import Problem
+from .limits import LIMITS
+
+
+class _Stop(Exception):
+    """A bound was hit while building: the problem is recorded, the document abandoned."""
 
 try:  # libyaml is several times faster on large registries and keeps marks too
     _Loader: type = yaml.CSafeLoader
@@ -65,26 +78,138 @@ def parse(text: str, path: str, problems: list[Problem]) -> Any:
         loader.dispose()
     if node is None:
         return None
-    return _build(node, loader, path, problems)
+    budget = _Budget()
+    try:
+        return _build(node, loader, path, problems, budget)
+    except _Stop:
+        return None
+
+
+def _kind_of_file(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_text(path: Path, problems: list[Problem], display: str | None = None, *, max_bytes: int | None = None) -> str | None:
+    """A registry file's text, or None with a problem: not a regular file, too large, not UTF-8, unreadable.
+
+    Opened with O_NONBLOCK so that a FIFO cannot block, and checked with fstat before a
+    single byte is read, so /dev/zero or a folder is refused without reading.
+    """
+    display = display or str(path)
+    cap = LIMITS.file_bytes if max_bytes is None else max_bytes
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        problems.append(Problem(display, 0, 0, "is a folder, not a YAML file; remove or rename the folder"))
+        return None
+    except OSError as exc:
+        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc}); check the file and its permissions"))
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file"))
+            return None
+        if info.st_size > cap:
+            problems.append(Problem(display, 0, 0, f"is {info.st_size:,} bytes, over the limit of {cap:,} bytes for a registry file; split it"))
+            return None
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, 1024 * 1024)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > cap:  # grew while being read
+                problems.append(Problem(display, 0, 0, f"is over the limit of {cap:,} bytes for a registry file; split it"))
+                return None
+            chunks.append(chunk)
+    except OSError as exc:
+        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc})"))
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(display, 0, 0, f"not UTF-8 text ({exc.reason}); save the file as UTF-8", code="not-utf8"))
+        return None
 
 
 def load(path: Path, problems: list[Problem], display: str | None = None) -> Any:
     display = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(display, 0, 0, f"not UTF-8 text ({exc.reason}); save the file as UTF-8", code="not-utf8"))
+    text = read_text(path, problems, display)
+    if text is None:
         return None
     return parse(text, display, problems)
 
 
-def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> Any:
+class _Budget:
+    def __init__(self) -> None:
+        self.nodes = 0
+        self.alias_nodes = 0
+        self.seen: set[int] = set()  # nodes built once already: reaching one again is an alias
+        self.open: set[int] = set()  # collections being built (an alias to one is a cycle)
+
+
+def _at(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem], budget: _Budget, depth: int = 0) -> Any:
+    line, column = _at(node)
+    key = id(node)
+    if key in budget.open:
+        problems.append(Problem(path, line, column, "an alias refers to the collection that contains it (a loop); write the values out"))
+        raise _Stop
+    budget.nodes += 1
+    if key in budget.seen:
+        budget.alias_nodes += 1
+    if budget.alias_nodes > LIMITS.yaml_alias_nodes:
+        problems.append(Problem(path, line, column, f"aliases expand to more than {LIMITS.yaml_alias_nodes:,} values (a YAML alias bomb?); write the values out instead of repeating *aliases"))
+        raise _Stop
+    if budget.nodes > LIMITS.yaml_nodes:
+        problems.append(Problem(path, line, column, f"more than {LIMITS.yaml_nodes:,} YAML values in one file; split it"))
+        raise _Stop
+    if depth > LIMITS.yaml_depth:
+        problems.append(Problem(path, line, column, f"nested more than {LIMITS.yaml_depth} levels deep; flatten the structure"))
+        raise _Stop
+    budget.seen.add(key)
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        budget.open.add(key)
+        try:
+            return _build_collection(node, loader, path, problems, budget, depth)
+        finally:
+            budget.open.discard(key)
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.constructor.ConstructorError as exc:
+        problems.append(Problem(path, line, column, f"cannot read value: {exc.problem}", code="bad-value"))
+        return None
+    except (ValueError, OverflowError) as exc:
+        if node.tag == "tag:yaml.org,2002:timestamp":  # a date-shaped scalar that is no date (2026-13-01):
+            return node.value  # kept as text, for the field's own check to report
+        # int('9' * 5000) exceeds Python's digit limit; a date like 2026-13-45 does not exist.
+        value = str(getattr(node, "value", ""))
+        shown = value if len(value) <= 40 else f"{value[:20]}… ({len(value):,} characters)"
+        problems.append(Problem(path, line, column, f"cannot read value '{shown}': {str(exc).split(';')[0]}; quote it to keep it as text, or fix it"))
+        return None
+
+
+def _build_collection(node: yaml.Node, loader: Any, path: str, problems: list[Problem], budget: _Budget, depth: int) -> Any:
     if isinstance(node, yaml.MappingNode):
         result = LocatedMap()
         result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1
         result.key_lines = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, loader, path, problems)
+            key = _build(key_node, loader, path, problems, budget, depth + 1)
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 problems.append(Problem(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1, "a mapping key must be a plain word", code="bad-key"))
                 continue
@@ -99,18 +224,15 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem]) -> 
                     )
                 )
             result.key_lines[key] = key_node.start_mark.line + 1
-            result[key] = _build(value_node, loader, path, problems)
+            result[key] = _build(value_node, loader, path, problems, budget, depth + 1)
         return result
     if isinstance(node, yaml.SequenceNode):
         result_list = LocatedList()
         result_list.line, result_list.column = node.start_mark.line + 1, node.start_mark.column + 1
         result_list.item_lines = [item.start_mark.line + 1 for item in node.value]
-        result_list.extend(_build(item, loader, path, problems) for item in node.value)
+        if len(node.value) > LIMITS.entries:
+            problems.append(Problem(path, result_list.line, result_list.column, f"a list of {len(node.value):,} items, over the limit of {LIMITS.entries:,}; split it"))
+            raise _Stop
+        result_list.extend(_build(item, loader, path, problems, budget, depth + 1) for item in node.value)
         return result_list
-    try:
-        return loader.construct_object(node, deep=True)
-    except yaml.constructor.ConstructorError as exc:
-        problems.append(Problem(path, node.start_mark.line + 1, node.start_mark.column + 1, f"cannot read value: {exc.problem}", code="bad-value"))
-        return None
-    except ValueError:  # a date-shaped scalar that is no date (2026-13-01): kept as text, for the field's own check
-        return node.value
+    raise AssertionError(f"not a collection: {node!r}")

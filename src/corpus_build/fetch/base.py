@@ -90,6 +90,10 @@ class Context:
         """ETag/Last-Modified of the current mirror, unless the run must download anyway."""
         if self.options.force or self.options.frozen or self.previous is None:
             return {}
+        # Validators belong to the URL they came from: sent for a changed `url`, a 304 from
+        # the server would make the new address's mirror the old page.
+        if self.previous.cited_url != self.source.url:
+            return {}
         return {"etag": self.previous.etag, "last_modified": self.previous.last_modified}
 
     async def extract(self, fn: Callable[..., Any], *args: Any, exchanges: tuple[Exchange, ...] = ()) -> tuple[Any, tuple[str, tuple[OutputFile, ...]]]:

@@ -15,7 +15,10 @@ import difflib
 import itertools
 import multiprocessing
 import os
+import select as _select
 import shutil
+import signal
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -25,10 +28,12 @@ from typing import Any, Protocol, Self
 
 import httpx
 
+from .. import safepath
 from ..errors import ContentError, FetchError, RateLimitError, UsageError
 from ..github_api import AsyncGitHubClient, GitHubConfig
 from ..model import KINDS, Corpus, Source
 from ..provenance import (
+    FAILED_DIR,
     Provenance,
     Status,
     clear_failure,
@@ -118,6 +123,21 @@ def select(corpus: Corpus, options: FetchOptions) -> list[Source]:
     return chosen
 
 
+def check_paths(corpus: Corpus, sources: list[Source]) -> None:
+    """UnsafePathError before anything is written when a folder fetch writes into leads out of corpus/.
+
+    corpus/<section>, its raw/ and raw/.failed/, and the GitHub cache are checked once per
+    run; each source's raw/<id> is checked again where it is swapped (see _fetch_one).
+    """
+    root = corpus.root
+    folders = [root / ".cache", root / ".cache" / "github"]
+    for section in dict.fromkeys(s.section for s in sources):
+        raw = root / section / "raw"
+        folders += [root / section, raw, raw / FAILED_DIR]
+    for folder in folders:
+        safepath.inside(folder, root, "mirrors live inside corpus/")
+
+
 def clean_leftovers(corpus: Corpus) -> None:
     """Remove staging folders of killed runs; put back a mirror moved aside mid-swap."""
     for section in corpus.sections:
@@ -151,7 +171,64 @@ def _executor(options: FetchOptions) -> Executor:
     if workers <= 0:
         return ThreadPoolExecutor(max_workers=4)
     # forkserver: workers start clean, not as forks of a process running an event loop and threads.
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=multiprocessing.get_context("forkserver"), initializer=_worker_init, initargs=(os.getpid(),)
+    )
+
+
+def _worker_init(run_pid: int) -> None:
+    """In each extraction worker: exit as soon as the fetch process is gone, however it ended.
+
+    A worker's parent is the forkserver, not the fetch, so PR_SET_PDEATHSIG cannot name
+    the fetch; a thread waits on a pidfd of the fetch process instead (polling where
+    pidfds are missing). SIGKILLed, the fetch cannot stop its workers itself: without this
+    they lived on, holding the caller's stdout open.
+    """
+
+    def watch() -> None:
+        try:
+            fd = os.pidfd_open(run_pid)
+        except (AttributeError, OSError):
+            fd = None
+        if fd is not None:
+            _select.select([fd], [], [])
+        else:
+            while _alive(run_pid):
+                time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="watch-fetch-process", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _as_interrupt(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP take the path of Ctrl-C: tasks cancelled, git killed, staging removed, workers stopped."""
+    signal.raise_signal(signal.SIGINT)
+
+
+class _InterruptOnTerm:
+    """While a fetch runs in the main thread, SIGTERM/SIGHUP act as SIGINT (restored afterwards)."""
+
+    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
+
+    def __enter__(self) -> None:
+        self._saved: dict[int, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                self._saved[sig] = signal.signal(sig, _as_interrupt)
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._saved.items():
+            signal.signal(sig, handler)
 
 
 def fetch_corpus(
@@ -163,7 +240,10 @@ def fetch_corpus(
 ) -> list[FetchResult]:
     """Mirror the selected sources; one FetchResult per source, failures included (never raised)."""
     sources = select(corpus, options)
-    with lockfile.run_lock(corpus.root):
+    check_paths(corpus, sources)
+    if not os.access(corpus.root, os.W_OK):
+        raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
+    with lockfile.run_lock(corpus.root), _InterruptOnTerm():
         clean_leftovers(corpus)
         return asyncio.run(_run(corpus, sources, options, progress or _Quiet(), transport))
 
@@ -263,12 +343,19 @@ class _Slot:
 async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin, progress: Progress, state, slot: _Slot | None = None) -> tuple[FetchResult, Provenance | None]:
     started = time.monotonic()
     raw = corpus.raw_dir(source)  # its parent exists (made in _run)
+    if not safepath.is_inside(raw, corpus.root):  # a committed raw/<id> symlink: neither read nor replaced
+        message = f"{raw} is a symlink leading outside corpus/; delete it (the mirror is fetched again into a real folder)"
+        write_failure(raw, Provenance(id=source.id, kind=source.kind, cited_url=source.url, status=Status.FAILED, checked_at=utc_stamp(), error=message))
+        result = FetchResult(source.id, source.kind, Status.FAILED, source.url, error=message)
+        progress.finish(source, result)
+        return result, None
     previous = read_provenance(raw)  # read once: for the recheck window and for ETags
     if previous is not None and missing_files(raw, previous):
         # A record whose files are gone (a fresh clone of a corpus that commits provenance.json
         # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
         previous = None
-    recent = _recently_checked(raw, previous, options)
+    # A record of another URL (the registry's `url` changed) says nothing about this one.
+    recent = _recently_checked(raw, previous, options) if previous is None or previous.cited_url == source.url else None
     if recent is None and previous is not None and previous.supplied is not None and not options.force:
         recent = previous  # a copy the user supplied (`corpus-build attach`) stays until --force
     if recent is not None:
@@ -318,7 +405,10 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
             id=source.id, kind=source.kind, cited_url=source.url, status=status, checked_at=utc_stamp(),
             error=message, attempts=tuple(log.attempts),
         )
-        write_failure(raw, failure)
+        try:
+            write_failure(raw, failure)
+        except OSError as write_exc:  # a full or read-only disk: the run still reports every source
+            message += f" (and the failure record could not be written: {write_exc.strerror or write_exc})"
         result = FetchResult(source.id, source.kind, status, source.url, error=message, seconds=time.monotonic() - started)
         progress.finish(source, result)
         return result, None

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
+import socket
 import random
 import time
 import zlib
@@ -148,6 +150,65 @@ def _check_scheme(url: str) -> None:
         raise ContentError("only http(s) URLs are fetched", url=url)
 
 
+def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    host = host.strip("[]")
+    try:
+        return ipaddress.ip_address(int(host) if host.isdigit() else host)  # http://2130706433/ is 127.0.0.1
+    except ValueError:
+        return None
+
+
+def is_local_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Loopback, private, link-local, unspecified or reserved: this machine or its network."""
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is not None:
+        address = mapped
+    return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified or address.is_reserved or address.is_multicast
+
+
+def is_local_host(host: str) -> bool:
+    """True for `localhost` names and for IP literals in local ranges (no DNS lookup)."""
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    address = _address(host)
+    return address is not None and is_local_address(address)
+
+
+async def _resolves_local(host: str) -> bool:
+    """Whether a host name resolves to a local address (False when it does not resolve at all)."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return False
+    return any(is_local_address(ipaddress.ip_address(info[4][0].split("%")[0])) for info in infos)
+
+
+def user_hosts(options: FetchOptions) -> frozenset[str]:
+    """Hosts the user's own `rewrites:`/`fallbacks:` send requests to: redirects there are wanted."""
+    return frozenset((urlsplit(dst).hostname or "").lower() for _src, dst in (*options.rewrites, *options.fallbacks))
+
+
+async def check_redirect(origin: str, target: str, allowed: frozenset[str]) -> None:
+    """ContentError when a redirect leads from a public host into this machine or its network.
+
+    A cited page on the internet that answers 302 to http://127.0.0.1:8080/admin (or
+    169.254.169.254, a cloud's metadata service) must not be mirrored and published.
+    Requests that start local (a test server, a mirror the user rewrote to) may redirect
+    anywhere; so may a redirect to a host the user's rewrites or fallbacks name.
+    """
+    origin_host = (urlsplit(origin).hostname or "").lower()
+    target_host = (urlsplit(target).hostname or "").lower()
+    if is_local_host(origin_host) or target_host in allowed or target_host == origin_host:
+        return
+    if is_local_host(target_host) or (_address(target_host) is None and await _resolves_local(target_host)):
+        raise ContentError(
+            f"redirected from a public host to {target_host}, an address on this machine or its local network; refused "
+            "(if that is really where the source lives, cite it directly or add a `rewrites:` entry pointing there)",
+            url=target,
+        )
+
+
 class _Decoder:
     """Content-Encoding undone in bounded steps: no single call may yield more than CHUNK bytes."""
 
@@ -228,6 +289,7 @@ class HttpClient:
 
         self._make_client = make_client
         self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._user_hosts = user_hosts(options)
 
     def _pick(self) -> int:
         """The least busy client. Requests in flight never exceed `jobs` = the sum of the clients'
@@ -382,9 +444,11 @@ class HttpClient:
                     await _drain(response)
                     exchanges.append(Exchange(payload=None, **exchange))
                     redirects.append(current)
-                    current = urljoin(current, rheaders["location"])
-                    if blocked.is_login_redirect(current):
-                        raise HTTPStatusError(f"redirected to a login page ({current})" + blocked.hint("the page is behind a login wall"), url=url, status=response.status_code)
+                    target = urljoin(current, rheaders["location"])
+                    await check_redirect(url, target, self._user_hosts)
+                    if blocked.is_login_redirect(target):
+                        raise HTTPStatusError(f"redirected to a login page ({target})" + blocked.hint("the page is behind a login wall"), url=url, status=response.status_code)
+                    current = target
                     continue
                 if response.status_code == 304:
                     await _drain(response)

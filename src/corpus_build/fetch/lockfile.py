@@ -53,7 +53,11 @@ def write_lock(root: Path, pins: dict[str, dict]) -> None:
 def run_lock(root: Path) -> Iterator[None]:
     """Hold an exclusive lock on corpus/.fetch.lock; the kernel drops it if the process dies."""
     path = Path(root) / RUN_LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # O_NOFOLLOW: a committed .fetch.lock symlink must not make us truncate its target
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        hint = "it is a symlink; delete it" if path.is_symlink() else "check that the corpus folder is writable"
+        raise UsageError(f"{path}: cannot open the run lock ({exc.strerror or exc}); {hint}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -19,6 +19,7 @@ from .. import bibfacts
 from ..errors import SiteError
 from ..links.site import status_section as link_status_section
 from ..model import Corpus
+from .. import safepath
 from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths
@@ -94,8 +95,11 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     except (OSError, ValueError):
         previous = set()
     written, unchanged = [], 0
+    checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
     for relative, content in pages.items():
         target = docs_dir / relative
+        if target.parent not in checked:
+            checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
         try:
             existing = target.read_bytes()
@@ -111,13 +115,17 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+        except BaseException:  # a full disk: the previous page stays, no temp file is left
+            tmp.unlink(missing_ok=True)
+            raise
         written.append(relative)
     removed = []
     for relative in sorted(previous - set(pages)):
         target = docs_dir / relative
-        if target.is_file():
+        if target.is_file() and safepath.is_inside(target, docs_dir):
             target.unlink()
             removed.append(relative)
             _remove_empty_parents(target.parent, docs_dir)

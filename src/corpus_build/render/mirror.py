@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import safepath
 from ..model import Corpus, Source
 from ..provenance import Provenance, mirror_state, read_provenance
 from . import markdown as md
@@ -211,6 +212,8 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     raw = corpus.raw_dir(source).resolve()
     path = corpus.raw_dir(source) / name
     if not name or Path(name).is_absolute() or path.is_symlink():
+        return None
+    if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
         return None
     try:
         inside = path.resolve().is_relative_to(raw)

@@ -40,7 +40,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     corpus = load_corpus(args)
     now = dt.datetime.now(dt.UTC)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
-    config = GitHubConfig.from_env(os.environ, cache_dir=project / CACHE_DIR)
+    from .. import safepath
+
+    config = GitHubConfig.from_env(os.environ, cache_dir=safepath.inside(project / CACHE_DIR, project, "the GitHub cache"))
     progress = None if args.quiet else (lambda message: print(message, file=sys.stderr))
     with GitHubClient(config) as client:
         result = draft_digest(

@@ -11,6 +11,7 @@ are linked with `[[id|label]]`, which the renderer turns into links to their pag
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from ..model import Corpus
 from ..render import markdown as md
@@ -20,6 +21,53 @@ from .records import DigestFacts, PullRequest, RepoFacts, parse_time
 from .window import parse_tz
 
 MAX_UPDATED = 30  # PRs in review listed per repository; the rest are counted
+
+# --- GitHub data into Markdown: the one place it is made safe -----------------------------
+# Everything below comes from the GitHub API (or an emulator, or a compromised proxy) and is
+# untrusted: a tag may legally be named v9`<svg/onload=…>`, an html_url or a login can
+# carry anything. Each kind of value has one writer here; DraftWriter uses nothing else.
+_PLAIN_TAG = re.compile(r"[A-Za-z0-9._/+@-]{1,200}")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
+_SAFE_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::\d{1,5})?(?:/[A-Za-z0-9._~!$&()*+,;=:@%/?#-]*)?")
+
+
+def gh_text(value: object) -> str:
+    """Free text (titles, names, errors): Markdown-escaped, never markup."""
+    text = md.text(str(value))
+    return "\\" + text if text.startswith("#") else text  # a list item's "#7 …" is no heading
+
+
+def gh_code(value: object) -> str:
+    """A tag or branch name: a code span when its characters cannot leave one, else escaped text."""
+    text = str(value)
+    return f"`{text}`" if _PLAIN_TAG.fullmatch(text) else gh_text(text)
+
+
+def gh_login(value: object) -> str:
+    """`@login` for a well-formed GitHub login; anything else is shown as escaped text."""
+    text = str(value or "")
+    if not text:
+        return ""
+    return f"@{text}" if _LOGIN.fullmatch(text) else "@" + gh_text(text)
+
+
+def gh_url(value: object, fallback: str = "") -> str:
+    """An http(s) URL whose characters cannot leave `[..](<url>)`, else `fallback` (which may be '')."""
+    text = str(value or "")
+    if _SAFE_URL.fullmatch(text):
+        return text
+    return fallback if fallback and _SAFE_URL.fullmatch(fallback) else ""
+
+
+def gh_link(label: str, url: object, fallback: str = "") -> str:
+    """A link with an escaped label; escaped text alone when no safe URL is left."""
+    target = gh_url(url, fallback)
+    return md.url_link(label, target) if target else gh_text(label)
+
+
+def comment_text(value: object) -> str:
+    """Text inside an HTML comment (editor hints): `--` and `>` cannot close it."""
+    return str(value).replace("--", "- -").replace(">", "›").replace("<", "‹")
 
 _L: dict[str, dict[str, str]] = {
     "title": {"zh": "观察日报 {date}", "en": "Watch digest {date}"},
@@ -101,12 +149,12 @@ class DraftWriter:
         source_id = repo.source_id or self.by_url.get(normalize(repo.url))
         if source_id:
             return f"[[{source_id}|{repo.repo}]]"
-        return md.url_link(repo.repo, repo.url)
+        return gh_link(repo.repo, repo.url, f"https://github.com/{repo.repo}")
 
-    def pr_label(self, url: str, label: str) -> str:
+    def pr_label(self, url: str, label: str, fallback: str = "") -> str:
         """A registry PR/issue links to its page; any other to GitHub."""
         source_id = self.by_url.get(normalize(url))
-        return f"[[{source_id}|{label}]]" if source_id else md.url_link(label, url)
+        return f"[[{source_id}|{label}]]" if source_id else gh_link(label, url, fallback)
 
     def issue_link(self, repo: str, ref: str) -> str:
         target_repo, number = (ref.split("#", 1) if not ref.startswith("#") else (repo, ref[1:]))
@@ -114,11 +162,11 @@ class DraftWriter:
         return self.pr_label(f"https://github.com/{target_repo}/issues/{number}", label)
 
     def pull_item(self, pr: PullRequest) -> str:
-        bits = [f"@{pr.author}" if pr.author else "", self.t("merged_at", when=self.when(pr.merged_at))]
+        bits = [gh_login(pr.author), self.t("merged_at", when=self.when(pr.merged_at))]
         bits.append(self.t("files", n=pr.changed_files, a=pr.additions, d=pr.deletions))
         if pr.linked_issues:
             bits.append(self.t("fixes", issues=", ".join(self.issue_link(pr.repo, i) for i in pr.linked_issues)))
-        return f"- {self.pr_label(pr.url, f'#{pr.number}')} {md.text(pr.title)} — " + self.comma.join(b for b in bits if b)
+        return f"- {self.pr_label(pr.url, f'#{pr.number}', f'https://github.com/{pr.repo}/pull/{pr.number}')} {gh_text(pr.title)} — " + self.comma.join(b for b in bits if b)
 
     def anchor(self, repo: RepoFacts) -> str:
         return "repo-" + slugify(repo.repo.replace("/", "-"))
@@ -152,7 +200,7 @@ class DraftWriter:
             lines.append(f"- [{self.t('changes')}](#cited-changes)" + self.paren(str(len(self.facts.changes))))
         for repo in self.active:
             summary = self.t("summary", merged=len(repo.merged), open=repo.open_count, updated=len(repo.updated))
-            lines.append(f"- [{md.text(repo.repo)}](#{self.anchor(repo)}){self.colon}{summary}")
+            lines.append(f"- [{gh_text(repo.repo)}](#{self.anchor(repo)}){self.colon}{summary}")
         if self.quiet or any(r.error for r in self.facts.repos):
             lines.append(f"- [{self.t('quiet')}](#quiet)" + self.paren(str(len(self.quiet))))
         lines.append(f"- [{self.t('source_check')}](#source-check)")
@@ -167,7 +215,7 @@ class DraftWriter:
             label = f"{ref.repo}#{ref.number}"
             link = f"[[{ref.source_id}|{label}]]" if ref.source_id else self.pr_label(ref.url, label)
             when = self.paren(self.when(change.changed_at)) if change.changed_at else ""
-            lines.append(f"- {link} {md.text(change.title)}{self.colon}{self.state(change.before)} → {self.state(change.after)}{when}")
+            lines.append(f"- {link} {gh_text(change.title)}{self.colon}{self.state(change.before)} → {self.state(change.after)}{when}")
         return "\n".join(lines)
 
     def state(self, state: str) -> str:
@@ -188,26 +236,26 @@ class DraftWriter:
             out += [self.pull_item(pr) for pr in repo.merged]
         if repo.releases or repo.new_tags:
             out += ["", f"**{self.t('releases')}**", ""]
-            out += [f"- {md.url_link(r.name, r.url) if r.url else md.text(r.name)} (`{r.tag}`) — {self.when(r.published_at)}" for r in repo.releases]
+            out += [f"- {gh_link(r.name, r.url)} ({gh_code(r.tag)}) — {self.when(r.published_at)}" for r in repo.releases]
             released = {r.tag for r in repo.releases}
             extra = [t for t in repo.new_tags if t not in released]
             if extra:
-                out.append(f"- {self.t('new_tags')}: " + ", ".join(f"`{t}`" for t in extra))
+                out.append(f"- {self.t('new_tags')}: " + ", ".join(gh_code(t) for t in extra))
         if repo.updated:
             out += ["", f"**{self.t('in_review', n=len(repo.updated), total=repo.open_count)}**", ""]
             for pr in repo.updated[:MAX_UPDATED]:
-                bits = [f"@{pr.author}" if pr.author else ""]
+                bits = [gh_login(pr.author)]
                 if pr.created_at and self.facts.start <= parse_time(pr.created_at) < self.facts.end:
                     bits.append(self.t("opened", when=self.when(pr.created_at)))
                 bits.append(self.t("updated_at", when=self.when(pr.updated_at)))
-                out.append(f"- {self.pr_label(pr.url, f'#{pr.number}')} {md.text(pr.title)} — " + self.comma.join(b for b in bits if b))
+                out.append(f"- {self.pr_label(pr.url, f'#{pr.number}', f'https://github.com/{pr.repo}/pull/{pr.number}')} {gh_text(pr.title)} — " + self.comma.join(b for b in bits if b))
             if len(repo.updated) > MAX_UPDATED:
                 out.append(f"- {self.t('more', n=len(repo.updated) - MAX_UPDATED)}")
         return "\n".join(out)
 
     def quiet_facts(self) -> str:
         sep = "；" if self.lang == "zh" else "; "
-        failed = [f"- {self.repo_label(r)}{self.colon}{self.t('failed')}{sep}{md.text(r.error)}" for r in self.facts.repos if r.error]
+        failed = [f"- {self.repo_label(r)}{self.colon}{self.t('failed')}{sep}{gh_text(r.error)}" for r in self.facts.repos if r.error]
         push = {r.repo: f"{sep}{self.t('latest_push')} {self.when(r.pushed_at)}" if r.pushed_at else "" for r in self.quiet}
         return "\n".join([*(f"- {self.repo_label(r)}{self.paren(self.branches(r))}{self.colon}{self.t('no_activity')}{push[r.repo]}" for r in self.quiet), *failed])
 
@@ -216,17 +264,17 @@ class DraftWriter:
         rows = []
         for r in self.facts.repos:
             if r.error:
-                rows.append([md.url_link(r.repo, r.url), *(["?"] * 5), self.t("failed")])
+                rows.append([gh_link(r.repo, r.url, f"https://github.com/{r.repo}"), *(["?"] * 5), self.t("failed")])
                 continue
             rows.append(
                 [
-                    md.url_link(r.repo, r.url) + self.paren(md.text(self.branches(r))),
+                    gh_link(r.repo, r.url, f"https://github.com/{r.repo}") + self.paren(gh_text(self.branches(r))),
                     " / ".join(str(b.count) for b in r.branches) or "0",
                     str(len(r.merged)),
                     str(r.open_count),
                     str(len(r.updated)),
                     self.when(r.pushed_at) if r.pushed_at else "—",
-                    ", ".join(f"`{t}`" for t in r.new_tags) or "—",
+                    ", ".join(gh_code(t) for t in r.new_tags) or "—",
                 ]
             )
         return md.table(header, rows).rstrip("\n")
@@ -259,10 +307,10 @@ class DraftWriter:
         parts.append(f"## {self.t('changes')} {{#cited-changes}}\n\n" + facts_block("cited", self.changes_facts()))
         for repo in self.active:
             parts.append(
-                f"## {md.text(repo.repo)} {{#{self.anchor(repo)}}}\n\n"
+                f"## {gh_text(repo.repo)} {{#{self.anchor(repo)}}}\n\n"
                 + facts_block(f"repo:{repo.repo}", self.repo_facts(repo))
                 + "\n"
-                + commentary_block(f"repo:{repo.repo}", self.t("repo_hint", repo=repo.repo))
+                + commentary_block(f"repo:{repo.repo}", comment_text(self.t("repo_hint", repo=repo.repo)))
             )
         parts.append(f"## {self.t('quiet')} {{#quiet}}\n\n" + facts_block("quiet", self.quiet_facts() or "—"))
         parts.append(f"## {self.t('trends')} {{#trends}}\n\n" + commentary_block("trends", self.t("trends_hint")))

@@ -16,17 +16,20 @@ ETag, so re-running a window costs 304s, which GitHub does not bill.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from ..errors import ContentError, HTTPStatusError
+from ..github_api import GitHubResponse
 from .records import BranchCommits, CitedRef, PullRequest, Release, RepoFacts, RepoTarget, StateChange, parse_time
 from .window import Window, utc_iso
 
 SEARCH_CAP = 1000  # GitHub returns at most 1,000 results per search query
 MIN_SLICE = dt.timedelta(minutes=1)
 FIRST_RUN_TAG_CHECKS = 3  # without a baseline, date this many tags by their commit
+_SLUG = re.compile(r"[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}")
 _LINKED = re.compile(
     r"\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+((?:[A-Za-z0-9-]+/[A-Za-z0-9._-]+)?#\d+)",
     re.IGNORECASE,
@@ -103,7 +106,9 @@ class Gatherer:
     def repo(self, target: RepoTarget, known_tags: list[str] | None) -> RepoFacts:
         w = self.window
         info = _mapping(self.client.get(f"/repos/{target.repo}").data, target.repo)
-        slug = info.get("full_name") or target.repo
+        # full_name becomes headings, anchors and marker ids: only a well-formed owner/name is taken.
+        full_name = info.get("full_name")
+        slug = full_name if isinstance(full_name, str) and _SLUG.fullmatch(full_name) else target.repo
         default = info.get("default_branch") or "main"
         branches = tuple(BranchCommits(b, *self._commits(slug, b)) for b in (target.branches or (default,)))
 
@@ -256,3 +261,49 @@ def _mapping(data: Any, where: str) -> dict:
     if not isinstance(data, dict):
         raise ContentError("expected a JSON object from the GitHub API", url=where)
     return data
+
+
+class Remembering:
+    """A Client that answers every request it has answered before from `memo`, and records new ones.
+
+    Progress is saved per request, not per repository: without a token GitHub allows 60
+    requests an hour and bills 304s too, so a repository that needs more requests than one
+    quota (many merged PRs) would otherwise start over on every run and never finish. The
+    run saves `memo` when the rate limit stops it; the next run replays it for free.
+    """
+
+    def __init__(self, client: Client, memo: dict[str, dict]):
+        self.client = client
+        self.memo = memo
+
+    @staticmethod
+    def _key(path_or_url: str, params: Any) -> str:
+        return path_or_url + "?" + json.dumps(sorted((str(k), str(v)) for k, v in dict(params or {}).items()))
+
+    def get(self, path_or_url: str, params: Any = None) -> Any:
+        key = self._key(path_or_url, params)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return GitHubResponse(url=hit["url"], status=200, data=hit["data"], headers={"link": hit.get("link", "")}, from_cache=True)
+        response = self.client.get(path_or_url, params)
+        self.memo[key] = {"url": response.url, "data": response.data, "link": response.headers.get("link", "")}
+        return response
+
+    def iter_pages(self, path_or_url: str, params: Any = None) -> Iterator[Any]:
+        config = getattr(self.client, "config", None)
+        per_page, max_pages = getattr(config, "per_page", 100), getattr(config, "max_pages", 100)
+        page = self.get(path_or_url, {"per_page": per_page, **dict(params or {})})
+        yield page
+        for _ in range(max_pages - 1):
+            if not page.next_url:
+                return
+            page = self.get(page.next_url)
+            yield page
+
+    def paginate(self, path_or_url: str, params: Any = None) -> list:
+        items: list = []
+        for page in self.iter_pages(path_or_url, params):
+            if not isinstance(page.data, list):
+                raise ContentError("expected a JSON list from a paginated GitHub endpoint", url=page.url)
+            items.extend(page.data)
+        return items

@@ -37,12 +37,17 @@ _HEADING = re.compile(r"^## ", re.MULTILINE)
 FACT_KEYS = ("date", "window_start", "window_end", "tz", "repos", "counts")
 
 
-def facts_block(block_id: str, content: str) -> str:
-    return FACTS_OPEN.format(id=block_id) + content.rstrip("\n") + "\n" + FACTS_CLOSE + "\n"
+def block_id(text: str) -> str:
+    """A marker id that cannot end its HTML comment or break the marker regex (GitHub names reach it)."""
+    return re.sub(r"[^A-Za-z0-9._/:#-]", "_", text)
 
 
-def commentary_block(block_id: str, hint: str) -> str:
-    return COMMENTARY_OPEN.format(id=block_id) + f"<!-- {hint} -->\n" + COMMENTARY_CLOSE + "\n"
+def facts_block(block_id_: str, content: str) -> str:
+    return FACTS_OPEN.format(id=block_id(block_id_)) + content.rstrip("\n") + "\n" + FACTS_CLOSE + "\n"
+
+
+def commentary_block(block_id_: str, hint: str) -> str:
+    return COMMENTARY_OPEN.format(id=block_id(block_id_)) + f"<!-- {hint} -->\n" + COMMENTARY_CLOSE + "\n"
 
 
 def facts_of(body: str) -> dict[str, str]:
@@ -57,9 +62,33 @@ def merge(old_text: str, new_text: str, extra: dict[str, str] | None = None, *, 
     is not a YAML mapping raises UsageError naming `where`: replacing it would lose the
     editor's title, tags and description.
     """
-    _, old_body, _ = split_front_matter(old_text)
+    _, old_body, body_line = split_front_matter(old_text)
+    check_markers(old_body, where, body_line)
     new_front, new_body, _ = split_front_matter(new_text)
     return _merge_front(front_matter(old_text, where), new_front) + _merge_body(old_body, new_body, extra or {})
+
+
+_MARKER = re.compile(r"<!-- (/?)corpus-build:facts(?: id=(\S+))? -->")
+
+
+def check_markers(body: str, where: str, first_line: int = 1) -> None:
+    """UsageError unless every facts marker opens, then closes, in turn.
+
+    A missing or stray marker would make the block regex span the editor's words up to
+    the next block's end, and replacing the block would delete them: refuse, name the line.
+    """
+    fix = "restore the marker (or delete the whole block with both markers) and run `corpus-build watch` again; the file was left as it was"
+    open_at: tuple[int, str] | None = None
+    for match in _MARKER.finditer(body):
+        line = first_line + body.count("\n", 0, match.start())
+        closing, block = match.group(1) == "/", match.group(2) or "?"
+        if not closing and open_at is not None:
+            raise UsageError(f"{where}: line {open_at[0]}: facts block '{open_at[1]}' has no closing <!-- /corpus-build:facts --> before the next block at line {line}; {fix}")
+        if closing and open_at is None:
+            raise UsageError(f"{where}: line {line}: a closing <!-- /corpus-build:facts --> without its opening marker; {fix}")
+        open_at = None if closing else (line, block)
+    if open_at is not None:
+        raise UsageError(f"{where}: line {open_at[0]}: facts block '{open_at[1]}' has no closing <!-- /corpus-build:facts -->; {fix}")
 
 
 def front_matter(text: str, where: str) -> dict:
@@ -97,7 +126,7 @@ def _merge_front(old_meta: dict, new: str) -> str:
 
 def _merge_body(old: str, new: str, extra: dict[str, str]) -> str:
     order = list(facts_of(new))
-    new_blocks = {k: v.rstrip("\n") + "\n" for k, v in extra.items()} | facts_of(new)
+    new_blocks = {block_id(k): v.rstrip("\n") + "\n" for k, v in extra.items()} | facts_of(new)
 
     def replace(match: re.Match) -> str:
         block_id = match.group(1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import os
 import time
 from collections.abc import Callable
@@ -19,14 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .. import provenance
-from ..errors import FetchError, RateLimitError
+from .. import provenance, safepath
+from ..errors import FetchError, RateLimitError, UsageError
 from ..model import Corpus
 from .draft import DraftWriter
-from .gather import Client, Gatherer, expand_orgs
-from .merge import front_matter, merge
+from .gather import Client, Gatherer, Remembering, expand_orgs
+from ..registry import split_front_matter
+from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
-from .state import Pending, WatchState
+from .state import STATE_DIR, Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
 
@@ -96,10 +98,20 @@ def draft_digest(
                 sleep(wait + 1)
         return call()
     path = corpus.root / "digests" / f"{window.date.isoformat()}.md"
+    # Before any request: the digest and the state must land inside corpus/, not through a symlink.
+    safepath.inside_all(corpus.root, path.parent, path, corpus.root / STATE_DIR)
+    _require_writable(corpus.root)
     if path.exists():  # a broken file stops the run before it spends any API quota
-        front_matter(path.read_text(encoding="utf-8"), str(path))
+        existing = path.read_text(encoding="utf-8")
+        front_matter(existing, str(path))
+        _, body, body_line = split_front_matter(existing)
+        check_markers(body, str(path), body_line)
     state = WatchState.load(corpus.root)
+    memo_path = corpus.root / STATE_DIR / MEMO_FILE
+    memo = _load_memo(memo_path, window.key) if state.pending and state.pending.window == window.key else {}
+    client = Remembering(client, memo)
     targets = watch_targets(corpus, client, options)
+    org_keys = set(memo)  # the organisations' repository lists: kept for every resume
     pending = state.pending if state.pending and state.pending.window == window.key else None
     resumed = len(pending.repos) if pending else 0
     if pending is None:
@@ -117,6 +129,7 @@ def draft_digest(
             facts = patiently(lambda: gatherer.repo(target, _tag_baseline(state, key, window)))
         except RateLimitError as exc:
             state.save()
+            _save_memo(memo_path, window.key, memo)
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
         except FetchError as exc:
             # One renamed or deleted repository must not cost the whole digest: record it,
@@ -127,6 +140,8 @@ def draft_digest(
         pending.repos[key] = facts
         state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(facts.all_tags)}
         state.save()
+        for done in [k for k in memo if k not in org_keys]:  # this repository's answers live in its facts now
+            del memo[done]
 
     if pending.changes is None:
         selected = {t.repo.lower() for t in targets}
@@ -136,6 +151,7 @@ def draft_digest(
             pending.changes = _recheck(corpus, gatherer, state, refs, window, patiently)
         except RateLimitError as exc:
             state.save()
+            _save_memo(memo_path, window.key, memo)
             raise _stopped(exc, state, len(pending.repos), len(targets)) from exc
 
     facts = DigestFacts(
@@ -151,6 +167,7 @@ def draft_digest(
     _write(path, text)
     state.pending = None
     state.save()
+    memo_path.unlink(missing_ok=True)
     failures = tuple(f"{r.repo}: {r.error}" for r in facts.repos if r.error)
     return WatchResult(path=path, facts=facts, created=created, resumed=resumed, failures=failures)
 
@@ -193,6 +210,8 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
     if not ref.source_id or ref.source_id not in corpus.by_id:
         return
     raw_dir = corpus.raw_dir(corpus.source(ref.source_id))
+    if not safepath.is_inside(raw_dir, corpus.root):
+        return  # a raw/<id> symlink out of corpus/: fetch reports it; watch writes nothing there
     old = provenance.read_provenance(raw_dir)
     if old is None or old.thread is None:
         return  # never mirrored: `corpus-build fetch` creates the record
@@ -225,8 +244,35 @@ def _stopped(exc: RateLimitError, state: WatchState, done: int, total: int) -> R
     return error
 
 
+def _require_writable(root: Path) -> None:
+    """UsageError before any API request when the digest and state cannot be written."""
+    if not os.access(root, os.W_OK):
+        raise UsageError(f"{root} is not writable (a read-only folder or file system); watch writes the digest and its state there. Make it writable and run again")
+
+
+MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (see gather.Remembering)
+
+
+def _load_memo(path: Path, window_key: str) -> dict[str, dict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # lost or torn: those requests are simply made again
+    if not isinstance(data, dict) or data.get("window") != window_key or not isinstance(data.get("answers"), dict):
+        return {}
+    return data["answers"]
+
+
+def _save_memo(path: Path, window_key: str, memo: dict[str, dict]) -> None:
+    _write(path, json.dumps({"window": window_key, "answers": memo}, sort_keys=True, ensure_ascii=False))
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: leave the old file, and no temp file
+        tmp.unlink(missing_ok=True)
+        raise

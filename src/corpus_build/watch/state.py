@@ -80,5 +80,9 @@ class WatchState:
             }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        try:
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(tmp, self.path)
+        except BaseException:  # a full disk: the previous state stays, no temp file is left
+            tmp.unlink(missing_ok=True)
+            raise

@@ -3,11 +3,17 @@
 git never runs hooks, never recurses into submodules, speaks only http(s) (file://
 only when a test sets `allow_file_urls`), never prompts, and checks symlinks out
 as plain files. The README is read without following symlinks.
+
+A clone is bounded like a download: the staging folder's size is watched while git
+runs, and past `fetch.max_bytes` git and its helpers (its process group) are killed.
+Every git process also dies with corpus-build (PR_SET_PDEATHSIG where Linux offers it),
+so a SIGKILLed fetch leaves no `git clone` writing into a staging folder.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import re
 import shutil
@@ -68,6 +74,47 @@ def git_config_args(allow_file: bool) -> list[str]:
     return [arg for key, value in config.items() for arg in ("-c", f"{key}={value}")]
 
 
+SIZE_POLL = 0.2  # seconds between two looks at a clone's size
+
+
+def _find_prctl():  # looked up once, in the parent: the child between fork and exec only calls it
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: the process group is still killed on errors
+        return None
+
+
+_PRCTL = _find_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: a session of its own, and SIGKILL when corpus-build dies (Linux)."""
+    os.setsid()
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def tree_size(folder: Path) -> int:
+    """Bytes of the regular files under `folder` (symlinks not followed; vanished files skipped)."""
+    total = 0
+    stack = [str(folder)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False):
+                            total += entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total
+
+
 class GitRunner:
     def __init__(self, ctx: Context):
         self.ctx = ctx
@@ -79,18 +126,19 @@ class GitRunner:
         if scheme not in ("http", "https") and not (scheme == "file" and self.allow_file):
             raise GitError(f"refusing a {scheme or 'local'} git remote: only http(s) URLs are cloned", url=url)
 
-    async def run(self, *args: str, cwd: Path | None = None, url: str = "") -> str:
+    async def run(self, *args: str, cwd: Path | None = None, url: str = "", size_of: Path | None = None) -> str:
+        """git `args`; with `size_of`, git is killed once that folder passes fetch.max_bytes."""
         self.home.mkdir(parents=True, exist_ok=True)
         # A session (and process group) of its own: git runs helpers (git-remote-https,
         # index-pack) that must die with it on a timeout or an interrupt.
         process = await asyncio.create_subprocess_exec(
             "git", *git_config_args(self.allow_file), *args,
-            cwd=cwd, env=git_env(self.allow_file, self.home), start_new_session=True,
+            cwd=cwd, env=git_env(self.allow_file, self.home), preexec_fn=_die_with_parent,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
         timeout = self.ctx.options.git_timeout
         try:
-            out, err = await asyncio.wait_for(process.communicate(), timeout)
+            out, err = await asyncio.wait_for(self._communicate(process, size_of, url), timeout)
         except TimeoutError:
             await _kill_group(process)
             raise GitError(
@@ -104,6 +152,28 @@ class GitRunner:
             detail = lines[-1] if lines else f"exit status {process.returncode}"
             raise GitError(f"git {args[0]} failed: {detail}", url=url)
         return out.decode("utf-8", "replace")
+
+    async def _communicate(self, process: asyncio.subprocess.Process, size_of: Path | None, url: str) -> tuple[bytes, bytes]:
+        talk = asyncio.ensure_future(process.communicate())
+        if size_of is None:
+            return await talk
+        cap = self.ctx.options.max_bytes
+        try:
+            while True:
+                done, _ = await asyncio.wait([talk], timeout=SIZE_POLL)
+                if done:
+                    return talk.result()
+                size = tree_size(size_of)
+                if size > cap:
+                    await _kill_group(process)
+                    raise GitError(
+                        f"the clone passed the size cap of {cap:,} bytes (fetch.max_bytes) at {size:,} bytes and was stopped; "
+                        "raise fetch.max_bytes in corpus.yaml if the repository really is that large",
+                        url=url,
+                    )
+        finally:
+            if not talk.done():
+                talk.cancel()
 
     async def ls_remote_head(self, url: str) -> tuple[str, str]:
         """(commit, branch) of the remote's HEAD, without cloning."""
@@ -179,7 +249,7 @@ class RepoKind:
         args = ["clone", "--no-recurse-submodules", "--quiet"]
         if ctx.source.mirror_depth != "full":
             args += ["--depth", "1"]
-        await git.run(*args, "--", url, str(clone), url=url)
+        await git.run(*args, "--", url, str(clone), url=url, size_of=ctx.stage)
         commit = (await git.run("rev-parse", "HEAD", cwd=clone)).strip()
         branch = (await git.run("symbolic-ref", "--short", "-q", "HEAD", cwd=clone)).strip() or branch
         commit_date = (await git.run("log", "-1", "--format=%cI", cwd=clone)).strip()

@@ -1,0 +1,293 @@
+"""fetch hardening (issue 10 items 3, 4, 5, 7, 9), against the real local server and real git.
+
+Each test fails without its fix: conditional headers of another URL, writes through
+symlinks, redirects into this machine, an unbounded clone, processes left by SIGTERM,
+SIGHUP or SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from corpus_build import registry
+from corpus_build.errors import UnsafePathError
+from corpus_build.fetch import fetch_corpus
+from corpus_build.provenance import Status, read_failure, read_provenance
+from corpus_build.render import mirror
+
+from .fetch.conftest import git, git_remote, hermetic, make_corpus, options, server, write_corpus  # noqa: F401 - fixtures
+from .fetch.server import Reply
+from .fetch.test_html import page
+
+# --- item 5: validators belong to their URL ---------------------------------------------------------
+
+
+def test_changed_url_sends_no_conditional_headers_of_the_old_one(server, tmp_path, options):
+    old_page, new_page = page(title="Old page"), page(title="New page")
+    server.add("/old", old_page, headers={"Last-Modified": "Wed, 21 Oct 2026 07:28:00 GMT", "ETag": '"e1"'})
+
+    def new(request):
+        if request.headers.get("if-modified-since") or request.headers.get("if-none-match"):
+            return Reply(304, b"")  # a server that 304s anything conditional
+        return Reply(200, new_page.encode(), {"Content-Type": "text/html"})
+
+    server.routes["/new"] = new
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/old")}])
+    [first] = fetch_corpus(registry.load(root), options)
+    assert first.status is Status.OK, first.error
+    write_corpus(tmp_path, [{"id": "doc", "url": server.url("/new")}])
+    corpus = registry.load(root)
+    [second] = fetch_corpus(corpus, options)
+    assert second.status is Status.OK, second.error
+    record = read_provenance(corpus.raw_dir(corpus.source("doc")))
+    assert record.cited_url == server.url("/new") and record.document.title == "New page"
+    new_hits = [h for h in server.hits if h.path == "/new"]
+    assert new_hits and not any("if-modified-since" in h.headers or "if-none-match" in h.headers for h in new_hits)
+
+
+# --- item 3: no write through a symlink out of the corpus -------------------------------------------
+
+
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious", encoding="utf-8")
+    return outside
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("link", ["01-main/raw/.failed", "01-main/raw", ".cache", ".cache/github"])
+def test_fetch_refuses_symlinked_folders_and_writes_nothing_outside(server, tmp_path, options, link):
+    outside = _outside(tmp_path)
+    root = write_corpus(tmp_path, [{"id": "gone", "url": server.url("/gone")}])
+    where = root / link
+    where.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, where)
+    before = _snapshot(outside)
+    with pytest.raises(UnsafePathError) as info:
+        fetch_corpus(registry.load(root), replace(options, retries=0))
+    assert str(where) in str(info.value) and "symlink" in str(info.value)
+    assert _snapshot(outside) == before
+
+
+def test_source_folder_symlinked_out_is_failed_and_never_published(server, tmp_path, options):
+    outside = _outside(tmp_path)
+    (outside / "text.md").write_text("SECRET OUTSIDE TEXT", encoding="utf-8")
+    (outside / "provenance.json").write_text(
+        '{"id": "doc", "kind": "article", "cited_url": "x", "status": "ok", "text_file": "text.md", "schema_version": 1}', encoding="utf-8"
+    )
+    server.add("/doc", page())
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    (root / "01-main" / "raw").mkdir()
+    os.symlink(outside, root / "01-main" / "raw" / "doc")
+    before = _snapshot(outside)
+    corpus = registry.load(root)
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.FAILED and "symlink" in result.error
+    assert _snapshot(outside) == before
+    # The site side: the mirror panel and text pages never read through it.
+    source = corpus.source("doc")
+    assert mirror.mirror_file(corpus, source, "text.md") is None
+    assert read_failure(corpus.raw_dir(source)) is not None
+
+
+def test_symlinked_section_folder_outside_corpus_is_a_registry_error(tmp_path):
+    root = write_corpus(tmp_path, [{"id": "doc", "url": "https://example.org/a"}])
+    elsewhere = tmp_path / "elsewhere" / "02-more"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "section.yaml").write_text("title: More\n", encoding="utf-8")
+    (elsewhere / "sources.yaml").write_text("[]\n", encoding="utf-8")
+    os.symlink(elsewhere, root / "02-more")
+    problems = [p for p in registry.check(root) if p.severity == "error"]
+    assert any("02-more" in p.path and "outside corpus/" in p.message for p in problems)
+
+
+def test_render_refuses_a_docs_folder_symlinked_out(tmp_path):
+    from corpus_build.render import render
+
+    root = write_corpus(tmp_path, [{"id": "doc", "url": "https://example.org/a"}])
+    outside = _outside(tmp_path)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    os.symlink(outside, docs / "sources")
+    before = _snapshot(outside)
+    with pytest.raises(UnsafePathError):
+        render(registry.load(root), docs)
+    assert _snapshot(outside) == before
+
+
+def test_fetch_lock_symlink_is_not_truncated(tmp_path, options, server):
+    outside = _outside(tmp_path)
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    os.symlink(outside / "keep.txt", root / ".fetch.lock")
+    from corpus_build.errors import UsageError
+
+    with pytest.raises(UsageError, match="symlink"):
+        fetch_corpus(registry.load(root), options)
+    assert (outside / "keep.txt").read_text(encoding="utf-8") == "precious"
+
+
+# --- item 9: redirects into this machine --------------------------------------------------------------
+
+
+def _public_transport(server_url: str) -> httpx.MockTransport:
+    """The transport seam: a 'public' host that answers with a redirect to the local server."""
+
+    async def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "public.example":
+            return httpx.Response(302, headers={"Location": server_url})
+        async with httpx.AsyncClient() as real:  # everything else: the real local server
+            answer = await real.get(str(request.url))
+            return httpx.Response(answer.status_code, headers={"Content-Type": answer.headers.get("content-type", "")}, stream=httpx.ByteStream(answer.content))
+
+    return httpx.MockTransport(handler)
+
+
+def test_redirect_from_public_host_to_loopback_is_refused(server, tmp_path, options):
+    server.add("/secret", page(title="Internal admin"))
+    root = write_corpus(tmp_path, [{"id": "doc", "url": "https://public.example/page"}])
+    corpus = registry.load(root)
+    [result] = fetch_corpus(corpus, replace(options, retries=0), transport=_public_transport(server.url("/secret")))
+    assert result.status is Status.FAILED
+    assert "127.0.0.1" in result.error and "refused" in result.error
+    assert server.count("/secret") == 0
+
+
+@pytest.mark.parametrize("target", ["http://localhost:1/x", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://[::1]:1/", "http://2130706433/"])
+def test_redirect_targets_in_local_ranges_are_refused(target):
+    import asyncio
+
+    from corpus_build.errors import ContentError
+    from corpus_build.fetch.http import check_redirect
+
+    with pytest.raises(ContentError):
+        asyncio.run(check_redirect("https://public.example/a", target, frozenset()))
+
+
+def test_redirect_to_a_host_the_users_rewrites_name_is_allowed(server, tmp_path, options):
+    server.add("/secret", page(title="Local mirror"))
+    root = write_corpus(tmp_path, [{"id": "doc", "url": "https://public.example/page"}], rewrites={"https://unused.example/": server.url("/")})
+    corpus = registry.load(root)
+    from corpus_build.fetch.options import from_corpus
+
+    opts = replace(from_corpus(corpus), **{k: getattr(options, k) for k in ("extract_workers", "retries", "backoff", "recheck_after")})
+    [result] = fetch_corpus(corpus, opts, transport=_public_transport(server.url("/secret")))
+    assert result.status is Status.OK, result.error
+
+
+def test_local_cited_urls_still_redirect_locally(server, tmp_path, options):
+    server.add("/b", page(title="B"))
+    server.routes["/a"] = lambda request: Reply(302, b"", {"Location": server.url("/b")})
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/a")}])
+    [result] = fetch_corpus(registry.load(root), options)
+    assert result.status is Status.OK, result.error
+
+
+# --- item 4: a clone is bounded ------------------------------------------------------------------------
+
+
+def test_clone_past_max_bytes_is_stopped(server, git_remote, tmp_path, options):
+    url, work = git_remote
+    (work / "big.bin").write_bytes(os.urandom(12 * 1024 * 1024))  # random: incompressible
+    git("add", "big.bin", cwd=work)
+    git("commit", "-q", "-m", "big", cwd=work)
+    git("push", "-q", "origin", "main", cwd=work)
+    root = write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}])
+    corpus = registry.load(root)
+    started = time.monotonic()
+    [result] = fetch_corpus(corpus, replace(options, max_bytes=2 * 1024 * 1024))
+    assert result.status is Status.FAILED
+    assert "size cap of 2,097,152 bytes" in result.error and url in result.error
+    assert time.monotonic() - started < 30
+    raw = corpus.raw_dir(corpus.source("demo"))
+    assert not [p for p in raw.parent.iterdir() if ".tmp-" in p.name]
+
+
+# --- item 7: shutdown leaves no process and no staging -------------------------------------------------
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _running(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state not in ("Z", "X"):
+            alive.add(pid)
+    return alive
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
+def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, sig):
+    server.add("/fast", page(title="Fast"))
+
+    def trickle(request):
+        return Reply(200, iter([b"<p>" + b"x" * 1000 + b"</p>"] * 400), {"Content-Type": "text/html"}, pause=0.05)
+
+    server.routes["/slow"] = trickle
+    root = write_corpus(tmp_path, [{"id": "fast", "url": server.url("/fast")}, {"id": "slow", "url": server.url("/slow")}],
+                        fetch={"extract_workers": 2, "recheck_after": 0})
+    raw = root / "01-main" / "raw"
+    clean = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    # stderr to a file, not a pipe: a surviving worker holding a pipe open would hang the test instead of failing it.
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "wb") as err_file:
+        process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
+                                   stdout=subprocess.DEVNULL, stderr=err_file)
+    deadline = time.monotonic() + 30
+    # Wait until the fast page went through a worker and the slow one is being written.
+    while time.monotonic() < deadline and not (
+        (raw / "fast" / "provenance.json").exists() and [p for p in raw.iterdir() if ".tmp-" in p.name and any(p.iterdir())]
+    ):
+        time.sleep(0.05)
+    assert time.monotonic() < deadline, "the fetch never reached the slow download"
+    family = _descendants(process.pid)
+    assert family, "extraction workers should be running"
+    process.send_signal(sig)
+    process.wait(timeout=20)
+    stderr = err_path.read_text(errors="replace")
+    time.sleep(0.2)
+    deadline = time.monotonic() + 5
+    while _running(family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _running(family)
+    for pid in left:  # do not leak them into the rest of the suite
+        os.kill(pid, signal.SIGKILL)
+    assert left == set(), f"left running after {sig.name}: {left}"
+    assert "Traceback" not in stderr
+    if sig != signal.SIGKILL:  # SIGKILL cannot clean up: the next run does (test_faults covers it)
+        assert not [p for p in raw.iterdir() if ".tmp-" in p.name], "staging left behind"
+        assert process.returncode == 130
