@@ -13,6 +13,8 @@ from dataclasses import replace
 
 import pytest
 
+from corpus_build.errors import RegistryError
+
 from corpus_build.errors import UsageError
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.options import from_corpus
@@ -131,9 +133,9 @@ def test_js_shell_status_command_shows_partial_and_why(server, make_corpus, opti
 
 
 def test_browser_setting_is_validated(make_corpus):
-    corpus = make_corpus([{"id": "x", "url": "https://example.org/"}], fetch={"browser": "sometimes"})
-    with pytest.raises(UsageError, match=r"fetch.browser.*auto, always, never"):
-        from_corpus(corpus)
+    # `check` validates the fetch settings too, so the mistake is a registry error at its line.
+    with pytest.raises(RegistryError, match=r"corpus.yaml:\d+: error: .*fetch.browser.*auto, always, never"):
+        make_corpus([{"id": "x", "url": "https://example.org/"}], fetch={"browser": "sometimes"})
     assert from_corpus(make_corpus([{"id": "x", "url": "https://example.org/"}])).browser == "auto"
 
 
