@@ -192,3 +192,12 @@ def test_zensical_site_works_in_the_browser(zensical_venv, tmp_path):
             assert problems == []
         finally:
             browser.close()
+
+
+def test_build_publishes_where_mkdocs_yml_says(project, capsys):
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("site_dir: site", "site_dir: public"), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--quiet"]) == 0
+    assert (project / "public" / "sources" / "tilelang" / "index.html").is_file()
+    assert not (project / "site").exists() and not (project / ".public.partial").exists()
+    assert f"into {project / 'public'}" in capsys.readouterr().out
