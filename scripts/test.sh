@@ -23,6 +23,11 @@ fi
 
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
+# A venv made before the switch to pymupdf-lite has pymupdf too: both install the same `pymupdf`
+# package folder, so remove them all and let the install below bring back pymupdf-lite alone.
+if .venv/bin/python -m pip show -q pymupdf >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y pymupdf pymupdf-layout pymupdf4llm pymupdf-lite >/dev/null 2>&1 || true
+fi
 .venv/bin/python -m pip install -q -e '.[test]'
 
 # pytest exits 5 when it collects nothing: with `set -e` that fails the run, as it should.

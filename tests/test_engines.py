@@ -146,3 +146,58 @@ def test_readme_lists_what_each_engine_keeps_and_loses():
     for engine in site.ENGINES:
         assert f"`{engine}`" in block[:4000], engine
     assert "jieba" in block[:4000] and "glossary" in block[:4000]
+
+
+def test_zensical_site_works_in_the_browser(zensical_venv, tmp_path):
+    """Zensical's own search interface (its selectors differ from Material's) and our pages."""
+    import os
+    import shutil
+    import time
+
+    from tests.site_helpers import serve
+
+    chromium = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
+    if not shutil.which(chromium):
+        pytest.skip(f"no Chromium at {chromium} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    project = write_project(tmp_path)
+    result = _run(zensical_venv, "--project", str(project), "build", "--engine", "zensical")
+    assert result.returncode == 0, result.stderr
+    with serve(project / "site") as base, sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            problems: list[str] = []
+            page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("request", lambda r: not r.url.startswith((base, "data:", "blob:", "about:")) and problems.append(r.url))
+
+            def search(term: str) -> list[str]:
+                page.goto(base)
+                page.keyboard.press("/")  # Zensical opens its search dialog on "/"
+                box = page.locator("input[aria-controls$='-results']").first
+                box.fill(term)
+                box.press("End")
+                results = page.locator(f"[id='{box.get_attribute('aria-controls')}'] a")
+                deadline = time.monotonic() + 15
+                while results.count() == 0 and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                return [a.get_attribute("href") or "" for a in results.all()]
+
+            assert any("/sources/deepgemm-ascend/" in href for href in search("DeepGEMM"))
+            assert search("昇腾")  # found, though character by character (the README lists this loss)
+            page.goto(base + "chapters/01/")
+            links = page.locator(".cb-reading-path ol > li > strong > a").all_inner_texts()
+            assert links == ["CUDA C++ Programming Guide", "TileLang", "DeepGEMM-Ascend"]
+            assert problems == []
+        finally:
+            browser.close()
+
+
+def test_build_publishes_where_mkdocs_yml_says(project, capsys):
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("site_dir: site", "site_dir: public"), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--quiet"]) == 0
+    assert (project / "public" / "sources" / "tilelang" / "index.html").is_file()
+    assert not (project / "site").exists() and not (project / ".public.partial").exists()
+    assert f"into {project / 'public'}" in capsys.readouterr().out

@@ -108,3 +108,23 @@ def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
         server.wait(timeout=30)
     text = log.text()
     assert "appear stuck" not in text and "Traceback" not in text, text
+
+
+def test_serve_started_on_a_broken_registry_answers_with_the_errors(project):
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("kind: docs", "kind: doc"), encoding="utf-8")
+    port = _free_port()
+    server = subprocess.Popen(
+        [str(SERVE), "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    log = Log(server)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        assert _wait_for(lambda: _get(base)[0] == 200, 90), "mkdocs serve did not start:\n" + log.text()
+        status, body, seconds = _get(base + "sources/tilelang/")
+        assert status == 200 and seconds < 1
+        assert "cb-serve-errors" in body and "corpus/01-gpu/sources.yaml:5" in body
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -180,14 +180,14 @@ def _display(corpus_root: Path, path: Path) -> str:
         return str(path)
 
 
-def _in_old_file(problem, display: str, first_new_line: int) -> str:
+def _in_old_file(problem: Problem, display: str, first_new_line: int) -> str:
     """A problem, placed in the file as the user knows it: the new entry has no line there yet."""
     if problem.path == display and problem.line >= first_new_line:
         return f"the new entry (after line {first_new_line - 1} of {display}): {problem.severity}: {problem.message}"
     return str(problem)
 
 
-def _rollback_message(errors: list, display: str, first_new_line: int) -> str:
+def _rollback_message(errors: list[Problem], display: str, first_new_line: int) -> str:
     lines = [f"nothing was added: the new entry would not validate, so {display} was left as it was"]
     lines += [_in_old_file(p, display, first_new_line) for p in sorted(errors)]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import re
 import shutil
 import subprocess
 import sys
@@ -110,7 +111,7 @@ def build(
 
     resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before the build starts
     name = pick_engine(engine)
-    final = Path(site_dir).resolve() if site_dir else project / "site"
+    final = Path(site_dir).resolve() if site_dir else (project / _configured_site_dir(config_file)).resolve()
     staging = final.with_name(f".{final.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -125,6 +126,12 @@ def build(
     shutil.rmtree(final, ignore_errors=True)
     staging.replace(final)
     return final
+
+
+def _configured_site_dir(config_file: Path) -> str:
+    """mkdocs.yml's `site_dir` (read as text: the file may hold !!python tags a safe loader refuses)."""
+    match = re.search(r"""^site_dir:\s*["']?([^"'\s#]+)""", config_file.read_text(encoding="utf-8"), re.M)
+    return match.group(1) if match else "site"
 
 
 def _build_mkdocs_api(name: str, config_file: Path, site_dir: Path, *, strict: bool, quiet: bool) -> None:
