@@ -45,6 +45,8 @@ class RenderResult:
 def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str]:
     """Every generated file: path relative to docs/ -> content."""
     builder = PageBuilder(corpus)
+    # Read each mirror's facts once, for the exports and every source page's cite box.
+    builder.bib_facts = bib_facts = bibfacts.all_facts(corpus)  # type: ignore[attr-defined]
     pages = {
         paths.home: builder.home(),
         paths.sections: builder.sections_index(),
@@ -71,7 +73,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
 
     pages[paths.feed] = feed.atom(corpus, digest_url)
     # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
-    pages.update(export.export_files(corpus, bibfacts.all_facts(corpus)))
+    pages.update(export.export_files(corpus, bib_facts))
     pages.update(mirror.extra_pages(corpus, builder.t))
     return {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
 

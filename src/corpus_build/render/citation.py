@@ -9,6 +9,7 @@ from the registry or a mirror is HTML-escaped here: the box is raw HTML in the p
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 from collections.abc import Mapping
@@ -25,7 +26,13 @@ _TYPE_CODES = {"paper": "J", "repo": "CP/OL", "model": "CP/OL", "dataset": "DS/O
 
 
 def _rel(page: str, target: str) -> str:
-    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+    return _rel_from(posixpath.dirname(page) or ".", target)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rel_from(folder: str, target: str) -> str:
+    # Every source page sits in sources/: the same few links, and relpath is slow (~40 µs a call).
+    return posixpath.relpath(target, folder)
 
 
 def _display_name(name: str) -> str:
@@ -115,7 +122,12 @@ def disputes_html(facts: BibFacts, t: Labels) -> str:
 
 def export_links(page: str, files: Mapping[str, str], label: str) -> str:
     """"label: BibTeX · RIS · CSL-JSON" as Markdown links (MkDocs rewrites them for any URL style)."""
-    links = [md.link(export.FORMATS[ext], _rel(page, files[ext])) for ext in ("bib", "ris", "json") if ext in files]
+    return _export_links(posixpath.dirname(page) or ".", tuple((ext, files[ext]) for ext in ("bib", "ris", "json") if ext in files), label)
+
+
+@functools.lru_cache(maxsize=4096)
+def _export_links(folder: str, files: tuple[tuple[str, str], ...], label: str) -> str:
+    links = [md.link(export.FORMATS[ext], _rel_from(folder, target)) for ext, target in files]
     return f"{md.text(label)}: " + " · ".join(links)
 
 

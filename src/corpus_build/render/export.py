@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -55,6 +56,15 @@ def export_files(corpus: Corpus, facts: Mapping[str, BibFacts] | None = None) ->
     files: dict[str, str] = {}
     by_section = {s.folder: s for s in corpus.sections}
     by_chapter = {f"{c.number}": c for c in corpus.chapters}
+    # Each source is in the whole file, its section's and its chapters': written once, joined per file.
+    entries: dict[str, dict[str, str]] = {}
+    for source in corpus.sources:
+        source_facts = facts_for(corpus, facts, source)
+        entries[source.id] = {
+            "bib": bibtex_entry(source, source_facts),
+            "json": _csl_text(csl_item(source, source_facts)),
+            "ris": ris_entry(source, source_facts),
+        }
     for key, sources in groups:
         if not sources:
             continue
@@ -65,7 +75,7 @@ def export_files(corpus: Corpus, facts: Mapping[str, BibFacts] | None = None) ->
                 path = section_path(by_section[key[2:]], ext)
             else:
                 path = chapter_path(by_chapter[key[2:]], ext)
-            files[path] = _WRITERS[ext](corpus, sources, facts)
+            files[path] = _JOIN[ext]([entries[s.id][ext] for s in sources])
     return files
 
 
@@ -232,10 +242,18 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
     return item
 
 
+def _csl_text(item: dict[str, Any]) -> str:
+    """One item as it stands inside the file's list (indented one step, as json.dumps(items, indent=1) would)."""
+    return textwrap.indent(json.dumps(item, ensure_ascii=False, indent=1), " ")
+
+
+def _csl_join(texts: list[str]) -> str:
+    return "[\n" + ",\n".join(texts) + "\n]\n" if texts else "[]\n"
+
+
 def csl_json(corpus: Corpus, sources: Iterable[Source] | None = None, facts: Mapping[str, BibFacts] | None = None) -> str:
     chosen = corpus.sources if sources is None else sources
-    items = [csl_item(s, facts_for(corpus, facts, s)) for s in chosen]
-    return json.dumps(items, ensure_ascii=False, indent=1) + "\n"
+    return _csl_join([_csl_text(csl_item(s, facts_for(corpus, facts, s))) for s in chosen])
 
 
 # --- RIS --------------------------------------------------------------------------------
@@ -294,4 +312,4 @@ def ris(corpus: Corpus, sources: Iterable[Source] | None = None, facts: Mapping[
     return "\n".join(ris_entry(s, facts_for(corpus, facts, s)) for s in chosen)
 
 
-_WRITERS = {"bib": bibtex, "json": csl_json, "ris": ris}
+_JOIN = {"bib": "\n".join, "json": _csl_join, "ris": "\n".join}

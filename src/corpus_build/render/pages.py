@@ -284,7 +284,7 @@ class PageBuilder:
                     out += f"- {md.link(other.title, rel(page, paths.source(other.id)))}\n"
             out += "\n"
         out += f"## {t('mirror')}\n\n" + mirror.panel(self.corpus, source, t, page)
-        out += "\n" + citation.box(self.corpus, source, t, page)  # biblio: the lead moves this into the source template
+        out += "\n" + citation.box(self.corpus, source, t, page, getattr(self, "bib_facts", None))  # biblio: the lead moves this into the source template
         return out
 
     def cited_by(self, source: Source, page: str) -> str:
