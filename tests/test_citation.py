@@ -71,7 +71,7 @@ def test_source_page_has_the_box_and_the_renamed_cited_by_heading(tmp_path):
 
 
 def test_every_label_the_box_uses_is_in_both_languages():
-    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "fact_disputed"]
+    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed"]
     keys += [f"field_{name}" for name in ("authors", "date", "venue", "doi", "arxiv")]
     keys += [f"fact_from_{origin}" for origin in bibfacts.ORIGINS]
     for key in keys:
@@ -121,3 +121,18 @@ def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
             assert not bare.locator("button.cb-cite-copy").is_visible()
         finally:
             browser.close()
+
+
+def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(tmp_path):
+    from corpus_build.provenance import ThreadFacts
+
+    corpus = registry.load(write_corpus(tmp_path))
+    pull = corpus.source("tilelang-pr-2900")
+    write_provenance(corpus.raw_dir(pull), Provenance(
+        id=pull.id, kind="pull", cited_url=pull.url, status=Status.OK, fetched_at="2026-11-30T02:00:00Z",
+        thread=ThreadFacts(number=2900, author="bob", created_at="2026-10-01T02:00:00Z", merged=True, merged_at="2026-10-05T09:00:00Z"),
+        document=Document(authors=("bob",), published="2026-10-01T02:00:00Z", facts_from="github"), extractor=Extractor("github-rest"),
+    ))
+    box = citation.box(corpus, pull, Labels("zh"), paths.source(pull.id))
+    assert "bob. Define backend architecture[EB/OL]. #2900 合并于 2026-10-05. (2026-10-01)[引用日期 2026-11-30]." in box
+    assert "note = {Pull request #2900, merged 2026-10-05}" in box

@@ -73,6 +73,8 @@ def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
     version = export._repo_version(source, facts) if source.kind in ("repo", "model") else (facts.version.value if facts.version else "")
     if version:
         tail.append(e(version))
+    if facts.number and source.kind in ("issue", "pull", "discussion"):
+        tail.append(e(f"#{facts.number}") + (" " + e(t("merged_on", date=facts.merged)) if facts.merged else ""))
     if tail:
         parts.append(", ".join(tail) + ".")
     dates = ""

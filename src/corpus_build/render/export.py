@@ -117,6 +117,14 @@ def _repo_version(source: Source, facts: BibFacts) -> str:
     return ", ".join(parts)
 
 
+def _thread_note(source: Source, facts: BibFacts) -> str:
+    """"Pull request #2900, merged 2026-10-05" for a mirrored issue or PR ("" otherwise)."""
+    if not facts.number or source.kind not in ("issue", "pull", "discussion"):
+        return ""
+    what = {"pull": "Pull request", "issue": "Issue", "discussion": "Discussion"}[source.kind]
+    return f"{what} #{facts.number}" + (f", merged {facts.merged}" if facts.merged else "")
+
+
 def _is_preprint(source: Source, facts: BibFacts) -> bool:
     return source.kind == "paper" and facts.arxiv is not None and facts.venue is None
 
@@ -171,6 +179,8 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
             fields.append(("swhid", facts.swhid))
     elif facts.version:
         fields.append(("version", _bib_text(facts.version.value)))
+    if _thread_note(source, facts):
+        fields.append(("note", _thread_note(source, facts)))
     if facts.doi:
         fields.append(("doi", _bib_url(facts.doi.value)))
     if facts.arxiv:
@@ -227,6 +237,8 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
         item["version"] = facts.version.value
     if facts.doi:
         item["DOI"] = facts.doi.value
+    if _thread_note(source, facts):
+        item["genre"] = _thread_note(source, facts)
     if facts.arxiv:
         item["number"] = f"arXiv:{facts.arxiv.value}"
         if _is_preprint(source, facts):
@@ -301,6 +313,8 @@ def ris_entry(source: Source, facts: BibFacts) -> str:
         out += _ris_line("KW", tag)
     if facts.commit:
         out += _ris_line("N1", f"Commit {facts.commit}" + (f" ({facts.commit_date})" if facts.commit_date else ""))
+    if _thread_note(source, facts):
+        out += _ris_line("N1", _thread_note(source, facts))
     note = _note(source)
     if note:
         out += _ris_line("N1", note)

@@ -111,6 +111,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "export_whole": {"zh": "全部条目", "en": "the whole corpus"},
     "et_al": {"zh": "等", "en": "et al."},
     "accessed_on": {"zh": "引用日期", "en": "accessed"},
+    "merged_on": {"zh": "合并于 {date}", "en": "merged {date}"},
     "fact_disputed": {"zh": "登记表中的{field}为 {ours}；{origin}为 {theirs}。", "en": "The registry gives {field} as {ours}; {origin} gives {theirs}."},
     "field_authors": {"zh": "作者", "en": "the authors"},
     "field_date": {"zh": "日期", "en": "the date"},
