@@ -51,14 +51,16 @@ def test_the_box_names_where_a_fact_came_from_only_when_registry_and_mirror_disa
     assert "登记表中的作者为 Lei Wang；原页面的引用元数据为 Ada Lovelace。" in zh
     assert "登记表中的日期为 2024；原页面的引用元数据为 2023-01-02。" in zh
     en = citation.box(corpus, guide, Labels("en"), page)
-    assert "The registry gives the authors as Lei Wang; the page&#x27;s citation tags gives Ada Lovelace." in en
+    assert "The registry gives the authors as Lei Wang; according to the page&#x27;s citation tags it is Ada Lovelace." in en
 
 
 def test_downloads_link_the_sections_and_the_whole_corpus_exports(tmp_path):
     corpus = registry.load(write_corpus(tmp_path))
     box = citation.box(corpus, corpus.source("deepgemm-ascend"), Labels("en"), paths.source("deepgemm-ascend"))
     assert "[BibTeX](../export/sections/02-ascend.bib) · [RIS](../export/sections/02-ascend.ris) · [CSL-JSON](../export/sections/02-ascend.json)" in box
-    assert "[BibTeX](../corpus.bib)" in box
+    assert "; the whole corpus: [BibTeX](../corpus.bib)" in box
+    zh = citation.box(corpus, corpus.source("deepgemm-ascend"), Labels("zh"), paths.source("deepgemm-ascend"))
+    assert "下载引用文件 — 本分区：[BibTeX](../export/sections/02-ascend.bib)" in zh and "；全部条目：[BibTeX](../corpus.bib)" in zh
     assert set(export.export_files(corpus)) >= {"export/sections/02-ascend.bib", "corpus.ris"}
 
 

@@ -122,15 +122,15 @@ def disputes_html(facts: BibFacts, t: Labels) -> str:
     return "".join(f'<p class="cb-cite-dispute">{line}</p>\n' for line in lines)
 
 
-def export_links(page: str, files: Mapping[str, str], label: str) -> str:
+def export_links(page: str, files: Mapping[str, str], label: str, colon: str = ": ") -> str:
     """"label: BibTeX · RIS · CSL-JSON" as Markdown links (MkDocs rewrites them for any URL style)."""
-    return _export_links(posixpath.dirname(page) or ".", tuple((ext, files[ext]) for ext in ("bib", "ris", "json") if ext in files), label)
+    return _export_links(posixpath.dirname(page) or ".", tuple((ext, files[ext]) for ext in ("bib", "ris", "json") if ext in files), label, colon)
 
 
 @functools.lru_cache(maxsize=4096)
-def _export_links(folder: str, files: tuple[tuple[str, str], ...], label: str) -> str:
+def _export_links(folder: str, files: tuple[tuple[str, str], ...], label: str, colon: str) -> str:
     links = [md.link(export.FORMATS[ext], _rel_from(folder, target)) for ext, target in files]
-    return f"{md.text(label)}: " + " · ".join(links)
+    return f"{md.text(label)}{colon}" + " · ".join(links)
 
 
 def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str, BibFacts] | None = None) -> str:
@@ -150,7 +150,7 @@ def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str
     out += "</div>\n\n"
     section = corpus.section(source.section)
     downloads = [
-        export_links(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}, t("export_section")),
-        export_links(page, export.WHOLE, t("export_whole")),
+        export_links(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}, t("export_section"), t("list_colon")),
+        export_links(page, export.WHOLE, t("export_whole"), t("list_colon")),
     ]
-    return out + f"{md.text(t('cite_download'))} — " + "; ".join(downloads) + "\n\n"
+    return out + f"{md.text(t('cite_download'))} — " + t("list_semicolon").join(downloads) + "\n\n"
