@@ -142,7 +142,8 @@ def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str
     out += '<div class="cb-cite" data-search-exclude>\n'
     out += f'<p class="cb-cite-ref">{reference_html(source, bib_facts, t)}</p>\n'
     out += disputes_html(bib_facts, t)
-    out += f'<pre class="cb-cite-bibtex"><code id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</code></pre>\n'
+    # A <pre> without <code>: Material would add its own copy icon to a code block, a second button.
+    out += f'<pre class="cb-cite-bibtex" id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</pre>\n'
     out += (
         f'<p><button type="button" class="md-button cb-cite-copy" data-cb-copy="{html.escape(anchor)}" '
         f'data-cb-done="{html.escape(t("copied"))}" hidden>{html.escape(t("copy_bibtex"))}</button></p>\n'
