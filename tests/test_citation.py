@@ -33,6 +33,12 @@ def test_everything_in_the_box_is_escaped(tmp_path):
     assert "TileLang &lt;script&gt;alert(&#x27;t&#x27;)&lt;/script&gt; &amp; {x}" in box
     assert 'href="https://github.com/tile-ai/tilelang?a=1&amp;b=&quot;&gt;&lt;img%20src=x%20onerror=alert(1)&gt;"' in box
     assert "复制 BibTeX" in box and 'data-cb-done="已复制"' in box and " hidden>" in box  # shown by cite.js only
+    # What a mirror recorded is untrusted too.
+    guide = corpus.source("cuda-guide")
+    write_provenance(corpus.raw_dir(guide), Provenance(id=guide.id, kind="docs", cited_url=guide.url, status=Status.OK,
+                                                       document=Document(authors=("<script>alert(2)</script>",), published="2025", facts_from="html-meta")))
+    box = citation.box(corpus, guide, Labels("en"), paths.source(guide.id))
+    assert "<script>" not in box and "&lt;script&gt;alert(2)&lt;/script&gt;. CUDA C++ Programming Guide[EB/OL]. (2025)." in box
 
 
 def test_the_box_names_where_a_fact_came_from_only_when_registry_and_mirror_disagree(tmp_path):
@@ -112,6 +118,7 @@ def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
             button = page.locator("button.cb-cite-copy")
             button.wait_for(state="visible", timeout=10_000)  # hidden until cite.js runs
             assert button.inner_text() == "Copy BibTeX"
+            assert page.locator(".cb-cite .md-clipboard").count() == 0  # one copy button, ours
             button.click()
             page.wait_for_function("document.querySelector('button.cb-cite-copy').textContent === 'Copied'", timeout=5_000)
             assert page.evaluate("navigator.clipboard.readText()") == expected

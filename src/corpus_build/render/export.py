@@ -166,9 +166,8 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
     if facts.date:
         parts = _date_parts(facts.date.value)
         fields.append(("year", f"{parts[0]:04d}"))
-        if len(parts) > 1:
-            fields.append(("month", str(parts[1])))
-        fields.append(("date", facts.date.value))
+        if len(parts) > 1:  # biblatex reads the full date; classic BibTeX styles year and month
+            fields += [("month", str(parts[1])), ("date", facts.date.value)]
     if source.kind in ("repo", "model"):
         version = _repo_version(source, facts)
         if version:
