@@ -33,6 +33,12 @@ def test_everything_in_the_box_is_escaped(tmp_path):
     assert "TileLang &lt;script&gt;alert(&#x27;t&#x27;)&lt;/script&gt; &amp; {x}" in box
     assert 'href="https://github.com/tile-ai/tilelang?a=1&amp;b=&quot;&gt;&lt;img%20src=x%20onerror=alert(1)&gt;"' in box
     assert "复制 BibTeX" in box and 'data-cb-done="已复制"' in box and " hidden>" in box  # shown by cite.js only
+    # What a mirror recorded is untrusted too.
+    guide = corpus.source("cuda-guide")
+    write_provenance(corpus.raw_dir(guide), Provenance(id=guide.id, kind="docs", cited_url=guide.url, status=Status.OK,
+                                                       document=Document(authors=("<script>alert(2)</script>",), published="2025", facts_from="html-meta")))
+    box = citation.box(corpus, guide, Labels("en"), paths.source(guide.id))
+    assert "<script>" not in box and "&lt;script&gt;alert(2)&lt;/script&gt;. CUDA C++ Programming Guide[EB/OL]. (2025)." in box
 
 
 def test_the_box_names_where_a_fact_came_from_only_when_registry_and_mirror_disagree(tmp_path):
@@ -51,14 +57,16 @@ def test_the_box_names_where_a_fact_came_from_only_when_registry_and_mirror_disa
     assert "登记表中的作者为 Lei Wang；原页面的引用元数据为 Ada Lovelace。" in zh
     assert "登记表中的日期为 2024；原页面的引用元数据为 2023-01-02。" in zh
     en = citation.box(corpus, guide, Labels("en"), page)
-    assert "The registry gives the authors as Lei Wang; the page&#x27;s citation tags gives Ada Lovelace." in en
+    assert "The registry gives the authors as Lei Wang; according to the page&#x27;s citation tags it is Ada Lovelace." in en
 
 
 def test_downloads_link_the_sections_and_the_whole_corpus_exports(tmp_path):
     corpus = registry.load(write_corpus(tmp_path))
     box = citation.box(corpus, corpus.source("deepgemm-ascend"), Labels("en"), paths.source("deepgemm-ascend"))
     assert "[BibTeX](../export/sections/02-ascend.bib) · [RIS](../export/sections/02-ascend.ris) · [CSL-JSON](../export/sections/02-ascend.json)" in box
-    assert "[BibTeX](../corpus.bib)" in box
+    assert "; the whole corpus: [BibTeX](../corpus.bib)" in box
+    zh = citation.box(corpus, corpus.source("deepgemm-ascend"), Labels("zh"), paths.source("deepgemm-ascend"))
+    assert "下载引用文件 — 本分区：[BibTeX](../export/sections/02-ascend.bib)" in zh and "；全部条目：[BibTeX](../corpus.bib)" in zh
     assert set(export.export_files(corpus)) >= {"export/sections/02-ascend.bib", "corpus.ris"}
 
 
@@ -71,7 +79,7 @@ def test_source_page_has_the_box_and_the_renamed_cited_by_heading(tmp_path):
 
 
 def test_every_label_the_box_uses_is_in_both_languages():
-    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "fact_disputed"]
+    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed"]
     keys += [f"field_{name}" for name in ("authors", "date", "venue", "doi", "arxiv")]
     keys += [f"fact_from_{origin}" for origin in bibfacts.ORIGINS]
     for key in keys:
@@ -110,6 +118,7 @@ def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
             button = page.locator("button.cb-cite-copy")
             button.wait_for(state="visible", timeout=10_000)  # hidden until cite.js runs
             assert button.inner_text() == "Copy BibTeX"
+            assert page.locator(".cb-cite .md-clipboard").count() == 0  # one copy button, ours
             button.click()
             page.wait_for_function("document.querySelector('button.cb-cite-copy').textContent === 'Copied'", timeout=5_000)
             assert page.evaluate("navigator.clipboard.readText()") == expected
@@ -121,3 +130,18 @@ def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
             assert not bare.locator("button.cb-cite-copy").is_visible()
         finally:
             browser.close()
+
+
+def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(tmp_path):
+    from corpus_build.provenance import ThreadFacts
+
+    corpus = registry.load(write_corpus(tmp_path))
+    pull = corpus.source("tilelang-pr-2900")
+    write_provenance(corpus.raw_dir(pull), Provenance(
+        id=pull.id, kind="pull", cited_url=pull.url, status=Status.OK, fetched_at="2026-11-30T02:00:00Z",
+        thread=ThreadFacts(number=2900, author="bob", created_at="2026-10-01T02:00:00Z", merged=True, merged_at="2026-10-05T09:00:00Z"),
+        document=Document(authors=("bob",), published="2026-10-01T02:00:00Z", facts_from="github"), extractor=Extractor("github-rest"),
+    ))
+    box = citation.box(corpus, pull, Labels("zh"), paths.source(pull.id))
+    assert "bob. Define backend architecture[EB/OL]. #2900 合并于 2026-10-05. (2026-10-01)[引用日期 2026-11-30]." in box
+    assert "note = {Pull request #2900, merged 2026-10-05}" in box

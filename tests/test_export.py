@@ -66,7 +66,7 @@ def corpus(tmp_path):
     pull = corpus.source("tilelang-pr-2900")
     write_provenance(corpus.raw_dir(pull), Provenance(
         id=pull.id, kind="pull", cited_url=pull.url, status=Status.OK, fetched_at="2026-11-30T02:00:00Z",
-        thread=ThreadFacts(number=2900, author="bob", created_at="2026-10-01T02:00:00Z"),
+        thread=ThreadFacts(number=2900, author="bob", created_at="2026-10-01T02:00:00Z", merged=True, merged_at="2026-10-05T09:00:00Z"),
         document=Document(title=pull.title, authors=("bob",), published="2026-10-01T02:00:00Z", facts_from="github"), extractor=Extractor("github-rest"),
     ))
     guide = corpus.source("cuda-guide")
@@ -116,7 +116,7 @@ def test_bibtex_parses_back_with_authors_dates_ids_and_kept_case(corpus):
     assert repo.entry_type == "software" and repo["version"] == "commit 0123456789ab"
     assert repo["note"] == "Commit 0123456789abcdef0123456789abcdef01234567 (2026-11-28)" and repo["date"] == "2026-11-28"
     assert repo["urldate"] == "2026-11-30" and repo["swhid"].startswith("swh:1:rev:0123")
-    assert entries["tilelang-pr-2900"]["date"] == "2026-10-01"
+    assert entries["tilelang-pr-2900"]["date"] == "2026-10-01" and entries["tilelang-pr-2900"]["note"] == "Pull request #2900, merged 2026-10-05"
     assert "urldate" not in entries["zhihu-port"] and "date" not in entries["zhihu-port"]  # no address, never fetched
 
 
@@ -150,6 +150,7 @@ def test_ris_parses_back_with_rispy(corpus):
     assert repo["type_of_reference"] == "COMP" and repo["edition"] == "commit 0123456789ab" and repo["access_date"] == "2026/11/30/"
     assert any("Commit 0123456789abcdef" in note for note in repo["notes"])
     assert records["cuda-guide"]["keywords"] == ["cuda"]
+    assert "Pull request #2900, merged 2026-10-05" in records["tilelang-pr-2900"]["notes"]
 
 
 def test_per_section_and_per_chapter_files_are_written_and_parse(corpus):

@@ -66,6 +66,7 @@ class BibFacts:
     swhid: str = ""
     accessed: str = ""  # YYYY-MM-DD: when the mirror was downloaded
     number: int = 0  # an issue's or PR's number
+    merged: str = ""  # YYYY-MM-DD: when a PR was merged (GitHub)
 
     def disputes(self) -> list[tuple[str, Fact]]:
         """(field name, fact) for every fact where registry and mirror disagree."""
@@ -134,6 +135,7 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     origin = url_origin = "url"
     commit = commit_date = swhid = accessed = ""
     number = 0
+    merged = ""
     if record is not None:
         origin = _origin(record)
         doc = record.document
@@ -147,6 +149,7 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
             m_date = m_date or commit_date
         if record.thread is not None:
             number = record.thread.number
+            merged = normal_date(record.thread.merged_at) if record.thread.merged else ""
             m_date = m_date or normal_date(record.thread.created_at)
             m_authors = m_authors or ((record.thread.author,) if record.thread.author else ())
         accessed = normal_date(record.fetched_at)
@@ -185,6 +188,7 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
         swhid=swhid,
         accessed=accessed,
         number=number,
+        merged=merged,
     )
 
 

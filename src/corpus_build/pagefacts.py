@@ -10,6 +10,7 @@ the reason comes back in `PageFacts.error` for a warning.
 from __future__ import annotations
 
 import asyncio
+import html as html_lib
 import re
 import tempfile
 from dataclasses import dataclass, replace
@@ -93,8 +94,6 @@ def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:
     title = (cited.get("title") or [""])[0] or (og.group(1) if og else "") or (meta.title if meta and meta.title else "") or (page_title or "")
     authors = tuple(a for a in cited.get("author", []) if a) or (tuple(a.strip() for a in (meta.author or "").split(";") if a.strip()) if meta else ())
     date = (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0]
-    import html as html_lib
-
     return PageFacts(title=" ".join(html_lib.unescape(title).split()), authors=authors, date=normal_date(date))
 
 

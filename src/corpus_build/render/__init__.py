@@ -47,6 +47,8 @@ class RenderResult:
 def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str | bytes | Path]:
     """Every generated file: path relative to docs/ -> content (text, bytes, or a mirror file to copy)."""
     builder = PageBuilder(corpus, directory_urls=directory_urls)
+    # Read each mirror's facts once, for the exports and every source page's cite box.
+    builder.bib_facts = bib_facts = bibfacts.all_facts(corpus)
     pages = {
         paths.home: builder.home(),
         paths.sections: builder.sections_index(),
@@ -78,7 +80,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[paths.feed] = feed.atom(corpus, digest_url)
     pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
     # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
-    pages.update(export.export_files(corpus, bibfacts.all_facts(corpus)))
+    pages.update(export.export_files(corpus, bib_facts))
     pages.update(mirror.extra_pages(corpus, builder.t, directory_urls))
     marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
     marked.update(mirror.extra_files(corpus))

@@ -9,6 +9,7 @@ from the registry or a mirror is HTML-escaped here: the box is raw HTML in the p
 
 from __future__ import annotations
 
+import functools
 import html
 import posixpath
 from collections.abc import Mapping
@@ -25,7 +26,13 @@ _TYPE_CODES = {"paper": "J", "repo": "CP/OL", "model": "CP/OL", "dataset": "DS/O
 
 
 def _rel(page: str, target: str) -> str:
-    return posixpath.relpath(target, posixpath.dirname(page) or ".")
+    return _rel_from(posixpath.dirname(page) or ".", target)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rel_from(folder: str, target: str) -> str:
+    # Every source page sits in sources/: the same few links, and relpath is slow (~40 µs a call).
+    return posixpath.relpath(target, folder)
 
 
 def _display_name(name: str) -> str:
@@ -66,6 +73,8 @@ def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
     version = export._repo_version(source, facts) if source.kind in ("repo", "model") else (facts.version.value if facts.version else "")
     if version:
         tail.append(e(version))
+    if facts.number and source.kind in ("issue", "pull", "discussion"):
+        tail.append(e(f"#{facts.number}") + (" " + e(t("merged_on", date=facts.merged)) if facts.merged else ""))
     if tail:
         parts.append(", ".join(tail) + ".")
     dates = ""
@@ -113,10 +122,15 @@ def disputes_html(facts: BibFacts, t: Labels) -> str:
     return "".join(f'<p class="cb-cite-dispute">{line}</p>\n' for line in lines)
 
 
-def export_links(page: str, files: Mapping[str, str], label: str) -> str:
+def export_links(page: str, files: Mapping[str, str], label: str, colon: str = ": ") -> str:
     """"label: BibTeX · RIS · CSL-JSON" as Markdown links (MkDocs rewrites them for any URL style)."""
-    links = [md.link(export.FORMATS[ext], _rel(page, files[ext])) for ext in ("bib", "ris", "json") if ext in files]
-    return f"{md.text(label)}: " + " · ".join(links)
+    return _export_links(posixpath.dirname(page) or ".", tuple((ext, files[ext]) for ext in ("bib", "ris", "json") if ext in files), label, colon)
+
+
+@functools.lru_cache(maxsize=4096)
+def _export_links(folder: str, files: tuple[tuple[str, str], ...], label: str, colon: str) -> str:
+    links = [md.link(export.FORMATS[ext], _rel_from(folder, target)) for ext, target in files]
+    return f"{md.text(label)}{colon}" + " · ".join(links)
 
 
 def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str, BibFacts] | None = None) -> str:
@@ -128,7 +142,8 @@ def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str
     out += '<div class="cb-cite" data-search-exclude>\n'
     out += f'<p class="cb-cite-ref">{reference_html(source, bib_facts, t)}</p>\n'
     out += disputes_html(bib_facts, t)
-    out += f'<pre class="cb-cite-bibtex"><code id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</code></pre>\n'
+    # A <pre> without <code>: Material would add its own copy icon to a code block, a second button.
+    out += f'<pre class="cb-cite-bibtex" id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</pre>\n'
     out += (
         f'<p><button type="button" class="md-button cb-cite-copy" data-cb-copy="{html.escape(anchor)}" '
         f'data-cb-done="{html.escape(t("copied"))}" hidden>{html.escape(t("copy_bibtex"))}</button></p>\n'
@@ -136,7 +151,7 @@ def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str
     out += "</div>\n\n"
     section = corpus.section(source.section)
     downloads = [
-        export_links(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}, t("export_section")),
-        export_links(page, export.WHOLE, t("export_whole")),
+        export_links(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}, t("export_section"), t("list_colon")),
+        export_links(page, export.WHOLE, t("export_whole"), t("list_colon")),
     ]
-    return out + f"{md.text(t('cite_download'))} — " + "; ".join(downloads) + "\n\n"
+    return out + f"{md.text(t('cite_download'))} — " + t("list_semicolon").join(downloads) + "\n\n"

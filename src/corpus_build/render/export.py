@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -55,6 +56,15 @@ def export_files(corpus: Corpus, facts: Mapping[str, BibFacts] | None = None) ->
     files: dict[str, str] = {}
     by_section = {s.folder: s for s in corpus.sections}
     by_chapter = {f"{c.number}": c for c in corpus.chapters}
+    # Each source is in the whole file, its section's and its chapters': written once, joined per file.
+    entries: dict[str, dict[str, str]] = {}
+    for source in corpus.sources:
+        source_facts = facts_for(corpus, facts, source)
+        entries[source.id] = {
+            "bib": bibtex_entry(source, source_facts),
+            "json": _csl_text(csl_item(source, source_facts)),
+            "ris": ris_entry(source, source_facts),
+        }
     for key, sources in groups:
         if not sources:
             continue
@@ -65,7 +75,7 @@ def export_files(corpus: Corpus, facts: Mapping[str, BibFacts] | None = None) ->
                 path = section_path(by_section[key[2:]], ext)
             else:
                 path = chapter_path(by_chapter[key[2:]], ext)
-            files[path] = _WRITERS[ext](corpus, sources, facts)
+            files[path] = _JOIN[ext]([entries[s.id][ext] for s in sources])
     return files
 
 
@@ -105,6 +115,14 @@ def _repo_version(source: Source, facts: BibFacts) -> str:
     if facts.commit:
         parts.append(f"commit {facts.commit[:12]}")
     return ", ".join(parts)
+
+
+def _thread_note(source: Source, facts: BibFacts) -> str:
+    """"Pull request #2900, merged 2026-10-05" for a mirrored issue or PR ("" otherwise)."""
+    if not facts.number or source.kind not in ("issue", "pull", "discussion"):
+        return ""
+    what = {"pull": "Pull request", "issue": "Issue", "discussion": "Discussion"}[source.kind]
+    return f"{what} #{facts.number}" + (f", merged {facts.merged}" if facts.merged else "")
 
 
 def _is_preprint(source: Source, facts: BibFacts) -> bool:
@@ -148,9 +166,8 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
     if facts.date:
         parts = _date_parts(facts.date.value)
         fields.append(("year", f"{parts[0]:04d}"))
-        if len(parts) > 1:
-            fields.append(("month", str(parts[1])))
-        fields.append(("date", facts.date.value))
+        if len(parts) > 1:  # biblatex reads the full date; classic BibTeX styles year and month
+            fields += [("month", str(parts[1])), ("date", facts.date.value)]
     if source.kind in ("repo", "model"):
         version = _repo_version(source, facts)
         if version:
@@ -161,6 +178,8 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
             fields.append(("swhid", facts.swhid))
     elif facts.version:
         fields.append(("version", _bib_text(facts.version.value)))
+    if _thread_note(source, facts):
+        fields.append(("note", _thread_note(source, facts)))
     if facts.doi:
         fields.append(("doi", _bib_url(facts.doi.value)))
     if facts.arxiv:
@@ -217,6 +236,8 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
         item["version"] = facts.version.value
     if facts.doi:
         item["DOI"] = facts.doi.value
+    if _thread_note(source, facts):
+        item["genre"] = _thread_note(source, facts)
     if facts.arxiv:
         item["number"] = f"arXiv:{facts.arxiv.value}"
         if _is_preprint(source, facts):
@@ -232,10 +253,18 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
     return item
 
 
+def _csl_text(item: dict[str, Any]) -> str:
+    """One item as it stands inside the file's list (indented one step, as json.dumps(items, indent=1) would)."""
+    return textwrap.indent(json.dumps(item, ensure_ascii=False, indent=1), " ")
+
+
+def _csl_join(texts: list[str]) -> str:
+    return "[\n" + ",\n".join(texts) + "\n]\n" if texts else "[]\n"
+
+
 def csl_json(corpus: Corpus, sources: Iterable[Source] | None = None, facts: Mapping[str, BibFacts] | None = None) -> str:
     chosen = corpus.sources if sources is None else sources
-    items = [csl_item(s, facts_for(corpus, facts, s)) for s in chosen]
-    return json.dumps(items, ensure_ascii=False, indent=1) + "\n"
+    return _csl_join([_csl_text(csl_item(s, facts_for(corpus, facts, s))) for s in chosen])
 
 
 # --- RIS --------------------------------------------------------------------------------
@@ -283,6 +312,8 @@ def ris_entry(source: Source, facts: BibFacts) -> str:
         out += _ris_line("KW", tag)
     if facts.commit:
         out += _ris_line("N1", f"Commit {facts.commit}" + (f" ({facts.commit_date})" if facts.commit_date else ""))
+    if _thread_note(source, facts):
+        out += _ris_line("N1", _thread_note(source, facts))
     note = _note(source)
     if note:
         out += _ris_line("N1", note)
@@ -294,4 +325,4 @@ def ris(corpus: Corpus, sources: Iterable[Source] | None = None, facts: Mapping[
     return "\n".join(ris_entry(s, facts_for(corpus, facts, s)) for s in chosen)
 
 
-_WRITERS = {"bib": bibtex, "json": csl_json, "ris": ris}
+_JOIN = {"bib": "\n".join, "json": _csl_join, "ris": "\n".join}

@@ -151,6 +151,8 @@ class PageBuilder:
         self.by_id = corpus.by_id
         self.directory_urls = directory_urls
         self._mirrors: dict[str, mirror.MirrorInfo] = {}
+        # Each mirror's bibliographic facts, read once by build_pages (None: the cite box reads them).
+        self.bib_facts: dict | None = None
 
     def _render(self, template: str, view: object) -> str:
         return render(template, view=view, t=self.t)
@@ -348,7 +350,7 @@ class PageBuilder:
             cited_by=self.cited_by(source, page),
             see_also=tuple(self.source_link(self.by_id[i], page) for i in source.see_also if i in self.by_id),
             link_notice=Markup(link_notice(self.corpus, source, t, page)),
-            cite_box=Markup(citation.box(self.corpus, source, t, page)),  # already escaped by citation.box
+            cite_box=Markup(citation.box(self.corpus, source, t, page, self.bib_facts)),  # already escaped by citation.box
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
         )
         return self._render("source.md.j2", view)
