@@ -35,9 +35,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
-from corpus_build import registry, search, site  # noqa: E402
-from tests.site_helpers import serve  # noqa: E402
-from tests.test_search import CHROMIUM, QUERIES  # noqa: E402
+from corpus_build import registry, search, site
+from tests.site_helpers import serve
+from tests.test_search import CHROMIUM, QUERIES
 
 # mkdocs.yml's separator before search tuning: it cut TileLang into tile + lang.
 OLD_SEPARATOR = r"""'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'"""

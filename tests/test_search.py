@@ -47,7 +47,7 @@ def _corpus(tmp_path, *sources: Source) -> Corpus:
 
 
 def _source(**fields) -> Source:
-    base = dict(id="x", title="X", url="https://example.org/", kind="docs", lang="zh", note="", section="01-a")
+    base = {"id": "x", "title": "X", "url": "https://example.org/", "kind": "docs", "lang": "zh", "note": "", "section": "01-a"}
     return Source(**{**base, **fields})
 
 
@@ -170,7 +170,7 @@ def _results(page, base: str, query: str) -> list[dict]:
 def test_search_table_in_chromium(browser, default_site):
     from tests.site_helpers import serve
 
-    site, _corpus_ = default_site
+    site, _ = default_site
     rows, failures = [], []
     with serve(site) as base:
         page = browser.new_page()
