@@ -175,13 +175,31 @@ def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pat
         doc["keys"] = " ".join(keys)
     if alt:
         doc["alt"] = " ".join(alt)
-    doc["meta"] = " ".join(_plain(part) for part in meta_parts if part)
+    doc["meta"] = _new_words(" ".join(meta_parts), [doc["title"], annotation, *keys, *page_doc.get("tags", [])], separator)
     if page_doc.get("tags"):
         doc["tags"] = page_doc["tags"]
     for extra in ("boost",):
         if extra in page_doc:
             doc[extra] = page_doc[extra]
     return doc
+
+
+def _new_words(text: str, already: list[str], separator: re.Pattern[str]) -> str:
+    """The words of `text` not in `already`, once each.
+
+    lunr counts a word's documents field by field, and its idf, log(1 + |N − n|/n),
+    falls to zero when that count nears the number of documents: a word repeated
+    in every source's metadata (tilelang, in URLs and chapter titles) would stop
+    counting even in titles. Metadata adds only words the result lacks.
+    """
+    seen = {w.lower() for part in already for w in _words(part, separator)}
+    words = []
+    for word in _words(text, separator):
+        lowered = word.lower()
+        if word and lowered not in seen:
+            seen.add(lowered)
+            words.append(word)
+    return " ".join(words)
 
 
 def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str], list[str]]:
@@ -210,6 +228,11 @@ def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str],
             words = [w for w in separator.split(repo.group(2).lower()) if w]
             (keys if len(words) == 1 else alt).extend(words)
     return keys, alt
+
+
+def _words(markup: str, separator: re.Pattern[str]) -> list[str]:
+    """Words as lunr will see them: tags dropped, cut at the separator (jieba's cuts included)."""
+    return [w for w in separator.split(html.unescape(_TAG.sub(" ", markup))) if w]
 
 
 def _plain(markup: str) -> str:
