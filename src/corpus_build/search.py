@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Corpus, Source
-from .render.labels import _LABELS
+from .render.labels import Labels
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -157,7 +157,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
 def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pattern[str]) -> dict[str, Any]:
     """One result for a source page: annotation as text, everything else as metadata."""
     page_doc = entries[0]
-    annotation_words = {_LABELS["annotation"][lang] for lang in ("zh", "en")}
+    annotation_words = {Labels(lang)("annotation") for lang in ("zh", "en")}
     annotation = ""
     meta_parts = [page_doc.get("text", "")]
     for doc in entries[1:]:
