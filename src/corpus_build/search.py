@@ -48,7 +48,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 # Weights of lunr's fields: a title match counts most, metadata least.
 FIELD_BOOSTS: dict[str, float] = {
     "title": 20.0,
-    "keys": 30.0,  # identifiers (a repository's name, a PR's number), title words in the other script
+    "keys": 30.0,  # identifiers (a repository's name, pr2900), the title's words in the other script
     "text": 4.0,  # for a source: its annotation
     "alt": 3.0,  # the text's words in the other script, parts of compound names
     "tags": 2.0,
@@ -110,7 +110,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
     prose = {url(paths.digest(d)) for d in corpus.digests} | section_pages
     prose |= {url(paths.chapter(c.number)) for c in corpus.chapters} | {url(paths.learning_path(p.id)) for p in corpus.paths}
     docs: list[dict[str, Any]] = data.get("docs", [])
-    separator = re.compile(data.get("config", {}).get("separator") or r"[\s\-]+")
+    separator = _separator(data.get("config", {}).get("separator"))
     by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
     order: list[str] = []
     for doc in docs:
@@ -125,7 +125,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
         if page in source_pages:
             out.append(_source_doc(entries, source_pages[page], separator))
             continue
-        for doc in entries:
+        for doc in map(dict, entries):  # copies: the caller's index stays as it was
             anchor = doc["location"].partition("#")[2]
             if page in section_pages and anchor in corpus.by_id:
                 continue  # the source's own page is its result
@@ -228,6 +228,15 @@ def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str],
             words = [w for w in separator.split(repo.group(2).lower()) if w]
             (keys if len(words) == 1 else alt).extend(words)
     return keys, alt
+
+
+def _separator(pattern: str | None) -> re.Pattern[str]:
+    """mkdocs.yml's search separator (a JavaScript regex) for Python; lunr's default if Python cannot read it."""
+    try:
+        return re.compile(pattern or r"[\s\-]+")
+    except re.error:
+        log.warning(f"corpus: the search separator {pattern!r} is not a Python regex; splitting words at spaces and hyphens")
+        return re.compile(r"[\s\-]+")
 
 
 def _words(markup: str, separator: re.Pattern[str]) -> list[str]:
