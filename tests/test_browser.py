@@ -63,6 +63,9 @@ def search(page, term: str) -> list[str]:
     box.fill(term)
     box.press("End")  # Material searches on keyup; fill() sends no key events
     page.wait_for_selector(".md-search-result__item", timeout=15_000)
+    for _ in range(5):  # Material renders ten results at a time, more as the list scrolls
+        page.locator(".md-search__scrollwrap").evaluate("el => el.scrollTo(0, el.scrollHeight)")
+        page.wait_for_timeout(100)
     return [a.get_attribute("href") for a in page.locator(".md-search-result__item a, a.md-search-result__link").all()]
 
 

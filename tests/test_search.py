@@ -47,7 +47,7 @@ def _corpus(tmp_path, *sources: Source) -> Corpus:
 
 
 def _source(**fields) -> Source:
-    base = dict(id="x", title="X", url="https://example.org/", kind="docs", lang="zh", note="", section="01-a")
+    base = {"id": "x", "title": "X", "url": "https://example.org/", "kind": "docs", "lang": "zh", "note": "", "section": "01-a"}
     return Source(**{**base, **fields})
 
 
@@ -70,7 +70,9 @@ def test_a_source_page_is_one_result_showing_its_annotation(tmp_path):
     assert locations == ["sources/deepgemm/", "sections/01-a/"]
     page = tuned["docs"][0]
     assert page["text"] == "<p>DeepGEMM-Ascend 的对照物。</p>"
-    assert "编号 deepgemm" in page["meta"] and "尚未镜像" in page["meta"] and "另见" in page["meta"]
+    meta = page["meta"].split()
+    assert {"编号", "类型", "代码仓库", "尚未镜像", "另见"} <= set(meta)
+    assert "deepgemm" not in [w.lower() for w in meta]  # already in the title: not counted twice
     assert page["keys"].split() == ["deepgemm"]  # a one-word repository name is a key
     assert page["tags"] == ["gemm"]
     assert list(tuned["config"]["fields"]) == list(search.FIELD_BOOSTS)
@@ -170,7 +172,7 @@ def _results(page, base: str, query: str) -> list[dict]:
 def test_search_table_in_chromium(browser, default_site):
     from tests.site_helpers import serve
 
-    site, _corpus_ = default_site
+    site, _ = default_site
     rows, failures = [], []
     with serve(site) as base:
         page = browser.new_page()

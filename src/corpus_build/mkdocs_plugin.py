@@ -32,6 +32,8 @@ class CorpusConfig(Config):
     # Where the jieba user dictionary is written (for inspection; it is loaded directly).
     search_dictionary = config_options.Type(str, default=".corpus-build/jieba_user_dict.txt")
     nav = config_options.Type(bool, default=True)
+    # Rewrite Material's search index for this corpus (search.py); false keeps Material's own.
+    search_tuning = config_options.Type(bool, default=True)
 
 
 class CorpusPlugin(BasePlugin[CorpusConfig]):
@@ -118,7 +120,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if not config.site_url:
             hosting.make_404_portable(Path(config.site_dir))
         index = Path(config.site_dir) / "search" / "search_index.json"
-        if index.is_file():
+        if self.config.search_tuning and index.is_file():
             stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_before} -> {stats.bytes_after} bytes")
 

@@ -41,14 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from .model import Corpus, Source
-from .render.labels import _LABELS
+from .render.labels import Labels
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
 # Weights of lunr's fields: a title match counts most, metadata least.
 FIELD_BOOSTS: dict[str, float] = {
     "title": 20.0,
-    "keys": 30.0,  # identifiers (a repository's name, a PR's number), title words in the other script
+    "keys": 30.0,  # identifiers (a repository's name, pr2900), the title's words in the other script
     "text": 4.0,  # for a source: its annotation
     "alt": 3.0,  # the text's words in the other script, parts of compound names
     "tags": 2.0,
@@ -110,7 +110,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
     prose = {url(paths.digest(d)) for d in corpus.digests} | section_pages
     prose |= {url(paths.chapter(c.number)) for c in corpus.chapters} | {url(paths.learning_path(p.id)) for p in corpus.paths}
     docs: list[dict[str, Any]] = data.get("docs", [])
-    separator = re.compile(data.get("config", {}).get("separator") or r"[\s\-]+")
+    separator = _separator(data.get("config", {}).get("separator"))
     by_page: dict[str, list[dict[str, Any]]] = defaultdict(list)
     order: list[str] = []
     for doc in docs:
@@ -125,7 +125,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
         if page in source_pages:
             out.append(_source_doc(entries, source_pages[page], separator))
             continue
-        for doc in entries:
+        for doc in map(dict, entries):  # copies: the caller's index stays as it was
             anchor = doc["location"].partition("#")[2]
             if page in section_pages and anchor in corpus.by_id:
                 continue  # the source's own page is its result
@@ -157,7 +157,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
 def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pattern[str]) -> dict[str, Any]:
     """One result for a source page: annotation as text, everything else as metadata."""
     page_doc = entries[0]
-    annotation_words = {_LABELS["annotation"][lang] for lang in ("zh", "en")}
+    annotation_words = {Labels(lang)("annotation") for lang in ("zh", "en")}
     annotation = ""
     meta_parts = [page_doc.get("text", "")]
     for doc in entries[1:]:
@@ -175,13 +175,31 @@ def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pat
         doc["keys"] = " ".join(keys)
     if alt:
         doc["alt"] = " ".join(alt)
-    doc["meta"] = " ".join(_plain(part) for part in meta_parts if part)
+    doc["meta"] = _new_words(" ".join(meta_parts), [doc["title"], annotation, *keys, *page_doc.get("tags", [])], separator)
     if page_doc.get("tags"):
         doc["tags"] = page_doc["tags"]
     for extra in ("boost",):
         if extra in page_doc:
             doc[extra] = page_doc[extra]
     return doc
+
+
+def _new_words(text: str, already: list[str], separator: re.Pattern[str]) -> str:
+    """The words of `text` not in `already`, once each.
+
+    lunr counts a word's documents field by field, and its idf, log(1 + |N − n|/n),
+    falls to zero when that count nears the number of documents: a word repeated
+    in every source's metadata (tilelang, in URLs and chapter titles) would stop
+    counting even in titles. Metadata adds only words the result lacks.
+    """
+    seen = {w.lower() for part in already for w in _words(part, separator)}
+    words = []
+    for word in _words(text, separator):
+        lowered = word.lower()
+        if word and lowered not in seen:
+            seen.add(lowered)
+            words.append(word)
+    return " ".join(words)
 
 
 def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str], list[str]]:
@@ -210,6 +228,20 @@ def _source_keys(source: Source, separator: re.Pattern[str]) -> tuple[list[str],
             words = [w for w in separator.split(repo.group(2).lower()) if w]
             (keys if len(words) == 1 else alt).extend(words)
     return keys, alt
+
+
+def _separator(pattern: str | None) -> re.Pattern[str]:
+    """mkdocs.yml's search separator (a JavaScript regex) for Python; lunr's default if Python cannot read it."""
+    try:
+        return re.compile(pattern or r"[\s\-]+")
+    except re.error:
+        log.warning(f"corpus: the search separator {pattern!r} is not a Python regex; splitting words at spaces and hyphens")
+        return re.compile(r"[\s\-]+")
+
+
+def _words(markup: str, separator: re.Pattern[str]) -> list[str]:
+    """Words as lunr will see them: tags dropped, cut at the separator (jieba's cuts included)."""
+    return [w for w in separator.split(html.unescape(_TAG.sub(" ", markup))) if w]
 
 
 def _plain(markup: str) -> str:

@@ -26,7 +26,7 @@ FEED_ENTRIES = 50
 DIGESTS_FEED = "feed.xml"
 SOURCES_FEED = "sources.xml"
 _NAMESPACE = uuid.UUID("6f1c2a53-0a4e-4d5e-9a8c-6a2f3c1d9b70")  # corpus-build's own uuid5 namespace
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _rfc3339(moment: dt.datetime) -> str:
 
 
 def _midnight(day: dt.date, tz: dt.tzinfo | None = None) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time(), tz or dt.timezone.utc)
+    return dt.datetime.combine(day, dt.time(), tz or dt.UTC)
 
 
 def _digest_time(digest: Digest) -> dt.datetime:
