@@ -51,7 +51,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         paths.chapters: builder.chapters_index(),
         paths.digests: builder.digests_index(),
         paths.tags: builder.tags_page(),
-        paths.status: mirror.status_page(corpus, builder.t),
+        paths.status: mirror.status_page(corpus, builder.t, builder.mirror_info),
     }
     for section in corpus.sections:
         pages[paths.section(section)] = builder.section_page(section)
@@ -71,9 +71,9 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[paths.feed] = feed.atom(corpus, digest_url)
     pages[paths.bibtex] = export.bibtex(corpus)
     pages[paths.csl_json] = export.csl_json(corpus)
-    pages.update(mirror.extra_pages(corpus, builder.t))
+    pages.update(mirror.extra_pages(corpus, builder.t, builder.mirror_info))
     marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
-    marked.update(mirror.extra_files(corpus))
+    marked.update(mirror.extra_files(corpus, builder.mirror_info))
     return marked
 
 

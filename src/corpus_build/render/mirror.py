@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -274,11 +275,14 @@ def snapshot_html(data: bytes) -> bytes:
     return soup.encode(formatter="minimal")
 
 
-def extra_files(corpus: Corpus) -> dict[str, bytes | Path]:
+Lookup = Callable[[Source], MirrorInfo]
+
+
+def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes | Path]:
     """Archived copies published beside the source pages (path under docs/ -> bytes, or a file to copy)."""
     files: dict[str, bytes | Path] = {}
     for source in corpus.sources:
-        record = read_provenance(corpus.raw_dir(source))
+        record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None:
             continue
         for kind, name, path in _archived(corpus, source, record):
@@ -398,12 +402,12 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
     return render("_mirror_panel.md.j2", view=panel_view(corpus, source, t, page), t=t)
 
 
-def status_page(corpus: Corpus, t: Labels) -> str:
+def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
     """Every source's mirror state, failures and stale mirrors first."""
     from . import charts
 
     tz = corpus.settings.tzinfo
-    states = [(s, info(corpus, s)) for s in corpus.sources]
+    states = [(s, (lookup or (lambda s: info(corpus, s)))(s)) for s in corpus.sources]
     counts: dict[str, int] = {}
     for _source, found in states:
         counts[found.state] = counts.get(found.state, 0) + 1
@@ -463,11 +467,11 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels) ->
     return render("text.md.j2", view=view, t=t)
 
 
-def extra_pages(corpus: Corpus, t: Labels) -> dict[str, str]:
+def extra_pages(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> dict[str, str]:
     """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
     pages = {}
     for source in corpus.sources:
-        record = read_provenance(corpus.raw_dir(source))
+        record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None or not record.text_file:
             continue
         page = _text_page(corpus, source, record, t)
