@@ -8,6 +8,7 @@ docs/ are never touched.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import os
@@ -137,13 +138,17 @@ def nav(corpus: Corpus) -> list:
     """
     builder = PageBuilder(corpus)
     t = Labels(corpus.settings.ui_lang)
+
+    def title(text: str) -> str:  # Material prints nav titles unescaped; registry text must stay text
+        return html.escape(text, quote=False)
+
     sections: list = [paths.sections]
     if len(corpus.sections) <= NAV_MAX_ITEMS:
-        sections += [{builder.section_title(s): paths.section(s)} for s in corpus.sections]
+        sections += [{title(builder.section_title(s)): paths.section(s)} for s in corpus.sections]
     chapters: list = [paths.chapters]
     if len(corpus.chapters) + len(corpus.paths) <= NAV_MAX_ITEMS:
-        chapters += [{builder.chapter_title(c): paths.chapter(c.number)} for c in corpus.chapters]
-        chapters += [{p.title: paths.learning_path(p.id)} for p in corpus.paths]
+        chapters += [{title(builder.chapter_title(c)): paths.chapter(c.number)} for c in corpus.chapters]
+        chapters += [{title(p.title): paths.learning_path(p.id)} for p in corpus.paths]
     digests: list = [paths.digests]
     digests += [{f"{d.date}": paths.digest(d)} for d in corpus.digests[:DIGESTS_IN_NAV]]
     return [

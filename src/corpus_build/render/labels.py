@@ -129,6 +129,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "reason_transport": {"zh": "无法连接到服务器", "en": "the server could not be reached"},
     "reason_content": {"zh": "内容过大或无法提取", "en": "the content was too large or could not be read"},
     "reason_git": {"zh": "代码仓库无法获取", "en": "the repository could not be cloned"},
+    "reason": {"zh": "原因", "en": "Reason"},
     "reason_other": {"zh": "原因不明", "en": "for an unknown reason"},
     "recently_added": {"zh": "最近新增", "en": "Recently added"},
     "added": {"zh": "加入日期", "en": "Added"},

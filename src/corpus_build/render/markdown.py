@@ -42,10 +42,12 @@ def url_link(label: str, url: str) -> str:
 
 
 def front_matter(**meta: object) -> str:
-    """YAML front matter; `title` is HTML-escaped, because Material prints page.meta.title unescaped in <title>."""
+    """YAML front matter; `title` and `tags` are HTML-escaped: Material prints them unescaped (<title>, tag chips)."""
     data = {k: v for k, v in meta.items() if v not in (None, "", [], ())}
     if "title" in data:
         data["title"] = html.escape(str(data["title"]), quote=False)
+    if "tags" in data:
+        data["tags"] = [html.escape(str(tag), quote=False) for tag in data["tags"]]
     if not data:
         return ""
     return "---\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000) + "---\n\n"

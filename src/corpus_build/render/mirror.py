@@ -424,15 +424,16 @@ def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
         (title(s), (Code(s.id),), (local_time(f.record.checked_at or f.record.fetched_at, tz),))
         for s, f in states if f.state == "stale" and f.record is not None
     )
-    everything = tuple(
-        (title(s), (Code(s.id),), (state_badge(f.state, t),), (local_time((f.record.checked_at or f.record.fetched_at) if f.record else "", tz),))
-        for s, f in states
-    )
+    def checked(f: MirrorInfo) -> str:
+        latest = f.failure or f.record
+        return local_time((latest.checked_at or latest.fetched_at) if latest else "", tz)
+
+    everything = tuple((title(s), (Code(s.id),), (state_badge(f.state, t),), (checked(f),)) for s, f in states)
     view = StatusPage(
         title=t("status"),
         summary=summary,
         charts=(charts.freshness(corpus, t, [f for _s, f in states]),),
-        failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("error")), failures),
+        failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("reason")), failures),
         stale=Table((t("title"), t("id"), t("checked_at")), stale),
         everything=Table((t("title"), t("id"), t("state"), t("checked_at")), everything),
     )
