@@ -36,7 +36,8 @@ from corpus_build.provenance import (
 from tests.site_helpers import serve
 
 # Every way a page can run script or reach another origin, each leaving a trace if it works.
-HOSTILE_TEMPLATE = """<!doctype html><html><head><title>Archived</title>
+HOSTILE_TEMPLATE = """<!doctype html><script>document.documentElement.setAttribute("data-pwned", "before-html")</script>
+<html><head><title>Archived</title>
 <meta http-equiv="refresh" content="0;url={evil}/refresh">
 <base href="{evil}/">
 <script>document.documentElement.setAttribute("data-pwned", "inline"); fetch("{evil}/fetch");</script>
@@ -175,7 +176,7 @@ def test_source_pages_show_thread_repo_and_archive_facts_in_reader_words(mirrore
     snapshot = pages["sources/cuda-guide/archive/page.html"]
     assert isinstance(snapshot, bytes)
     text = snapshot.decode()
-    assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script")
+    assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script") < text.index("<html")
     assert "refresh" not in text and "<base" not in text
 
 
@@ -220,6 +221,14 @@ def test_archived_page_runs_no_script_and_sends_no_request(mirrored_project, evi
         assert hits == [], hits  # nothing reached the other origin: no script, style, image, frame, form or refresh
         assert foreign == [], foreign
         assert page.locator('a[href="archive/screenshot.png"]').count() == 1
+        # Opened directly (the "archived page" link), outside the frame: the policy alone holds.
+        page.locator("a.cb-snapshot-html").click()
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.url.endswith("/sources/cuda-guide/archive/page.html")
+        assert page.locator("h1").inner_text() == "Archived words"
+        assert page.locator("html").get_attribute("data-pwned") is None and page.locator("body").get_attribute("data-pwned") is None
+        assert hits == [] and foreign == [], (hits, foreign)
         response = page.request.get(base + "sources/deepgemm-ascend/archive/paper.pdf")
         assert response.ok and response.headers["content-type"] == "application/pdf"
         browser.close()

@@ -252,7 +252,7 @@ def snapshot_html(data: bytes) -> bytes:
     The page stays as archived otherwise (its scripts remain in the file but the policy
     forbids them, and the sandboxed frame that shows it allows no script either).
     """
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, Doctype
 
     soup = BeautifulSoup(data, "html.parser")
     for tag in soup.find_all(["base", "object", "embed", "applet", "portal"]):
@@ -260,18 +260,17 @@ def snapshot_html(data: bytes) -> bytes:
     for tag in soup.find_all("meta"):
         if str(tag.get("http-equiv", "")).lower() in ("refresh", "set-cookie", "content-security-policy"):
             tag.decompose()
-    head = soup.head
-    if head is None:
-        head = soup.new_tag("head")
-        (soup.html or soup).insert(0, head)
+    # First in the document, before anything a page could put ahead of <head> (a parser puts a
+    # leading <meta> into the head it opens), so the policy covers every later script.
     csp = soup.new_tag("meta")
     csp["http-equiv"] = "Content-Security-Policy"
     csp["content"] = SNAPSHOT_CSP
-    head.insert(0, csp)
     referrer = soup.new_tag("meta")
     referrer["name"] = "referrer"
     referrer["content"] = "no-referrer"
-    head.insert(1, referrer)
+    start = next((i for i, node in enumerate(soup.contents) if not isinstance(node, Doctype)), len(soup.contents))
+    soup.insert(start, csp)
+    soup.insert(start + 1, referrer)
     return soup.encode(formatter="minimal")
 
 
