@@ -228,9 +228,9 @@ class PageBuilder:
         index = rel(page, paths.sources)
         summary: tuple[Piece, ...] = (
             Link(t("sources_n", n=len(sources)), index),
-            f"{len(c.sections)} {t('sections')}",
-            f"{len(c.chapters)} {t('chapters_short')}",
-            f"{len(c.digests)} {t('digests')}",
+            Link(t("sections_n", n=len(c.sections)), rel(page, paths.sections)),
+            Link(t("chapters_n", n=len(c.chapters)), rel(page, paths.chapters)),
+            Link(t("digests_n", n=len(c.digests)), rel(page, paths.digests)),
         )
         by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in c.sections)
         kinds = Counter(s.kind for s in sources)
