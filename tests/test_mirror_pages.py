@@ -136,6 +136,9 @@ def mirrored_project(project, evil):
 def write_mirrors(project: Path, evil_origin: str) -> Path:
     """Mirrors of four fixture sources and one failure, written beside the fixture corpus."""
     hostile = HOSTILE_TEMPLATE.replace("{evil}", evil_origin)
+    # The records carry fixed times; a long freshness window keeps them fresh whenever the tests run.
+    with open(project / "corpus" / "corpus.yaml", "a", encoding="utf-8") as settings:
+        settings.write("stale_after_days: 36500\n")
     project.joinpath("hostile.html").write_text(hostile, encoding="utf-8")
     corpus = registry.load(project / "corpus")
     _mirror(corpus, "cuda-guide", {"page.html": hostile.encode(), "text.md": b"# Archived words\n\nWhat the page said.", "capture.warc.gz": b"WARC/1.1 stand-in",
@@ -232,3 +235,17 @@ def test_archived_page_runs_no_script_and_sends_no_request(mirrored_project, evi
         response = page.request.get(base + "sources/deepgemm-ascend/archive/paper.pdf")
         assert response.ok and response.headers["content-type"] == "application/pdf"
         browser.close()
+
+
+def test_charts_are_drawn_at_build_time_from_registry_and_mirrors(mirrored_project):
+    corpus = registry.load(mirrored_project / "corpus")
+    pages = render.build_pages(corpus)
+    home, status = pages["index.md"], pages["status.md"]
+    # sources by section and kind: one bar segment per (section, kind), with its count as a tooltip
+    assert home.count('<div class="cb-chart" data-search-exclude><svg') == 2
+    assert "<title>GPU hardware: repository 1</title>" in home and "<title>Ascend stack: pull request 1</title>" in home
+    # cited PRs over time: opened 2026-10 and merged 2026-12 (local time) from the PR's thread facts
+    assert "<title>2026-10 opened 1</title>" in home and "<title>2026-12 merged 1</title>" in home
+    # mirror freshness: the four mirrors and the failure
+    assert "<title>failed 1</title>" in status and re.search(r"<title>(within a week|within a month|older) 4</title>", status)
+    assert "<script" not in home and "<script" not in status

@@ -147,6 +147,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "tags_intro": {"zh": "每个标签后的数字是条目数；点击标签查看筛选后的全部条目。", "en": "Each tag shows how many sources carry it; click one to see them in All sources."},
     "chart_sections": {"zh": "各分区条目数（按类型）", "en": "Sources by section and kind"},
     "chart_freshness": {"zh": "存档新旧", "en": "Mirror freshness"},
+    "chart_threads": {"zh": "引用的 PR 与 issue：每月新开、合并与关闭", "en": "Cited PRs and issues opened, merged and closed per month"},
+    "thread_opened_word": {"zh": "新开", "en": "opened"},
     "age_week": {"zh": "一周内", "en": "within a week"},
     "age_month": {"zh": "一个月内", "en": "within a month"},
     "age_older": {"zh": "更早", "en": "older"},

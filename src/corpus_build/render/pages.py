@@ -255,7 +255,7 @@ class PageBuilder:
             recently_added=tuple(
                 ListItem((self.source_link(s, page),), (s.added.isoformat(), " · ", self.t.kind(s.kind))) for s in added if s.added
             ),
-            charts=(charts.sections_by_kind(c, t, self.section_title),),
+            charts=(charts.sections_by_kind(c, t, self.section_title), charts.threads_over_time(c, t, [self.mirror_info(s) for s in sources])),
             how_to_use=_HOW_TO_USE[t.lang],
         )
         return self._render("home.md.j2", view)
