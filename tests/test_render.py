@@ -289,7 +289,7 @@ def test_untrusted_registry_text_stays_text(corpus_dir, tmp_path):
           "  note: 'Text <script>alert(3)</script> {: onclick=alert(4) } and `<b>code</b>`.'")
     corpus, docs, _ = rendered(corpus_dir, tmp_path)
     page = (docs / "sources" / "tilelang.md").read_text(encoding="utf-8")
-    assert "title: '&lt;/title&gt;&lt;svg onload=alert(1)&gt; {: onclick=alert(2) } *x*'" in page
+    assert 'title: "&lt;/title&gt;&lt;svg onload=alert(1)&gt; {: onclick=alert(2) } *x*"' in page
     assert "# &lt;/title&gt;&lt;svg onload=alert(1)&gt; \\{: onclick=alert(2) \\} \\*x\\*" in page
     assert "<svg" not in page and "<script" not in page
     guide = (docs / "sources" / "cuda-guide.md").read_text(encoding="utf-8")
