@@ -323,6 +323,9 @@ class PageBuilder:
         return self._render("section.md.j2", view)
 
     def source_page(self, source: Source) -> str:
+        return self._render("source.md.j2", self.source_view(source))
+
+    def source_view(self, source: Source) -> SourcePage:
         t, page = self.t, paths.source(source.id)
         section = self.corpus.section(source.section)
         facts = [
@@ -352,7 +355,7 @@ class PageBuilder:
             see_also=tuple(self.source_link(self.by_id[i], page) for i in source.see_also if i in self.by_id),
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
         )
-        return self._render("source.md.j2", view)
+        return view
 
     def cited_by(self, source: Source, page: str) -> tuple[Citation, ...]:
         found = []

@@ -129,6 +129,10 @@ class SourcePage:
     cited_by: tuple[Citation, ...]
     see_also: tuple[Link, ...]
     mirror: MirrorPanel
+    # Extension points: more front matter (e.g. search boosts) and panels after the annotation
+    # (heading, Markdown body already escaped), so a new panel needs no change to the layout.
+    meta: dict[str, Any] = field(default_factory=dict)
+    panels: tuple[tuple[str, Markup], ...] = ()
 
 
 @dataclass(frozen=True)
