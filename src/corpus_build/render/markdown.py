@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from typing import Any
 
 import yaml
 
@@ -42,7 +43,7 @@ def url_link(label: str, url: str) -> str:
     return f"[{text(label)}](<{url}>)"
 
 
-def front_matter(**meta: object) -> str:
+def front_matter(**meta: Any) -> str:
     """YAML front matter; `title` and `tags` are HTML-escaped: Material prints them unescaped (<title>, tag chips)."""
     data = {k: v for k, v in meta.items() if v not in (None, "", [], ())}
     if "title" in data:
