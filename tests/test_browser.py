@@ -171,4 +171,9 @@ def test_home_counts_open_filtered_views_and_source_pages_have_a_breadcrumb(site
     page.wait_for_load_state()
     assert f"/sections/{source.section}/" in page.url
     assert page.title().endswith("TileLang 与昇腾算子栈阅读语料") and " / " not in page.title()
+    # The sidebar's site name keeps to one line, whatever its length: it never covers the nav below it.
+    page.set_viewport_size({"width": 1300, "height": 700})
+    title = page.locator(".md-nav--primary > .md-nav__title")
+    assert title.evaluate("e => getComputedStyle(e).whiteSpace") == "nowrap"
+    assert title.evaluate("e => e.getBoundingClientRect().height") < 2 * title.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)") + 16
     assert page.console_errors == [] and page.foreign_requests == []

@@ -36,7 +36,8 @@ from corpus_build.provenance import (
 from tests.site_helpers import serve
 
 # Every way a page can run script or reach another origin, each leaving a trace if it works.
-HOSTILE_TEMPLATE = """<!doctype html><html><head><title>Archived</title>
+HOSTILE_TEMPLATE = """<!doctype html><script>document.documentElement.setAttribute("data-pwned", "before-html")</script>
+<html><head><title>Archived</title>
 <meta http-equiv="refresh" content="0;url={evil}/refresh">
 <base href="{evil}/">
 <script>document.documentElement.setAttribute("data-pwned", "inline"); fetch("{evil}/fetch");</script>
@@ -135,6 +136,9 @@ def mirrored_project(project, evil):
 def write_mirrors(project: Path, evil_origin: str) -> Path:
     """Mirrors of four fixture sources and one failure, written beside the fixture corpus."""
     hostile = HOSTILE_TEMPLATE.replace("{evil}", evil_origin)
+    # The records carry fixed times; a long freshness window keeps them fresh whenever the tests run.
+    with open(project / "corpus" / "corpus.yaml", "a", encoding="utf-8") as settings:
+        settings.write("stale_after_days: 36500\n")
     project.joinpath("hostile.html").write_text(hostile, encoding="utf-8")
     corpus = registry.load(project / "corpus")
     _mirror(corpus, "cuda-guide", {"page.html": hostile.encode(), "text.md": b"# Archived words\n\nWhat the page said.", "capture.warc.gz": b"WARC/1.1 stand-in",
@@ -175,7 +179,7 @@ def test_source_pages_show_thread_repo_and_archive_facts_in_reader_words(mirrore
     snapshot = pages["sources/cuda-guide/archive/page.html"]
     assert isinstance(snapshot, bytes)
     text = snapshot.decode()
-    assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script")
+    assert text.index('http-equiv="Content-Security-Policy"') < text.index("<script") < text.index("<html")
     assert "refresh" not in text and "<base" not in text
 
 
@@ -220,6 +224,28 @@ def test_archived_page_runs_no_script_and_sends_no_request(mirrored_project, evi
         assert hits == [], hits  # nothing reached the other origin: no script, style, image, frame, form or refresh
         assert foreign == [], foreign
         assert page.locator('a[href="archive/screenshot.png"]').count() == 1
+        # Opened directly (the "archived page" link), outside the frame: the policy alone holds.
+        page.locator("a.cb-snapshot-html").click()
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.url.endswith("/sources/cuda-guide/archive/page.html")
+        assert page.locator("h1").inner_text() == "Archived words"
+        assert page.locator("html").get_attribute("data-pwned") is None and page.locator("body").get_attribute("data-pwned") is None
+        assert hits == [] and foreign == [], (hits, foreign)
         response = page.request.get(base + "sources/deepgemm-ascend/archive/paper.pdf")
         assert response.ok and response.headers["content-type"] == "application/pdf"
         browser.close()
+
+
+def test_charts_are_drawn_at_build_time_from_registry_and_mirrors(mirrored_project):
+    corpus = registry.load(mirrored_project / "corpus")
+    pages = render.build_pages(corpus)
+    home, status = pages["index.md"], pages["status.md"]
+    # sources by section and kind: one bar segment per (section, kind), with its count as a tooltip
+    assert home.count('<div class="cb-chart" data-search-exclude><svg') == 2
+    assert "<title>GPU hardware: repository 1</title>" in home and "<title>Ascend stack: pull request 1</title>" in home
+    # cited PRs over time: opened 2026-10 and merged 2026-12 (local time) from the PR's thread facts
+    assert "<title>2026-10 opened 1</title>" in home and "<title>2026-12 merged 1</title>" in home
+    # mirror freshness: the four mirrors and the failure
+    assert "<title>failed 1</title>" in status and re.search(r"<title>(within a week|within a month|older) 4</title>", status)
+    assert "<script" not in home and "<script" not in status

@@ -290,9 +290,9 @@ def test_untrusted_registry_text_stays_text(corpus_dir, tmp_path):
     _edit(corpus_dir, "01-gpu/sources.yaml", "title: TileLang\n", f"title: '{evil}'\n")
     _edit(corpus_dir, "01-gpu/sources.yaml", "  note: The grid/block/warp model and `cp.async`.",
           "  note: 'Text <script>alert(3)</script> {: onclick=alert(4) } and `<b>code</b>`.'")
-    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    _corpus, docs, _ = rendered(corpus_dir, tmp_path)
     page = (docs / "sources" / "tilelang.md").read_text(encoding="utf-8")
-    assert "title: '&lt;/title&gt;&lt;svg onload=alert(1)&gt; {: onclick=alert(2) } *x*'" in page
+    assert 'title: "&lt;/title&gt;&lt;svg onload=alert(1)&gt; {: onclick=alert(2) } *x*"' in page
     assert "# &lt;/title&gt;&lt;svg onload=alert(1)&gt; \\{: onclick=alert(2) \\} \\*x\\*" in page
     assert "<svg" not in page and "<script" not in page
     guide = (docs / "sources" / "cuda-guide.md").read_text(encoding="utf-8")
@@ -310,7 +310,7 @@ def test_a_space_between_two_chinese_characters_in_a_note_is_dropped_on_the_page
 
 
 def test_reader_pages_carry_no_commands_codes_or_utc_stamps(corpus_dir, tmp_path):
-    corpus, docs, _ = rendered(corpus_dir, tmp_path)
+    _corpus, docs, _ = rendered(corpus_dir, tmp_path)
     for path in docs.rglob("*.md"):
         text = path.read_text(encoding="utf-8").replace(render.GENERATED_MARK, "")
         assert "corpus-build" not in text and "mkdocs serve" not in text, path
@@ -325,3 +325,19 @@ def test_chinese_interface_uses_chinese_punctuation(corpus_dir, tmp_path):
     assert "## 被以下内容引用" in zhihu
     assert "导出到文献管理器（Zotero 等）：[BibTeX]" in (docs / "sources" / "index.md").read_text(encoding="utf-8")
     assert "- 观察窗口：2026-10-21 07:00 → 2026-10-22 07:00" in (docs / "digests" / "index.md").read_text(encoding="utf-8")
+
+
+def test_a_new_panel_or_front_matter_key_needs_no_layout_change(corpus_dir):
+    from dataclasses import replace
+
+    from markupsafe import Markup
+
+    from corpus_build.render.pages import PageBuilder
+    from corpus_build.render.views import render as render_template
+
+    builder = PageBuilder(registry.load(corpus_dir))
+    view = builder.source_view(builder.corpus.source("tilelang"))
+    view = replace(view, meta={"search": {"boost": 2}}, panels=(("Cite", Markup("```bibtex\n@software{tilelang}\n```")),))
+    page = render_template("source.md.j2", view=view, t=builder.t)
+    assert "search:\n  boost: 2\n" in page.split("---")[1]
+    assert page.index("## Annotation") < page.index("## Cite\n\n```bibtex\n@software{tilelang}\n```") < page.index("## Cited by")

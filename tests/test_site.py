@@ -182,13 +182,19 @@ def test_hostile_titles_stay_text_in_the_built_site_and_the_short_name_heads_eve
     corpus_yaml = project / "corpus" / "corpus.yaml"
     corpus_yaml.write_text(CORPUS_YAML.replace("languages: [en, zh]", "languages: [zh, en]\nshort_title: 短名"), encoding="utf-8")
     sources = project / "corpus" / "01-gpu" / "sources.yaml"
-    sources.write_text(sources.read_text(encoding="utf-8").replace("title: TileLang\n", "title: '</title><svg onload=alert(1)><b>bold</b>'\n"), encoding="utf-8")
+    sources.write_text(sources.read_text(encoding="utf-8").replace("title: TileLang\n", "title: '</title><svg onload=alert(1)><b>bold</b>'\n")
+                       .replace("tags: [tilelang]", "tags: ['<img src=x onerror=alert(5)>']"), encoding="utf-8")
+    section = project / "corpus" / "01-gpu" / "section.yaml"
+    section.write_text(section.read_text(encoding="utf-8").replace("title_zh: GPU 硬件", "title_zh: '<img src=y onerror=alert(6)>'"), encoding="utf-8")
     assert main(["--project", str(project), "build", "--strict"]) == 0
     page = (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
-    assert "<svg onload" not in page and "<b>bold</b>" not in page
+    assert "<svg onload" not in page and "<b>bold</b>" not in page and "<img src" not in page
+    assert "&lt;img src=x onerror=alert(5)&gt;" in page and "&lt;img src=y onerror=alert(6)&gt;" in page  # tag chip, nav and breadcrumb
     assert "<title>&lt;/title&gt;&lt;svg onload=alert(1)&gt;&lt;b&gt;bold&lt;/b&gt; - 短名</title>" in page
     assert re.search(r"<h1[^>]*>&lt;/title&gt;&lt;svg onload=alert\(1\)&gt;&lt;b&gt;bold&lt;/b&gt;", page)
     assert 'class="cb-breadcrumb"' in page and 'title="本节链接"' in page and "Permanent link" not in page
+    for built in (project / "site").rglob("*.html"):  # tags page, nav of every page, search-free pages alike
+        assert not re.search(r"<(?:img|svg)[^>]*\son(?:error|load)=", built.read_text(encoding="utf-8")), built
     home = (project / "site" / "index.html").read_text(encoding="utf-8")
     assert "<title>短名</title>" in home and re.search(r"<h1[^>]*>Fixture corpus", home)
     assert "切换到深色模式" in home

@@ -8,6 +8,7 @@ docs/ are never touched.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import os
@@ -56,7 +57,7 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
         paths.chapters: builder.chapters_index(),
         paths.digests: builder.digests_index(),
         paths.tags: builder.tags_page(),
-        paths.status: mirror.status_page(corpus, builder.t) + link_status_section(corpus, builder.t),  # links stage
+        paths.status: mirror.status_page(corpus, builder.t, builder.mirror_info) + link_status_section(corpus, builder.t),  # links stage
     }
     for section in corpus.sections:
         pages[paths.section(section)] = builder.section_page(section)
@@ -81,9 +82,9 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True) -> dict[str, str
     pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
     # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
     pages.update(export.export_files(corpus, bib_facts))
-    pages.update(mirror.extra_pages(corpus, builder.t, directory_urls))
+    pages.update(mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info))
     marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
-    marked.update(mirror.extra_files(corpus))
+    marked.update(mirror.extra_files(corpus, builder.mirror_info))
     return marked
 
 
@@ -154,13 +155,17 @@ def nav(corpus: Corpus) -> list:
     """
     builder = PageBuilder(corpus)
     t = Labels(corpus.settings.ui_lang)
+
+    def title(text: str) -> str:  # Material prints nav titles unescaped; registry text must stay text
+        return html.escape(text, quote=False)
+
     sections: list = [paths.sections]
     if len(corpus.sections) <= NAV_MAX_ITEMS:
-        sections += [{builder.section_title(s): paths.section(s)} for s in corpus.sections]
+        sections += [{title(builder.section_title(s)): paths.section(s)} for s in corpus.sections]
     chapters: list = [paths.chapters]
     if len(corpus.chapters) + len(corpus.paths) <= NAV_MAX_ITEMS:
-        chapters += [{builder.chapter_title(c): paths.chapter(c.number)} for c in corpus.chapters]
-        chapters += [{p.title: paths.learning_path(p.id)} for p in corpus.paths]
+        chapters += [{title(builder.chapter_title(c)): paths.chapter(c.number)} for c in corpus.chapters]
+        chapters += [{title(p.title): paths.learning_path(p.id)} for p in corpus.paths]
     digests: list = [paths.digests]
     digests += [{f"{d.date}": paths.digest(d)} for d in corpus.digests[:DIGESTS_IN_NAV]]
     return [

@@ -99,3 +99,54 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
         parts.append(f'<rect x="{_LABEL}" y="{y}" width="{max(n * scale, 1):.1f}" height="{_BAR}" fill="{_STATE_COLOURS[key]}"><title>{escape(names[key])} {n}</title></rect>')
         parts.append(f'<text x="{_LABEL + n * scale + 4:.1f}" y="{y + _BAR - 3}" font-size="11" fill="currentColor">{n}</text>')
     return _wrap("".join(parts), t("chart_freshness"), 8 + len(rows) * _ROW + 6)
+
+
+_EVENT_COLOURS = {"opened": "#1a7f37", "merged": "#8250df", "closed": "#cf222e"}
+MONTHS_SHOWN = 18
+
+
+def threads_over_time(corpus: Corpus, t: Labels, infos: Sequence) -> Markup:
+    """Cited PRs and issues opened, merged and closed per month (from their mirrors' thread facts)."""
+    tz = corpus.settings.tzinfo
+    events: Counter[tuple[str, str]] = Counter()
+    for found in infos:
+        thread = found.record.thread if found.record is not None else None
+        if thread is None:
+            continue
+        for kind, stamp in (("opened", thread.created_at), ("merged", thread.merged_at), ("closed", "" if thread.merged else thread.closed_at)):
+            when = parse_time(stamp)
+            if when:
+                events[(when.astimezone(tz).strftime("%Y-%m"), kind)] += 1
+    if not events:
+        return Markup("")
+    months = sorted({month for month, _kind in events})
+    first = dt.date.fromisoformat(months[0] + "-01")
+    last = dt.date.fromisoformat(months[-1] + "-01")
+    span = []
+    while first <= last:
+        span.append(first.strftime("%Y-%m"))
+        first = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    span = span[-MONTHS_SHOWN:]
+    most = max(events.values())
+    height, top, bottom = 120, 24, 22
+    column = (_WIDTH - 20) / len(span)
+    bar = max(min(column / 4, 14), 2)
+    names = {"opened": t("thread_opened_word"), "merged": t("thread_merged_word"), "closed": t("thread_closed")}
+    parts = []
+    for index, month in enumerate(span):
+        x = 10 + index * column
+        for offset, kind in enumerate(("opened", "merged", "closed")):
+            n = events.get((month, kind), 0)
+            if n:
+                h = n / most * height
+                label = f"{month} {names[kind]} {n}"
+                parts.append(f'<rect x="{x + offset * bar:.1f}" y="{top + height - h:.1f}" width="{bar - 1:.1f}" height="{h:.1f}" '
+                             f'fill="{_EVENT_COLOURS[kind]}"><title>{escape(label)}</title></rect>')
+        if len(span) <= 12 or index % 3 == 0:
+            parts.append(f'<text x="{x:.1f}" y="{top + height + 15}" font-size="10" fill="currentColor">{escape(month)}</text>')
+    legend_x = 10
+    for kind in ("opened", "merged", "closed"):
+        parts.append(f'<rect x="{legend_x}" y="4" width="10" height="10" fill="{_EVENT_COLOURS[kind]}"/>')
+        parts.append(f'<text x="{legend_x + 14}" y="13" font-size="11" fill="currentColor">{escape(names[kind])}</text>')
+        legend_x += 90
+    return _wrap("".join(parts), t("chart_threads"), top + height + bottom)

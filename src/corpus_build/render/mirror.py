@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -280,7 +281,7 @@ def snapshot_html(data: bytes) -> bytes:
     The page stays as archived otherwise (its scripts remain in the file but the policy
     forbids them, and the sandboxed frame that shows it allows no script either).
     """
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, Doctype
 
     soup = BeautifulSoup(data, "html.parser")
     for tag in soup.find_all(["base", "object", "embed", "applet", "portal"]):
@@ -288,26 +289,28 @@ def snapshot_html(data: bytes) -> bytes:
     for tag in soup.find_all("meta"):
         if str(tag.get("http-equiv", "")).lower() in ("refresh", "set-cookie", "content-security-policy"):
             tag.decompose()
-    head = soup.head
-    if head is None:
-        head = soup.new_tag("head")
-        (soup.html or soup).insert(0, head)
+    # First in the document, before anything a page could put ahead of <head> (a parser puts a
+    # leading <meta> into the head it opens), so the policy covers every later script.
     csp = soup.new_tag("meta")
     csp["http-equiv"] = "Content-Security-Policy"
     csp["content"] = SNAPSHOT_CSP
-    head.insert(0, csp)
     referrer = soup.new_tag("meta")
     referrer["name"] = "referrer"
     referrer["content"] = "no-referrer"
-    head.insert(1, referrer)
+    start = next((i for i, node in enumerate(soup.contents) if not isinstance(node, Doctype)), len(soup.contents))
+    soup.insert(start, csp)
+    soup.insert(start + 1, referrer)
     return soup.encode(formatter="minimal")
 
 
-def extra_files(corpus: Corpus) -> dict[str, bytes | Path]:
+Lookup = Callable[[Source], MirrorInfo]
+
+
+def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes | Path]:
     """Archived copies published beside the source pages (path under docs/ -> bytes, or a file to copy)."""
     files: dict[str, bytes | Path] = {}
     for source in corpus.sources:
-        record = read_provenance(corpus.raw_dir(source))
+        record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None:
             continue
         for kind, name, path in _archived(corpus, source, record):
@@ -443,12 +446,12 @@ def panel(corpus: Corpus, source: Source, t: Labels, page: str) -> str:
     return render("_mirror_panel.md.j2", view=panel_view(corpus, source, t, page), t=t)
 
 
-def status_page(corpus: Corpus, t: Labels) -> str:
+def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
     """Every source's mirror state, failures and stale mirrors first."""
     from . import charts
 
     tz = corpus.settings.tzinfo
-    states = [(s, info(corpus, s)) for s in corpus.sources]
+    states = [(s, (lookup or (lambda s: info(corpus, s)))(s)) for s in corpus.sources]
     counts: dict[str, int] = {}
     for _source, found in states:
         counts[found.state] = counts.get(found.state, 0) + 1
@@ -465,15 +468,16 @@ def status_page(corpus: Corpus, t: Labels) -> str:
         (title(s), (Code(s.id),), (local_time(f.record.checked_at or f.record.fetched_at, tz),))
         for s, f in states if f.state == "stale" and f.record is not None
     )
-    everything = tuple(
-        (title(s), (Code(s.id),), (state_badge(f.state, t),), (local_time((f.record.checked_at or f.record.fetched_at) if f.record else "", tz),))
-        for s, f in states
-    )
+    def checked(f: MirrorInfo) -> str:
+        latest = f.failure or f.record
+        return local_time((latest.checked_at or latest.fetched_at) if latest else "", tz)
+
+    everything = tuple((title(s), (Code(s.id),), (state_badge(f.state, t),), (checked(f),)) for s, f in states)
     view = StatusPage(
         title=t("status"),
         summary=summary,
         charts=(charts.freshness(corpus, t, [f for _s, f in states]),),
-        failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("error")), failures),
+        failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("reason")), failures),
         stale=Table((t("title"), t("id"), t("checked_at")), stale),
         everything=Table((t("title"), t("id"), t("state"), t("checked_at")), everything),
     )
@@ -510,11 +514,11 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     return render("text.md.j2", view=view, t=t)
 
 
-def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True) -> dict[str, str]:
+def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Lookup | None = None) -> dict[str, str]:
     """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
     pages: dict[str, str] = {}
     for source in corpus.sources:
-        record = read_provenance(corpus.raw_dir(source))
+        record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None or not record.text_file:
             continue
         page = None

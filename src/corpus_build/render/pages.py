@@ -90,8 +90,16 @@ class paths:
 
 
 def rel(from_page: str, to_page: str) -> str:
-    """A relative link from one generated page to another (both relative to docs/)."""
-    return posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    """A relative link from one generated page to another (both relative to docs/).
+
+    As posixpath.relpath, without its abspath/getcwd calls (thousands per render).
+    """
+    folders = from_page.split("/")[:-1]
+    target = to_page.split("/")
+    common = 0
+    while common < len(folders) and common < len(target) - 1 and folders[common] == target[common]:
+        common += 1
+    return "../" * (len(folders) - common) + "/".join(target[common:])
 
 
 def site_url(page: str, directory_urls: bool) -> str:
@@ -226,9 +234,9 @@ class PageBuilder:
         index = rel(page, paths.sources)
         summary: tuple[Piece, ...] = (
             Link(t("sources_n", n=len(sources)), index),
-            f"{len(c.sections)} {t('sections')}",
-            f"{len(c.chapters)} {t('chapters_short')}",
-            f"{len(c.digests)} {t('digests')}",
+            Link(t("sections_n", n=len(c.sections)), rel(page, paths.sections)),
+            Link(t("chapters_n", n=len(c.chapters)), rel(page, paths.chapters)),
+            Link(t("digests_n", n=len(c.digests)), rel(page, paths.digests)),
         )
         by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in c.sections)
         kinds = Counter(s.kind for s in sources)
@@ -254,7 +262,7 @@ class PageBuilder:
             recently_added=tuple(
                 ListItem((self.source_link(s, page),), (s.added.isoformat(), " · ", self.t.kind(s.kind))) for s in added if s.added
             ),
-            charts=(charts.sections_by_kind(c, t, self.section_title),),
+            charts=(charts.sections_by_kind(c, t, self.section_title), charts.threads_over_time(c, t, [self.mirror_info(s) for s in sources])),
             how_to_use=_HOW_TO_USE[t.lang],
         )
         return self._render("home.md.j2", view)
@@ -322,6 +330,9 @@ class PageBuilder:
         return self._render("section.md.j2", view)
 
     def source_page(self, source: Source) -> str:
+        return self._render("source.md.j2", self.source_view(source))
+
+    def source_view(self, source: Source) -> SourcePage:
         t, page = self.t, paths.source(source.id)
         section = self.corpus.section(source.section)
         facts = [
@@ -353,7 +364,7 @@ class PageBuilder:
             cite_box=Markup(citation.box(self.corpus, source, t, page, self.bib_facts)),  # already escaped by citation.box
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
         )
-        return self._render("source.md.j2", view)
+        return view
 
     def cited_by(self, source: Source, page: str) -> tuple[Citation, ...]:
         found = []

@@ -131,6 +131,10 @@ class SourcePage:
     mirror: MirrorPanel
     cite_box: str = ""  # Markdown of the cite box (render/citation.py)
     link_notice: str = ""  # Markdown: a dead or moved link's notice (links/site.py), already escaped
+    # Extension points: more front matter (e.g. search boosts) and panels after the annotation
+    # (heading, Markdown body already escaped), so a new panel needs no change to the layout.
+    meta: dict[str, Any] = field(default_factory=dict)
+    panels: tuple[tuple[str, Markup], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -358,6 +362,23 @@ def _code(value: Any) -> Markup:
     return Markup(str(value).replace("`", "").replace("\n", " "))
 
 
+def _piece(p: Piece) -> Markup:
+    """One piece of a line as Markdown (a Python filter: Jinja macros cost ~20 µs a call, and pages have thousands)."""
+    if isinstance(p, Link):
+        return Markup(f"[{md.text(p.label)}]({_href(p)})")
+    if isinstance(p, Badge):
+        return Markup(f'<span class="cb-badge cb-{html.escape(p.css)}">{html.escape(p.label)}</span>')
+    if isinstance(p, Code):
+        return Markup(f"`{_code(p.value)}`")
+    if isinstance(p, Strong):
+        return Markup(f"**{md.text(p.value)}**")
+    return _finalize(p)
+
+
+def _pieces(items: Any, sep: str = " ") -> Markup:
+    return Markup(sep.join(_piece(p) for p in items))
+
+
 def _note(body: str) -> Markup:
     return Markup(md.quote_block(body))
 
@@ -381,7 +402,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md)
+    env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md, piece=_piece, pieces=_pieces)
     env.globals.update(front_matter=_front_matter)
     env.tests.update(
         link=lambda v: isinstance(v, Link),
