@@ -53,6 +53,8 @@ _BR = "\x00br\x00"
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[-+*](?=\s)|\d+(?=[.)]\s)|>|=+\s*$|-+\s*$)")
 _WORD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.IGNORECASE)
+_GUTTER = {"linenos", "lineno", "gutter", "line-numbers", "linenodiv"}
+_CJK_BREAK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])[ \t]*\n\s*(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
 _APP_IDS = {"app", "root", "__next", "__nuxt", "___gatsby", "q-app", "main-app", "application", "react-root", "vue-app"}
 
 
@@ -293,6 +295,8 @@ class _Converter:
         return out
 
     def table(self, el) -> list[str]:
+        if el.find(".//pre") is not None:
+            return self.code_table(el)
         rows: list[list[str]] = []
         header = False
         caption = ""
@@ -328,6 +332,16 @@ class _Converter:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * width]
         lines += ["| " + " | ".join(r) + " |" for r in body]
         out.append("\n".join(lines))
+        return out
+
+    def code_table(self, el) -> list[str]:
+        """A table holding code (line-numbered listings, code beside notes): its cells as blocks,
+        so the code stays verbatim; line-number gutters are left out."""
+        out: list[str] = []
+        for cell in el.iter("td", "th"):
+            if cell.find(".//td") is not None or self.skip(cell) or _GUTTER & set((cell.get("class") or "").lower().split()):
+                continue
+            out.extend(self.flow(cell))
         return out
 
     def row(self, tr) -> list[str]:
@@ -425,11 +439,15 @@ def _escape_line_start(line: str) -> str:
 
 
 def _collapse(text: str) -> str:
+    if "\n" in text:
+        text = _CJK_BREAK.sub("", text)  # a line break between Chinese characters is no space
     text = _SPACE.sub(" ", text).strip()
     return text.replace(_BR, " ").strip() if _BR in text else text
 
 
 def _paragraph(text: str) -> str:
+    if "\n" in text:
+        text = _CJK_BREAK.sub("", text)
     text = _SPACE.sub(" ", text).strip()
     if _BR in text:
         lines = [line.strip() for line in text.split(_BR)]
