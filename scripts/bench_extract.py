@@ -400,6 +400,8 @@ def main() -> int:
         print(f"{name:<16}{cells}{100 * hit / total:>9.1f}%{leak_count[name]:>7}{bad_links[name]:>10}{ms:>9.1f}")
     ratio = statistics.mean(times["ours"]) / statistics.mean(times["trafilatura"])
     print(f"time per page, ours / trafilatura: {ratio:.2f}x (median page {statistics.median(times['ours']):.1f} ms vs {statistics.median(times['trafilatura']):.1f} ms)")
+    shells = [label for label, _url, data in pages if label.startswith(tuple(DEBIAN)) and _is_shell(data)]
+    print(f"JS shell false alarms among the Debian pages: {len(shells)}/{len(pages) - len(HANDWRITTEN)}" + (f" ({', '.join(shells)})" if shells else ""))
     _shell_line()
     if args.show_misses or misses:
         print(f"\n{len(misses)} misses of our extractor" + (":" if args.show_misses else " (--show-misses lists them)"))
@@ -407,6 +409,16 @@ def main() -> int:
             for line in misses:
                 print("  " + line)
     return 0
+
+
+def _is_shell(data: bytes) -> bool:
+    import trafilatura
+
+    from corpus_build.fetch.extract import shell_signals
+    from corpus_build.fetch.kinds.html import decode_html
+
+    tree = trafilatura.load_html(decode_html(data, "text/html")[0])
+    return tree is not None and bool(shell_signals(tree, len(data)))
 
 
 def _shell_line() -> None:

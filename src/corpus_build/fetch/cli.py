@@ -1,7 +1,8 @@
 """`corpus-build fetch` and `corpus-build status`: parse options, call the library, report.
 
-Exit codes: 0 every selected source ok or unchanged; 1 some failed or were skipped
-(after finishing the others); 2 usage or registry errors.
+Exit codes: 0 every selected source ok or unchanged; 1 some failed, were skipped or are
+partial, e.g. a JavaScript page no browser rendered (after finishing the others); 2 usage
+or registry errors.
 """
 
 from __future__ import annotations
