@@ -120,6 +120,13 @@ def test_js_shell_without_a_browser_is_partial_never_ok(server, make_corpus, opt
     assert [h.headers.get("if-none-match") for h in server.hits if h.path == "/portal/docs/overview"] == [None, None]
 
 
+def test_js_shell_with_auto_but_no_chromium_is_partial(server, make_corpus, options):
+    corpus = _shell_corpus(server, make_corpus)
+    [result] = fetch_corpus(corpus, replace(options, browser="auto", chromium="/nonexistent/chromium"))
+    assert result.status is Status.PARTIAL
+    assert "needs JavaScript" in result.error and "/nonexistent/chromium" in result.error
+
+
 def test_js_shell_status_command_shows_partial_and_why(server, make_corpus, options, capsys):
     from corpus_build import cli
 
