@@ -358,6 +358,7 @@ def main() -> int:
     times: dict[str, list[float]] = {name: [] for name in names}
     misses: list[str] = []
     leak_candidates = 0
+    by_lang: dict[str, dict[str, list[int]]] = {name: defaultdict(lambda: [0, 0]) for name in names}
     for label, url, data in pages:
         root = lxml.html.document_fromstring(data)
         wanted = expected_links(root, url)
@@ -376,6 +377,9 @@ def main() -> int:
                 hit = norm(snippet) in flat
                 recall[name][kind][0] += hit
                 recall[name][kind][1] += 1
+                lang = "zh" if _CJK.search(snippet) else "en"
+                by_lang[name][lang][0] += hit
+                by_lang[name][lang][1] += 1
                 if not hit and name == "ours":
                     misses.append(f"{label} [{kind}] {snippet[:90]}")
             leaked = [c for c in page_leaks if norm(c) in flat]
@@ -398,6 +402,8 @@ def main() -> int:
         total = sum(v[1] for v in recall[name].values())
         ms = statistics.mean(times[name])
         print(f"{name:<16}{cells}{100 * hit / total:>9.1f}%{leak_count[name]:>7}{bad_links[name]:>10}{ms:>9.1f}")
+    for name in names:
+        print(f"recall by language, {name}: " + ", ".join(f"{lang} {100 * h / t:.1f}% of {t}" for lang, (h, t) in sorted(by_lang[name].items())))
     ratio = statistics.mean(times["ours"]) / statistics.mean(times["trafilatura"])
     print(f"time per page, ours / trafilatura: {ratio:.2f}x (median page {statistics.median(times['ours']):.1f} ms vs {statistics.median(times['trafilatura']):.1f} ms)")
     shells = [label for label, _url, data in pages if label.startswith(tuple(DEBIAN)) and _is_shell(data)]
