@@ -125,8 +125,21 @@ def find_region(root) -> tuple[Any, str]:
         # A marked region holding little of the page's text (a hero banner in <main>, an empty
         # role=main shell) is not where the content lives.
         if _text_len(best) >= 0.4 * total:
-            return best, label
+            return _narrowed(best, label)
     return body, "body"
+
+
+def _narrowed(region, label: str) -> tuple[Any, str]:
+    """A <main> that wraps one <article> (plus a table of contents, prev/next links…): the article."""
+    if label == "article":
+        return region, label
+    articles = list(region.iter("article"))
+    if len(articles) == 1 and _text_len(articles[0]) >= 0.6 * _text_len(region):
+        article = articles[0]
+        # Not when the page's title sits outside the article (<main><h1>…</h1><article>).
+        if all(any(a is article for a in h.iterancestors()) for h in region.iter("h1")):
+            return article, f"{label} > article"
+    return region, label
 
 
 class _Converter:
