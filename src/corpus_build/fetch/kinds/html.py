@@ -245,6 +245,7 @@ class HtmlKind:
                     if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
                 except FetchError as exc:
+                    (stage / browser.SCREENSHOT).unlink(missing_ok=True)  # of a render that did not finish
                     if shell:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
