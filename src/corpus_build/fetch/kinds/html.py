@@ -249,7 +249,7 @@ class HtmlKind:
                     if shell:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
-            partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never'"
+            partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never' (set it to 'auto', with chromium installed, to render it)"
         saved: tuple[SavedImage, ...] = ()
         if wants_images and facts["used_images"]:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
