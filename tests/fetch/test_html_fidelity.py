@@ -215,6 +215,8 @@ def test_article_images_are_kept_and_failures_recorded(server, make_corpus, opti
     html = pages["sources/tiles/text.md"]
     assert f'src="../{good.path}"' in html
     assert re.findall(r'<img[^>]*src="([^"]*)"', html) == [f"../{good.path}", f"../{good.path}"]  # no other origin
+    (raw / good.path).unlink()  # a fresh clone: corpus/.gitignore leaves the images out
+    assert "<img" not in render.build_pages(corpus)["sources/tiles/text.md"]  # no broken image
 
 
 def test_image_cap_per_source(server, make_corpus, options):

@@ -80,11 +80,12 @@ def _escape_markup(text: str) -> str:
     return "\n".join(out)
 
 
-def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
+def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
     """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
 
-    With `image_prefix`, <img> of the mirror's local copies are kept, their src prefixed
-    (the path from the page to the published images/ folder); every other image is dropped.
+    With `image_prefix`, <img> of the mirror's local copies that are published (`images`)
+    are kept, their src prefixed (the path from the page to the published images/ folder);
+    every other image is dropped.
     """
     import markdown
     import nh3
@@ -102,7 +103,7 @@ def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
 
     def keep(tag: str, attribute: str, value: str) -> str | None:
         if tag == "img" and attribute == "src":
-            return image_prefix + value if image_prefix is not None and _LOCAL_IMAGE.fullmatch(value) else None
+            return image_prefix + value if image_prefix is not None and value in images and _LOCAL_IMAGE.fullmatch(value) else None
         return value
 
     cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
@@ -294,7 +295,8 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
     # Images are published beside the text page (image_files); with directory URLs the page
     # itself is one folder deeper (sources/<id>/text/).
-    body = sanitize_markdown(text, image_prefix="../" if directory_urls else "")
+    published = frozenset(i.path for i in record.document.image_files if _LOCAL_IMAGE.fullmatch(i.path) and mirror_file(corpus, source, i.path))
+    body = sanitize_markdown(text, image_prefix="../" if directory_urls else "", images=published)
     return out + f'\n\n<div class="cb-extracted">\n{body}\n</div>\n'
 
 
