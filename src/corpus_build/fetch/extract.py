@@ -55,6 +55,7 @@ _WORD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.IGNORECASE)
 _GUTTER = {"linenos", "lineno", "gutter", "line-numbers", "linenodiv"}
 _CJK_BREAK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])[ \t]*\n\s*(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
+_FETCHES = re.compile(r"\bfetch\(|XMLHttpRequest|\baxios\b|\$\.(?:ajax|get|getJSON)\(|\binnerHTML\s*=")
 _APP_IDS = {"app", "root", "__next", "__nuxt", "___gatsby", "q-app", "main-app", "application", "react-root", "vue-app"}
 
 
@@ -554,6 +555,9 @@ def shell_signals(root, size: int) -> list[str]:
         if isinstance(el.tag, str) and (el.get("id") or "").lower() in _APP_IDS and _text_len(el) < 50:
             signals.append(f"empty app container #{el.get('id')}")
             break
+    inline = " ".join(s.text or "" for s in root.iter("script") if not s.get("src"))
+    if text < 500 and _FETCHES.search(inline):
+        signals.append("its scripts fetch the content")
     script_bytes = sum(len(s.text or "") + (2000 if s.get("src") else 0) for s in root.iter("script"))
     if script_bytes > 20 * max(text, 1) and text < 500:
         signals.append(f"{text} characters of text against {script_bytes:,} bytes of script")
