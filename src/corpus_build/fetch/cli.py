@@ -33,7 +33,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON record per source instead of the table")
     p.set_defaults(func=_guard(cmd_fetch))
 
-    p = sub.add_parser("status", help="every source's mirror state: ok, unchanged, stale, failed, never fetched")
+    p = sub.add_parser("status", help="every source's mirror state: ok, unchanged, partial, stale, failed, never fetched")
     p.add_argument("--json", action="store_true", help="one JSON record per source")
     p.set_defaults(func=_guard(cmd_status))
 
@@ -114,7 +114,7 @@ def _summary(results: list[FetchResult]) -> None:
 
 
 def source_state(corpus: Corpus, source: Source, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
-    """(state, mirror record, failure record); state is ok, unchanged, stale, failed, skipped or never fetched."""
+    """(state, mirror record, failure record); state is ok, unchanged, partial, stale, failed, skipped or never fetched."""
     return mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days, now)
 
 
