@@ -318,7 +318,7 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
 
     state is "failed" or "skipped" (the last attempt's outcome, recorded beside a
     mirror that stays as it was), "never fetched", "stale" (checked longer ago than
-    `stale_after_days`), or the record's own status ("ok", "unchanged").
+    `stale_after_days`), or the record's own status ("ok", "unchanged", "partial").
     """
     record, failure = read_provenance(raw_dir), read_failure(raw_dir)
     if failure is not None:

@@ -122,6 +122,13 @@ def test_js_shell_without_a_browser_is_partial_never_ok(server, make_corpus, opt
     assert [h.headers.get("if-none-match") for h in server.hits if h.path == "/portal/docs/overview"] == [None, None]
 
 
+def test_js_shell_with_auto_but_no_chromium_is_partial(server, make_corpus, options):
+    corpus = _shell_corpus(server, make_corpus)
+    [result] = fetch_corpus(corpus, replace(options, browser="auto", chromium="/nonexistent/chromium"))
+    assert result.status is Status.PARTIAL
+    assert "needs JavaScript" in result.error and "/nonexistent/chromium" in result.error
+
+
 def test_js_shell_status_command_shows_partial_and_why(server, make_corpus, options, capsys):
     from corpus_build import cli
 
@@ -197,6 +204,11 @@ def test_article_images_are_kept_and_failures_recorded(server, make_corpus, opti
     assert text.count(f"![瓦片示意图]({good.path})") == 1 and f"![再次]({good.path})" in text
     assert f"![缺失]({server.url('/posts/2024/img/missing.png')})" in text  # failed: the original stays named
     assert good.path in {f.path for f in record.files}
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(raw / record.warc_file, "rb") as handle:
+        captured = [r.rec_headers.get_header("WARC-Target-URI") for r in ArchiveIterator(handle) if r.rec_type == "response"]
+    assert server.url("/posts/2024/tiles.html") in captured and server.url("/posts/2024/img/tiles.png") in captured
     # The site publishes the copy beside the extracted-text page and shows it from there only.
     from corpus_build import render
 
@@ -205,6 +217,8 @@ def test_article_images_are_kept_and_failures_recorded(server, make_corpus, opti
     html = pages["sources/tiles/text.md"]
     assert f'src="../{good.path}"' in html
     assert re.findall(r'<img[^>]*src="([^"]*)"', html) == [f"../{good.path}", f"../{good.path}"]  # no other origin
+    (raw / good.path).unlink()  # a fresh clone: corpus/.gitignore leaves the images out
+    assert "<img" not in render.build_pages(corpus)["sources/tiles/text.md"]  # no broken image
 
 
 def test_image_cap_per_source(server, make_corpus, options):
@@ -253,3 +267,18 @@ def test_site_shows_the_mirrored_images_from_its_own_origin(tmp_path, server, op
     assert len(sizes) == 2 and all(w == 40 and h == 30 and src.startswith(base + "sources/tiles/images/") for w, h, src in sizes), sizes
     assert all(url.startswith(base) for url in requested), [u for u in requested if not u.startswith(base)]
     assert len(server.hits) == hits_before  # the original server is never asked by the site
+
+
+@needs_chromium
+def test_browser_always_renders_an_ordinary_page_too(server, make_corpus, options):
+    pytest.importorskip("playwright.async_api", reason="Playwright is not installed (pip install 'corpus-build[browser]')")
+    server.add("/plain", "<html><body><main><h1>Plain page</h1><p id='p'>Static words.</p></main>"
+                         "<script>document.getElementById('p').textContent += ' Added by script.';</script></body></html>")
+    corpus = make_corpus([{"id": "plain", "url": server.url("/plain"), "kind": "docs"}])
+    [result] = fetch_corpus(corpus, replace(options, browser="always", chromium=CHROMIUM, read_timeout=20, total_timeout=60))
+    assert result.status is Status.OK, result.error
+    raw = corpus.raw_dir(corpus.source("plain"))
+    record = read_provenance(raw)
+    assert "Static words. Added by script." in (raw / "text.md").read_text(encoding="utf-8")
+    assert record.document.renderer.startswith("chromium ") and record.document.screenshot == "screenshot.png"
+    assert not record.document.shell  # not a shell: rendered because the corpus asked for it

@@ -9,13 +9,16 @@ reason, never as `ok` (see kinds/html.py).
 The page is loaded from the bytes already downloaded (the main document request is
 answered from the mirror, so the rendered DOM belongs to the captured page); its
 scripts and their requests go to the network as in a browser, within the fetch
-timeouts. Only http(s) requests leave; media and websockets are refused. The browser
+timeouts (but outside its byte caps and per-host limits: a browser fetches as it likes).
+Only http(s) requests leave; media and websockets are refused, and so are requests to
+loopback and private addresses unless the page itself lives on one. The browser
 runs with its own throw-away profile and is closed after each page.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -39,12 +42,12 @@ class Rendered:
 
 
 def find_chromium(configured: str = "") -> str:
-    """The Chromium binary to use, or "" when there is none."""
-    for candidate in (configured, "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        if candidate:
-            found = shutil.which(candidate)
-            if found:
-                return found
+    """The Chromium binary to use, or "" when there is none. A configured one is the only
+    candidate: a wrong CORPUS_BUILD_CHROMIUM must be reported, not quietly replaced."""
+    for candidate in (configured,) if configured else ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(candidate)
+        if found:
+            return found
     return ""
 
 
@@ -55,6 +58,8 @@ def unavailable(configured: str = "") -> str:
     except ImportError:
         return "Playwright is not installed (pip install 'corpus-build[browser]')"
     if not find_chromium(configured):
+        if configured:
+            return f"no Chromium at {configured} (check CORPUS_BUILD_CHROMIUM)"
         return "no Chromium found (apt-get install chromium, or set CORPUS_BUILD_CHROMIUM)"
     return ""
 
@@ -71,6 +76,7 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
         raise ContentError("no Chromium to render the page with", url=url)
     document = urldefrag(url)[0]
     served = False
+    page_is_private = _private(url)
 
     async def route(request_route) -> None:
         nonlocal served
@@ -78,7 +84,8 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
         if not served and request.resource_type == "document" and urldefrag(request.url)[0] == document:
             served = True
             await request_route.fulfill(status=200, body=body, headers={"Content-Type": content_type or "text/html; charset=utf-8"})
-        elif urlsplit(request.url).scheme not in ("http", "https") or request.resource_type in ("media", "websocket", "eventsource"):
+        elif (urlsplit(request.url).scheme not in ("http", "https") or request.resource_type in ("media", "websocket", "eventsource")
+              or (_private(request.url) and not page_is_private)):
             await request_route.abort()
         else:
             await request_route.continue_()
@@ -114,6 +121,19 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
     playwright_version = package_version("playwright")
     return Rendered(html=html, screenshot=shot, renderer=f"chromium {version} (playwright {playwright_version})",
                     versions={"chromium": version, "playwright": playwright_version})
+
+
+def _private(url: str) -> bool:
+    """A loopback, private or link-local address (or localhost): a public page's scripts must not
+    reach services of the machine that fetches (its own addresses are another matter)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local or address.is_reserved
 
 
 def render_html_sync(url: str, body: bytes, chromium: str = "") -> str:

@@ -1,8 +1,8 @@
 """`corpus-build fetch` and `corpus-build status`: parse options, call the library, report.
 
 Exit codes (the table in cli.py): 0 every selected source ok or unchanged; 1 some
-failed or were skipped (after finishing the others), or the registry has errors;
-2 usage errors; 130 interrupted.
+failed, were skipped or are partial (e.g. a JavaScript page no browser rendered), after
+finishing the others, or the registry has errors; 2 usage errors; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def register(sub) -> None:
 
     p = add_command(
         sub, "status", cmd_status,
-        help="every source's mirror state: ok, unchanged, stale, failed, never fetched",
-        description="List every source's mirror state (ok, unchanged, stale, failed, skipped, never fetched), its age "
+        help="every source's mirror state: ok, unchanged, partial, stale, failed, never fetched",
+        description="List every source's mirror state (ok, unchanged, partial, stale, failed, skipped, never fetched), its age "
         "and last error. Piped or redirected, each source is one tab-separated line.",
         example="corpus-build status\ncorpus-build status --json | head -2\ncorpus-build status | grep failed",
     )
@@ -121,7 +121,7 @@ def _summary(results: list[FetchResult]) -> None:
 
 
 def source_state(corpus: Corpus, source: Source, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
-    """(state, mirror record, failure record); state is ok, unchanged, stale, failed, skipped or never fetched."""
+    """(state, mirror record, failure record); state is ok, unchanged, partial, stale, failed, skipped or never fetched."""
     return mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days, now)
 
 

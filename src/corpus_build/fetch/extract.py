@@ -53,6 +53,9 @@ _BR = "\x00br\x00"
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|[-+*](?=\s)|\d+(?=[.)]\s)|>|=+\s*$|-+\s*$)")
 _WORD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 _JS_WORDS = re.compile(r"javascript|enable\s+js|启用|開啟|开启|打开|浏览器", re.IGNORECASE)
+_GUTTER = {"linenos", "lineno", "gutter", "line-numbers", "linenodiv"}
+_CJK_BREAK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])[ \t]*\n\s*(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
+_FETCHES = re.compile(r"\bfetch\(|XMLHttpRequest|\baxios\b|\$\.(?:ajax|get|getJSON)\(|\binnerHTML\s*=")
 _APP_IDS = {"app", "root", "__next", "__nuxt", "___gatsby", "q-app", "main-app", "application", "react-root", "vue-app"}
 
 
@@ -123,8 +126,21 @@ def find_region(root) -> tuple[Any, str]:
         # A marked region holding little of the page's text (a hero banner in <main>, an empty
         # role=main shell) is not where the content lives.
         if _text_len(best) >= 0.4 * total:
-            return best, label
+            return _narrowed(best, label)
     return body, "body"
+
+
+def _narrowed(region, label: str) -> tuple[Any, str]:
+    """A <main> that wraps one <article> (plus a table of contents, prev/next links…): the article."""
+    if label == "article":
+        return region, label
+    articles = list(region.iter("article"))
+    if len(articles) == 1 and _text_len(articles[0]) >= 0.6 * _text_len(region):
+        article = articles[0]
+        # Not when the page's title sits outside the article (<main><h1>…</h1><article>).
+        if all(any(a is article for a in h.iterancestors()) for h in region.iter("h1")):
+            return article, f"{label} > article"
+    return region, label
 
 
 class _Converter:
@@ -293,6 +309,8 @@ class _Converter:
         return out
 
     def table(self, el) -> list[str]:
+        if el.find(".//pre") is not None:
+            return self.code_table(el)
         rows: list[list[str]] = []
         header = False
         caption = ""
@@ -328,6 +346,16 @@ class _Converter:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * width]
         lines += ["| " + " | ".join(r) + " |" for r in body]
         out.append("\n".join(lines))
+        return out
+
+    def code_table(self, el) -> list[str]:
+        """A table holding code (line-numbered listings, code beside notes): its cells as blocks,
+        so the code stays verbatim; line-number gutters are left out."""
+        out: list[str] = []
+        for cell in el.iter("td", "th"):
+            if cell.find(".//td") is not None or self.skip(cell) or _GUTTER & set((cell.get("class") or "").lower().split()):
+                continue
+            out.extend(self.flow(cell))
         return out
 
     def row(self, tr) -> list[str]:
@@ -425,11 +453,15 @@ def _escape_line_start(line: str) -> str:
 
 
 def _collapse(text: str) -> str:
+    if "\n" in text:
+        text = _CJK_BREAK.sub("", text)  # a line break between Chinese characters is no space
     text = _SPACE.sub(" ", text).strip()
     return text.replace(_BR, " ").strip() if _BR in text else text
 
 
 def _paragraph(text: str) -> str:
+    if "\n" in text:
+        text = _CJK_BREAK.sub("", text)
     text = _SPACE.sub(" ", text).strip()
     if _BR in text:
         lines = [line.strip() for line in text.split(_BR)]
@@ -523,6 +555,9 @@ def shell_signals(root, size: int) -> list[str]:
         if isinstance(el.tag, str) and (el.get("id") or "").lower() in _APP_IDS and _text_len(el) < 50:
             signals.append(f"empty app container #{el.get('id')}")
             break
+    inline = " ".join(s.text or "" for s in root.iter("script") if not s.get("src"))
+    if text < 500 and _FETCHES.search(inline):
+        signals.append("its scripts fetch the content")
     script_bytes = sum(len(s.text or "") + (2000 if s.get("src") else 0) for s in root.iter("script"))
     if script_bytes > 20 * max(text, 1) and text < 500:
         signals.append(f"{text} characters of text against {script_bytes:,} bytes of script")

@@ -78,11 +78,12 @@ def _escape_markup(text: str) -> str:
     return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
 
 
-def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
+def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
     """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
 
-    With `image_prefix`, <img> of the mirror's local copies are kept, their src prefixed
-    (the path from the page to the published images/ folder); every other image is dropped.
+    With `image_prefix`, <img> of the mirror's local copies that are published (`images`)
+    are kept, their src prefixed (the path from the page to the published images/ folder);
+    every other image is dropped.
     """
     import markdown
     import nh3
@@ -100,7 +101,7 @@ def sanitize_markdown(text: str, image_prefix: str | None = None) -> str:
 
     def keep(tag: str, attribute: str, value: str) -> str | None:
         if tag == "img" and attribute == "src":
-            return image_prefix + value if image_prefix is not None and _LOCAL_IMAGE.fullmatch(value) else None
+            return image_prefix + value if image_prefix is not None and value in images and _LOCAL_IMAGE.fullmatch(value) else None
         return value
 
     cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
@@ -510,7 +511,9 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
     # Images are published beside the text page (extra_files); with directory URLs the page
     # itself is one folder deeper (sources/<id>/text/).
-    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(sanitize_markdown(text, image_prefix="../" if directory_urls else "")))
+    published = frozenset(i.path for i in record.document.image_files if _LOCAL_IMAGE.fullmatch(i.path) and mirror_file(corpus, source, i.path))
+    body = sanitize_markdown(text, image_prefix="../" if directory_urls else "", images=published)
+    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(body))
     return render("text.md.j2", view=view, t=t)
 
 

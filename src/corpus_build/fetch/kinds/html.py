@@ -58,26 +58,25 @@ def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
         if data.startswith(bom):
             return data.decode(name, errors="replace").lstrip("\ufeff"), name
     labels = []
-    match = _HEADER_CHARSET.search(content_type or "")
-    if match:
-        labels.append(match.group(1))
-    match = _META_CHARSET.search(data[:4096])
-    if match:
-        labels.append(match.group(1).decode("ascii", "replace"))
+    header = _HEADER_CHARSET.search(content_type or "")
+    if header:
+        labels.append(header.group(1))
+    meta = _META_CHARSET.search(data[:4096])
+    if meta:
+        labels.append(meta.group(1).decode("ascii", "replace"))
     labels.append("utf-8")
     for label in labels:
-        name = _codec(label)
-        if name:
+        codec = _codec(label)
+        if codec:
             try:
-                return data.decode(name), name
+                return data.decode(codec), codec
             except UnicodeDecodeError:
                 continue
     from charset_normalizer import from_bytes
 
     best = from_bytes(data[:200_000]).best()
-    name = _codec(best.encoding) if best else None
-    name = name or "utf-8"
-    return data.decode(name, errors="replace"), name
+    guess = (_codec(best.encoding) if best else None) or "utf-8"
+    return data.decode(guess, errors="replace"), guess
 
 
 def cite_space(url: str, pairs: tuple[tuple[str, str], ...]) -> str:
@@ -206,9 +205,10 @@ class HtmlKind:
     async def fetch(self, ctx: Context) -> Outcome:
         # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again.
         partial = ctx.previous is not None and ctx.previous.status is Status.PARTIAL
+        conditional: dict[str, str] = {} if partial else ctx.conditional
         download = await ctx.http.download(
             ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes,
-            **({} if partial else ctx.conditional),
+            etag=conditional.get("etag", ""), last_modified=conditional.get("last_modified", ""),
         )
         if not partial and (download.not_modified or ctx.same_as_before(download.sha256)):
             return Outcome(unchanged=True, exchanges=download.exchanges)
@@ -253,10 +253,11 @@ class HtmlKind:
                     if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
                 except FetchError as exc:
+                    (stage / browser.SCREENSHOT).unlink(missing_ok=True)  # of a render that did not finish
                     if shell:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
-            partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never'"
+            partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never' (set it to 'auto', with chromium installed, to render it)"
         saved: tuple[SavedImage, ...] = ()
         if wants_images and facts["used_images"]:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
