@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import cli
+from corpus_build import cli, registry
+from corpus_build.add import resolve_section
 from corpus_build.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, main, make_parser
 from tests.corpus_fixture import PROJECT_ROOT, SOURCES_GPU
 
@@ -317,9 +318,20 @@ def test_the_readme_examples_run_on_the_shipped_corpus(tmp_path, capsys):
     for example in examples:
         argv = shlex.split(example)[1:] + ["--project", str(project)]
         parser.parse_args(argv)  # every example is a valid command line
-        if argv[0] in ("fetch", "watch"):
+        if argv[0] in ("fetch", "watch", "links", "publish"):
             # These reach GitHub and the cited sites; their runs are tested against local servers.
             print(f"parsed, not run (needs the network): {example}")
+            continue
+        if argv[0] in ("attach", "import"):
+            # These read a file the user saved or exported (tests/fetch/test_attach.py, tests/test_import*.py run them);
+            # what the example names in the corpus must exist.
+            args = parser.parse_args(argv)
+            corpus = registry.load(project / "corpus")
+            if argv[0] == "attach":
+                assert args.id in {s.id for s in corpus.sources}, example
+            else:
+                assert resolve_section(corpus, args.section), example
+            print(f"parsed, not run (needs your own file): {example}")
             continue
         assert main(argv) == EXIT_OK, (example, capsys.readouterr().err)
 
