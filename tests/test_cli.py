@@ -344,3 +344,15 @@ def test_every_option_a_message_names_exists():
         named |= set(re.findall(r"(?<![-\w])--[a-z][a-z-]+", (PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8")))
     assert len(named) >= 10
     assert named - options - {"--clean"} == set()  # `zensical build --clean`, in the command site.py runs
+
+
+def test_the_readme_commands_table_lists_every_command_once_with_its_options():
+    table = README[README.index("## Commands") : README.index("### Exit codes")]
+    rows = [line for line in table.splitlines() if line.startswith("| `corpus-build ")]
+    globals_ = {"--project", "--quiet", "--verbose", "--help"}
+    for name, parser in commands().items():
+        [row] = [r for r in rows if f"`corpus-build {name} " in r or f"`corpus-build {name}`" in r]  # once
+        if f"corpus-build {name} …" in row:  # described by `corpus-build NAME --help`
+            continue
+        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--")} - globals_  # type: ignore[attr-defined]
+        assert all(o in row for o in options), (name, sorted(o for o in options if o not in row))
