@@ -180,7 +180,8 @@ class LinkChecker:
         # goes, not from when it was planned: on a loaded machine several sleepers can wake
         # together, and planned slots would then let them all go at once.
         async with self._host_turn.setdefault(host, asyncio.Lock()):
-            while (wait := self._next_slot.get(host, 0.0) - time.monotonic()) > 0:
+            wait = self._next_slot.get(host, 0.0) - time.monotonic()
+            if wait > 0:
                 await asyncio.sleep(wait)
             self._next_slot[host] = time.monotonic() + self._spacing.get(host, self.options.delay)
         self.requests += 1
