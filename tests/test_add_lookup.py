@@ -39,16 +39,15 @@ def run(project, *args) -> int:
 
 
 def added_field_expected(entry) -> None:
-    if "added" in registry.SOURCE_FIELDS:
-        assert entry.added == dt.date.today()
+    assert entry.added == dt.date.today()
 
 
 def test_title_authors_and_date_come_from_the_pages_citation_tags(tmp_path, server, online, capsys):
     project = write_project(tmp_path)
     server.add("/paper.html", ARTICLE)
     assert run(project, "add", server.url("/paper.html"), "--section", "01", "--note", "Why it matters.") == 0, capsys.readouterr()
-    out = capsys.readouterr().out
-    assert "placeholder" not in out
+    captured = capsys.readouterr()
+    assert "placeholder" not in captured.out + captured.err
     corpus = registry.load(project / "corpus")
     [source] = [s for s in corpus.sources if s.url == server.url("/paper.html")]
     assert source.id == "tiles-layouts-a-study"  # derived from the page's title
@@ -87,7 +86,7 @@ def test_a_pull_request_through_the_github_api(tmp_path, server, online, monkeyp
 def test_an_unreachable_page_leaves_a_placeholder_title_and_says_so(tmp_path, server, online, capsys):
     project = write_project(tmp_path)
     assert run(project, "add", server.url("/gone"), "--section", "01", "--id", "gone") == 0
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err  # warnings go to stderr (the CLI's one convention)
     assert "warning: wrote a placeholder title '127.0.0.1:" in out and "the page could not be read" in out and "404" in out
     source = registry.load(project / "corpus").source("gone")
     assert source.title == server.url("/gone").split("://", 1)[1] and source.authors == () and source.date == ""
@@ -98,7 +97,7 @@ def test_offline_sends_nothing_and_warns_about_the_placeholder(tmp_path, server,
     server.add("/paper.html", ARTICLE)
     assert run(project, "add", server.url("/paper.html"), "--section", "01", "--id", "p", "--offline") == 0
     assert server.hits == []
-    out = capsys.readouterr().out
+    out = capsys.readouterr().err
     assert "warning: wrote a placeholder title '127.0.0.1:" in out and "(--offline)" in out
     source = registry.load(project / "corpus").source("p")
     added_field_expected(source)

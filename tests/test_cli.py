@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import cli
+from corpus_build import cli, registry
+from corpus_build.add import resolve_section
 from corpus_build.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, main, make_parser
 from tests.corpus_fixture import PROJECT_ROOT, SOURCES_GPU
 
@@ -317,9 +318,20 @@ def test_the_readme_examples_run_on_the_shipped_corpus(tmp_path, capsys):
     for example in examples:
         argv = shlex.split(example)[1:] + ["--project", str(project)]
         parser.parse_args(argv)  # every example is a valid command line
-        if argv[0] in ("fetch", "watch"):
+        if argv[0] in ("fetch", "watch", "links", "publish"):
             # These reach GitHub and the cited sites; their runs are tested against local servers.
             print(f"parsed, not run (needs the network): {example}")
+            continue
+        if argv[0] in ("attach", "import"):
+            # These read a file the user saved or exported (tests/fetch/test_attach.py, tests/test_import*.py run them);
+            # what the example names in the corpus must exist.
+            args = parser.parse_args(argv)
+            corpus = registry.load(project / "corpus")
+            if argv[0] == "attach":
+                assert args.id in {s.id for s in corpus.sources}, example
+            else:
+                assert resolve_section(corpus, args.section), example
+            print(f"parsed, not run (needs your own file): {example}")
             continue
         assert main(argv) == EXIT_OK, (example, capsys.readouterr().err)
 
@@ -332,3 +344,15 @@ def test_every_option_a_message_names_exists():
         named |= set(re.findall(r"(?<![-\w])--[a-z][a-z-]+", (PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8")))
     assert len(named) >= 10
     assert named - options - {"--clean"} == set()  # `zensical build --clean`, in the command site.py runs
+
+
+def test_the_readme_commands_table_lists_every_command_once_with_its_options():
+    table = README[README.index("## Commands") : README.index("### Exit codes")]
+    rows = [line for line in table.splitlines() if line.startswith("| `corpus-build ")]
+    globals_ = {"--project", "--quiet", "--verbose", "--help"}
+    for name, parser in commands().items():
+        [row] = [r for r in rows if f"`corpus-build {name} " in r or f"`corpus-build {name}`" in r]  # once
+        if f"corpus-build {name} …" in row:  # described by `corpus-build NAME --help`
+            continue
+        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--")} - globals_  # type: ignore[attr-defined]
+        assert all(o in row for o in options), (name, sorted(o for o in options if o not in row))

@@ -167,6 +167,15 @@ def test_per_section_and_per_chapter_files_are_written_and_parse(corpus):
     assert len(rispy.loads(pages["export/sections/01-gpu.ris"])) == len(corpus.section("01-gpu").sources)
 
 
+def test_section_chapter_and_all_sources_pages_link_their_export_files(corpus):
+    pages = build_pages(corpus)
+    for page, stem in (("sections/02-ascend.md", "../export/sections/02-ascend"), ("chapters/01.md", "../export/chapters/01"),
+                       ("sources/index.md", "../corpus")):
+        assert f"[BibTeX]({stem}.bib) · [RIS]({stem}.ris) · [CSL-JSON]({stem}.json)" in pages[page], page
+    for target in ("export/sections/02-ascend.bib", "export/chapters/01.ris", "corpus.ris"):
+        assert target in pages  # every linked file is written
+
+
 def test_hostile_text_cannot_break_out_of_a_bibtex_field(tmp_path):
     hostile = SOURCES_GPU.replace("title: TileLang", 'title: "Tile}Lang, @misc{evil, title={x} %"').replace(
         "https://github.com/tile-ai/tilelang", "https://github.com/tile-ai/tilelang?q={a}%20b")

@@ -174,3 +174,23 @@ def test_every_problem_code_is_documented_in_the_readme():
     documented = set(re.findall(r"^\| `([a-z0-9-]+)` \|", block, re.M))
     assert len(codes) >= 25
     assert codes <= documented, sorted(codes - documented)
+
+
+def test_files_that_cannot_be_read_have_stable_codes(tmp_path):
+    import os
+
+    from corpus_build import yamlfile
+
+    folder = tmp_path / "folder.yaml"
+    folder.mkdir()
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.yaml"
+    big.write_text("- id: x\n" * 100, encoding="utf-8")
+    problems: list = []
+    assert yamlfile.read_text(folder, problems) is None
+    assert yamlfile.read_text(fifo, problems) is None  # refused without blocking
+    assert yamlfile.read_text(big, problems, max_bytes=100) is None
+    assert yamlfile.read_text(tmp_path / "missing.yaml", problems) is None
+    assert [p.code for p in problems] == ["not-a-file", "not-a-file", "file-too-large", "unreadable"]
+    assert "a FIFO" in problems[1].message or "not a regular file" in problems[1].message

@@ -135,8 +135,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
         entry["authors"] = list(page.authors)
     if page.date:
         entry["date"] = dt.date.fromisoformat(page.date) if len(page.date) == 10 else page.date
-    if "added" in registry.SOURCE_FIELDS:  # the registry's `added` field (helper "pages" defines it)
-        entry["added"] = dt.date.today()
+    entry["added"] = dt.date.today()  # the day it entered the registry (the site's "new" list and feed)
     if new.lang or new.note:
         entry["lang"] = new.lang or registry.guess_lang(new.note)
     if new.chapters:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import registry, urls
 from .add import _entry_yaml, _restore, _write_atomic, resolve_section
-from .errors import CorpusBuildError, RegistryError, UsageError
+from .errors import RegistryError
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
 from .model import Corpus
 
@@ -184,32 +184,29 @@ def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "import",
+    from .cli import add_command
+
+    p = add_command(
+        sub, "import", cmd_import,
         help="add the references of a Zotero CSL-JSON, BibTeX/biblatex, RIS or URL-list file to a section",
-        description="Duplicates of registry entries (same URL, DOI or arXiv id) are reported and skipped; existing bytes of sources.yaml stay as they are.",
+        description="Add every reference of an exported file to a section's sources.yaml. Duplicates of registry entries "
+        "(same URL, DOI or arXiv id) are reported and skipped; existing bytes of sources.yaml stay as they are. "
+        "Exit 1 when some reference could not be imported, 2 for an unreadable file.",
+        example='corpus-build import "My Library.json" --section 11 --dry-run\ncorpus-build import refs.bib --section 11',
     )
     p.add_argument("file", help="the exported file (.json, .bib, .ris, or a text file with one URL per line)")
     p.add_argument("--section", required=True, help="section folder (e.g. 14-deepseek-ascend-stack) or its number (14)")
     p.add_argument("--format", choices=FORMATS, help="the file's format (default: from the extension and content)")
     p.add_argument("--dry-run", action="store_true", help="print what would be added and skipped; change nothing")
-    p.set_defaults(func=cmd_import)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    project = Path(args.project).resolve()
-    try:
-        corpus = registry.load(project / "corpus")
-        plan = plan_import(corpus, Path(args.file), args.section, args.format or "")
-    except RegistryError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except CorpusBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    from .cli import load_corpus, project_dir
+
+    # Registry, usage and file errors are raised: corpus_build.cli.main prints them and maps the exit code.
+    project = project_dir(args)
+    corpus = load_corpus(args)
+    plan = plan_import(corpus, Path(args.file), args.section, args.format or "")
     shown = plan.file.relative_to(project) if plan.file.is_relative_to(project) else plan.file
     for skipped in plan.duplicates:
         print(str(skipped))

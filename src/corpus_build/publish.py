@@ -190,8 +190,10 @@ def publish(
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "publish",
+    from .cli import add_command
+
+    p = add_command(
+        sub, "publish", cmd_publish,
         help="the daily pipeline: fetch, watch the last day, check links, build --strict",
         description=(
             "Run fetch (incremental), watch for the last whole day in the corpus's time zone, links and "
@@ -199,32 +201,25 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Exit 0 when every stage was clean, 1 when one found problems or failed, 2 on usage errors; "
             "with --allow-problems, 0 whenever the site was built."
         ),
+        example="corpus-build publish\ncorpus-build publish --skip fetch --skip watch --allow-problems --json",
     )
     p.add_argument("--skip", action="append", default=[], choices=STEPS, help="leave out a stage (repeatable)")
     p.add_argument("--site-dir", help="where to write the site (default: site/)")
     p.add_argument("--allow-problems", action="store_true", help="exit 0 when the site was built, even if a stage found problems (CI)")
     p.add_argument("--json", action="store_true", help="one JSON record per stage")
-    p.set_defaults(func=cmd_publish)
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
+    from .cli import project_dir
+
     def show(step: StepResult) -> None:
         if args.json:
             print(json.dumps(step.to_dict(), ensure_ascii=False, sort_keys=True), flush=True)
         else:
             print(f"{step.step}: {step.state}: {step.summary} ({step.seconds:.1f}s)", flush=True)
 
-    try:
-        result = publish(Path(args.project), skip=tuple(args.skip), site_dir=Path(args.site_dir) if args.site_dir else None, progress=show)
-    except RegistryError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except CorpusBuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    # Registry and usage errors are raised: corpus_build.cli.main prints them and maps the exit code.
+    result = publish(project_dir(args), skip=tuple(args.skip), site_dir=Path(args.site_dir) if args.site_dir else None, progress=show)
     if result.ok:
         return 0
     if not args.json:

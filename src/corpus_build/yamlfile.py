@@ -108,18 +108,18 @@ def read_text(path: Path, problems: list[Problem], display: str | None = None, *
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError:
-        problems.append(Problem(display, 0, 0, "is a folder, not a YAML file; remove or rename the folder"))
+        problems.append(Problem(display, 0, 0, "is a folder, not a YAML file; remove or rename the folder", code="not-a-file"))
         return None
     except OSError as exc:
-        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc}); check the file and its permissions"))
+        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc}); check the file and its permissions", code="unreadable"))
         return None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file"))
+            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file", code="not-a-file"))
             return None
         if info.st_size > cap:
-            problems.append(Problem(display, 0, 0, f"is {info.st_size:,} bytes, over the limit of {cap:,} bytes for a registry file; split it"))
+            problems.append(Problem(display, 0, 0, f"is {info.st_size:,} bytes, over the limit of {cap:,} bytes for a registry file; split it", code="file-too-large"))
             return None
         chunks, total = [], 0
         while True:
@@ -128,11 +128,11 @@ def read_text(path: Path, problems: list[Problem], display: str | None = None, *
                 break
             total += len(chunk)
             if total > cap:  # grew while being read
-                problems.append(Problem(display, 0, 0, f"is over the limit of {cap:,} bytes for a registry file; split it"))
+                problems.append(Problem(display, 0, 0, f"is over the limit of {cap:,} bytes for a registry file; split it", code="file-too-large"))
                 return None
             chunks.append(chunk)
     except OSError as exc:
-        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc})"))
+        problems.append(Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc}); check the file and its permissions", code="unreadable"))
         return None
     finally:
         os.close(fd)

@@ -213,7 +213,8 @@ def test_article_images_are_kept_and_failures_recorded(server, make_corpus, opti
     from corpus_build import render
 
     pages = render.build_pages(corpus)
-    assert pages[f"sources/tiles/{good.path}"] == small
+    published = pages[f"sources/tiles/{good.path}"]  # mirror files are handed over as a path to copy, not read into memory
+    assert published == raw / good.path and published.read_bytes() == small
     html = pages["sources/tiles/text.md"]
     assert f'src="../{good.path}"' in html
     assert re.findall(r'<img[^>]*src="([^"]*)"', html) == [f"../{good.path}", f"../{good.path}"]  # no other origin

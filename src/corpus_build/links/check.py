@@ -169,19 +169,21 @@ class LinkChecker:
         self.client = HttpClient(fetch_options, transport=transport)
         self.robots = _Robots(self._ask, ROBOTS_TOKEN)
         self._next_slot: dict[str, float] = {}
+        self._host_turn: dict[str, asyncio.Lock] = {}
         self._spacing: dict[str, float] = {}
         self.requests = 0
 
     async def _ask(self, method: str, url: str, headers: dict[str, str] | None, max_body: int) -> tuple[int, dict[str, str], bytes]:
         host = (urlsplit(url).hostname or "").lower()
-        # Reserve the next start time for this host, then wait for it: requests to one host
-        # start at least `delay` apart even when several are queued at once.
-        spacing = self._spacing.get(host, self.options.delay)
-        start = max(time.monotonic(), self._next_slot.get(host, 0.0))
-        self._next_slot[host] = start + spacing
-        wait = start - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
+        # Requests to one host take turns (FIFO) and each starts at least `delay` after the
+        # previous one really started. The next slot is counted from the moment this request
+        # goes, not from when it was planned: on a loaded machine several sleepers can wake
+        # together, and planned slots would then let them all go at once.
+        async with self._host_turn.setdefault(host, asyncio.Lock()):
+            wait = self._next_slot.get(host, 0.0) - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._next_slot[host] = time.monotonic() + self._spacing.get(host, self.options.delay)
         self.requests += 1
         return await self.client.probe(method, url, headers, max_body=max_body)
 

@@ -1,30 +1,32 @@
 """`corpus-build links`: check every cited URL; `--fix-moved ID` follows a permanent redirect.
 
-Exit codes: 0 no dead link; 1 dead or soft-404 links found, or registry problems;
-2 usage. Moved links are reported with the command that fixes them, and do not fail.
+Exit codes are the CLI's table (0 no dead link; 1 dead or soft-404 links found, or registry
+problems; 2 usage; 130 interrupted): errors are raised and mapped by `corpus_build.cli.main`.
+Moved links are reported with the command that fixes them, and do not fail.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-from .. import registry
-from ..errors import CorpusBuildError, RegistryError, UsageError
+from ..errors import UsageError
 from .records import LinkResult, LinkState
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "links",
+    from ..cli import add_command
+
+    p = add_command(
+        sub, "links", cmd_links,
         help="check that every cited URL still answers (dead, moved, soft 404); results feed the site",
         description=(
             "Check every cited URL: robots.txt honoured, HEAD then a ranged GET, a polite pace per host. "
             "Results are kept in corpus/.links/results.json and reused until links.recheck_after "
-            "(corpus.yaml, default 3d) has passed."
+            "(corpus.yaml, default 3d) has passed. Exit 1 when a link is dead or a soft 404; moved links "
+            "are reported with the command that fixes them and do not fail."
         ),
+        example="corpus-build links --section 08\ncorpus-build links --fix-moved cutlass",
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="source ids (default: every source with a URL)")
     p.add_argument("--section", action="append", default=[], help="only this section (folder or number); repeatable")
@@ -32,28 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, help="URLs checked at once (default 8, or corpus.yaml links.jobs)")
     p.add_argument("--fix-moved", action="append", default=[], metavar="ID", help="set this moved source's url to its redirect target (repeatable)")
     p.add_argument("--json", action="store_true", help="one JSON record per source instead of the summary")
-    p.set_defaults(func=_guard(cmd_links))
-
-
-def _guard(command):
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return command(args)
-        except RegistryError as exc:
-            print(exc, file=sys.stderr)
-            return 1
-        except CorpusBuildError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return exc.exit_code
-
-    return run
 
 
 def cmd_links(args: argparse.Namespace) -> int:
+    from ..cli import load_corpus
     from .check import check_links, fix_moved
     from .options import from_corpus
 
-    corpus = registry.load(Path(args.project).resolve() / "corpus")
+    corpus = load_corpus(args)
     if args.fix_moved:
         if args.ids or args.force:
             raise UsageError("--fix-moved takes the ids itself; run it without other ids or --force")

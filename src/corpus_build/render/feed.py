@@ -52,7 +52,8 @@ def new_sources(corpus: Corpus, source_url: Callable[[Source], str], subtitle: s
     """The newly added sources (those with an `added` date), newest first."""
     dated = sorted((s for s in corpus.sources if s.added), key=lambda s: (s.added, s.id), reverse=True)
     entries = [
-        Entry(f"source:{s.id}", s.title, source_url(s), _midnight(s.added), s.note.strip(), s.tags)  # type: ignore[arg-type]
+        # The day it was added began at midnight where the readers are (corpus.yaml `timezone`), not in UTC.
+        Entry(f"source:{s.id}", s.title, source_url(s), _midnight(s.added, corpus.settings.tzinfo), s.note.strip(), s.tags)  # type: ignore[arg-type]
         for s in dated[:FEED_ENTRIES]
     ]
     title = f"{corpus.settings.title} · {subtitle}" if subtitle else corpus.settings.title
@@ -69,7 +70,7 @@ def _feed(corpus: Corpus, filename: str, title: str, kind: str, entries: list[En
         f"  <title>{escape(title)}</title>",
         f"  <id>{escape(base + filename if base else _urn(settings.title, 'feed:' + kind))}</id>",
         f"  <updated>{_rfc3339(updated)}</updated>",
-        f"  <author><name>{escape(settings.title)}</name>{_uri(base)}</author>",
+        f"  <author><name>{escape(settings.site_name)}</name>{_uri(base)}</author>",  # the header's short name
         f'  <link rel="self" type="application/atom+xml" href={quoteattr(base + filename)}/>',
         f'  <link rel="alternate" type="text/html" href={quoteattr(base or "./")}/>',
         "  <generator>corpus-build</generator>",

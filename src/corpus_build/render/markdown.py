@@ -111,9 +111,14 @@ def outside_code(body: str, change) -> str:
     return "\n".join(out)
 
 
+# What a `<` may open besides a tag: an HTML comment (digest drafts mark editor blocks with them),
+# an http(s) address in angle brackets: an autolink, or a link destination as watch writes them
+# (`[#3070](<https://…>)`). Every other `<` is text (no scheme but http(s) becomes a link this way).
+_NOT_A_TAG = re.compile(r"<(?!!--|https?://[^\s<>]*>)")
+
+
 def _no_raw_html(prose: str) -> str:
-    # HTML comments stay (digest drafts mark editor blocks with them); any other tag is text.
-    return re.sub(r"<(?!!--)", "&lt;", prose)
+    return _NOT_A_TAG.sub("&lt;", prose)
 
 
 def user_markdown(body: str) -> str:

@@ -19,7 +19,7 @@ from ..links.site import source_notice as link_notice
 from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..registry import WIKILINK
 from . import changes, charts, mirror
-from . import citation
+from . import citation, export
 from . import markdown as md
 from .labels import Labels
 from .views import (
@@ -166,6 +166,10 @@ class PageBuilder:
         return render(template, view=view, t=self.t)
 
     # --- shared pieces -------------------------------------------------------------
+
+    def export_row(self, page: str, files: dict[str, str]) -> tuple[Link, ...]:
+        """BibTeX · RIS · CSL-JSON of one export (render/export.py writes the files), in the cite box's order."""
+        return tuple(Link(export.FORMATS[ext], rel(page, files[ext])) for ext in ("bib", "ris", "json") if ext in files)
 
     def section_title(self, section: Section) -> str:
         if self.t.lang == "zh" and section.title_zh:
@@ -326,7 +330,8 @@ class PageBuilder:
         page = paths.section(section)
         title = self.section_title(section)
         other = section.title if title != section.title else section.title_zh
-        view = SectionPage(title, other, section.folder, section.intro.strip(), tuple(self.entry(s, page) for s in section.sources))
+        view = SectionPage(title, other, section.folder, section.intro.strip(), tuple(self.entry(s, page) for s in section.sources),
+                           exports=self.export_row(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}) if section.sources else ())
         return self._render("section.md.j2", view)
 
     def source_page(self, source: Source) -> str:
@@ -407,7 +412,7 @@ class PageBuilder:
         )
         view = SourcesPage(
             title=t("all_sources"),
-            exports=(Link("BibTeX", rel(page, paths.bibtex)), Link("CSL-JSON", rel(page, paths.csl_json))),
+            exports=self.export_row(page, export.WHOLE),
             rows=tuple(rows),
             filters=filters,
             columns=(t("title"), t("kind"), t("section"), t("lang"), t("mirror_state"), t("added")),
@@ -437,7 +442,8 @@ class PageBuilder:
 
     def chapter_page(self, chapter: Chapter) -> str:
         page = paths.chapter(chapter.number)
-        view = ReadingPage(self.chapter_title(chapter), chapter.title_en, chapter.summary.strip(), self.reading_steps(chapter.path, page))
+        exports = self.export_row(page, {ext: export.chapter_path(chapter, ext) for ext in export.FORMATS}) if export.chapter_sources(self.corpus, chapter) else ()
+        view = ReadingPage(self.chapter_title(chapter), chapter.title_en, chapter.summary.strip(), self.reading_steps(chapter.path, page), exports=exports)
         return self._render("reading.md.j2", view)
 
     def learning_path_page(self, learning_path: LearningPath) -> str:

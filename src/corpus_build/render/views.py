@@ -199,6 +199,7 @@ class ReadingPage:
     subtitle: str
     summary: str
     steps: tuple[Step, ...]
+    exports: tuple[Link, ...] = ()  # a chapter's export files (BibTeX, RIS, CSL-JSON); none for a learning path
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,7 @@ class SectionPage:
     folder: str
     intro: str
     entries: tuple[Entry, ...]
+    exports: tuple[Link, ...] = ()  # the section's export files (BibTeX, RIS, CSL-JSON)
 
 
 @dataclass(frozen=True)
