@@ -49,6 +49,9 @@ def url_problem(url: str) -> str | None:
     """
     if _DECEPTIVE.search(url) or _DECEPTIVE.search(unquote(url)):
         return "contains invisible control or bidirectional-override characters (e.g. U+202E), which make it display as another address; retype it"
+    unsafe = sorted(set(re.findall(r'[<>"`\\{}|^]', url)))
+    if unsafe:
+        return f"contains {' '.join(unsafe)}, which URLs may not contain raw; percent-encode them (e.g. %3C for <)"
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         return "contains a user name or password (user:pass@host); remove the credentials from the cited address"
