@@ -291,3 +291,19 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     if sig != signal.SIGKILL:  # SIGKILL cannot clean up: the next run does (test_faults covers it)
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name], "staging left behind"
         assert process.returncode == 130
+
+
+def test_truncated_gzip_body_fails_and_keeps_the_good_mirror(server, tmp_path, options):
+    server.add("/doc", page(title="Good"))
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    corpus = registry.load(root)
+    assert fetch_corpus(corpus, options)[0].status is Status.OK
+    raw = corpus.raw_dir(corpus.source("doc"))
+    before = _snapshot(raw)
+    import gzip
+
+    cut = gzip.compress(page(title="Cut").encode())[:25]
+    server.routes["/doc"] = lambda request: Reply(200, cut, {"Content-Type": "text/html", "Content-Encoding": "gzip"})
+    [result] = fetch_corpus(corpus, replace(options, force=True))
+    assert result.status is Status.FAILED and "truncated" in result.error
+    assert {k: v for k, v in _snapshot(raw).items() if k != "provenance.json"} == {k: v for k, v in before.items() if k != "provenance.json"}
