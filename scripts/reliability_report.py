@@ -21,7 +21,6 @@ Exit status 1 when a must-be-zero row is not zero.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import signal
@@ -224,7 +223,7 @@ def main() -> int:
         outcomes = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] if report.exists() else []
         faults_files = {"passed": 0, "tests": 0}
         if not args.quick:
-            faults_files = _pytest(["tests/fetch/test_faults.py", "tests/test_hardening_fetch.py", "tests/test_hardening_disk.py", "tests/test_hardening_watch.py"],
+            faults_files = _pytest(["tests/fetch/test_faults.py", "tests/fetch/test_hardening_fetch.py", "tests/fetch/test_hardening_disk.py", "tests/test_hardening_watch.py", "tests/watch/test_hardening_resume.py"],
                                    env, Path(tmp) / "faults.xml")
     scenarios = fault_scenarios()
     payloads, markup = digest_markup()

@@ -24,9 +24,9 @@ from corpus_build.fetch import fetch_corpus
 from corpus_build.provenance import Status, read_failure, read_provenance
 from corpus_build.render import mirror
 
-from .fetch.conftest import git, git_remote, hermetic, make_corpus, options, server, write_corpus  # noqa: F401 - fixtures
-from .fetch.server import Reply
-from .fetch.test_html import page
+from .conftest import git, write_corpus
+from .server import Reply
+from .test_html import page
 
 # --- item 5: validators belong to their URL ---------------------------------------------------------
 
