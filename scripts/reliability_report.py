@@ -225,6 +225,9 @@ def main() -> int:
         if not args.quick:
             faults_files = _pytest(["tests/fetch/test_faults.py", "tests/fetch/test_hardening_fetch.py", "tests/fetch/test_hardening_disk.py", "tests/test_hardening_watch.py", "tests/watch/test_hardening_resume.py"],
                                    env, Path(tmp) / "faults.xml")
+        browser_file = Path(tmp) / "browser.json"
+        browser_run = _pytest(["tests/test_hardening_browser.py"], {**env, "HARDEN_BROWSER_REPORT": str(browser_file)}, Path(tmp) / "browser.xml")
+        browser = json.loads(browser_file.read_text()) if browser_file.exists() else None
     scenarios = fault_scenarios()
     payloads, markup = digest_markup()
     property_examples = 4 * 25  # tests/hostile/test_properties.py: four properties, 25 examples each
@@ -239,6 +242,8 @@ def main() -> int:
         ("fault test files passed", f"{faults_files['passed']} of {faults_files['tests']}" if not args.quick else "skipped (--quick)"),
         ("bytes of good mirrors lost (must be 0)", str(sum(s[2] for s in scenarios))),
         ("scripts run: markup from hostile GitHub data in digests (must be 0)", f"{markup} (of {payloads} payloads)"),
+        ("scripts run in Chromium on the built digest pages (must be 0)",
+         f"{browser['scripts']} on {browser['pages']} pages, {browser['foreign']} foreign requests" if browser else f"not measured (browser test: {browser_run})"),
         ("writes outside the corpus (must be 0)", str(sum(s[3] for s in scenarios) + sum(1 for o in outcomes if o["outside_changed"]))),
     ]
     width = max(len(r[0]) for r in rows)
@@ -254,8 +259,8 @@ def main() -> int:
         by_class[o["klass"]] = by_class.get(o["klass"], 0) + 1
     print("  cases by class: " + ", ".join(f"{k} {v}" for k, v in sorted(by_class.items())))
     print(f"  ({time.monotonic() - started:.0f} s)")
-    zero = [rows[4][1], rows[7][1], rows[9][1]]
-    bad = any(v != "0" for v in zero) or markup or any(not s[1] for s in scenarios) or any(o["problems"] for o in outcomes)
+    zero = [rows[4][1], rows[7][1], rows[10][1]]
+    bad = any(v != "0" for v in zero) or markup or (browser is not None and (browser["scripts"] or browser["foreign"])) or any(not s[1] for s in scenarios) or any(o["problems"] for o in outcomes)
     return 1 if bad else 0
 
 
