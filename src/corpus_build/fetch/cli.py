@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .. import registry
-from ..errors import CorpusBuildError, RegistryError, UsageError
+from ..errors import CorpusBuildError, RegistryError, UsageError, printable
 from ..model import KINDS, Corpus, Source
 from ..provenance import Provenance, Status, mirror_state, now_utc, parse_time
 from .engine import FetchResult, fetch_corpus
@@ -44,13 +44,13 @@ def _guard(command):
         try:
             return command(args)
         except RegistryError as exc:
-            print(exc, file=sys.stderr)
+            print(printable(str(exc)), file=sys.stderr)
             return 2
         except UsageError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(printable(f"error: {exc}"), file=sys.stderr)
             return 2
         except CorpusBuildError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(printable(f"error: {exc}"), file=sys.stderr)
             return 1
 
     return run
@@ -105,7 +105,7 @@ def _summary(results: list[FetchResult]) -> None:
         # Text, not markup strings: no markup or emoji parsing per cell (a fifth of the table's
         # cost), and an id or error containing "[" prints as written.
         cells = (r.id, r.kind, r.status.value, f"{r.bytes:,}" if r.bytes else "", f"{r.seconds:.1f}s", r.error)
-        table.add_row(*(Text(cell, style=styles[r.status.value] if i == 2 else "") for i, cell in enumerate(cells)))
+        table.add_row(*(Text(printable(cell), style=styles[r.status.value] if i == 2 else "") for i, cell in enumerate(cells)))
     if shown:
         console.print(table)
     counts = {s: sum(1 for r in results if r.status is s) for s in Status}
