@@ -307,3 +307,42 @@ def test_truncated_gzip_body_fails_and_keeps_the_good_mirror(server, tmp_path, o
     [result] = fetch_corpus(corpus, replace(options, force=True))
     assert result.status is Status.FAILED and "truncated" in result.error
     assert {k: v for k, v in _snapshot(raw).items() if k != "provenance.json"} == {k: v for k, v in before.items() if k != "provenance.json"}
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_signal_during_git_clone_leaves_no_git_running(server, git_remote, tmp_path, sig):
+    url, _work = git_remote
+    root = write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}], fetch={"extract_workers": 0, "recheck_after": 0})
+    server.latency = 4.0  # every request of the smart HTTP protocol is slow: the clone is caught mid-way
+    raw = root / "01-main" / "raw"
+    clean = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    with open(tmp_path / "stderr.txt", "wb") as err_file:
+        process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
+                                   stdout=subprocess.DEVNULL, stderr=err_file)
+    deadline = time.monotonic() + 30
+    gits: set[int] = set()
+    while time.monotonic() < deadline:
+        gits = {pid for pid in _descendants(process.pid) if _comm(pid).startswith("git")}
+        if any("clone" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace") for pid in gits if Path(f"/proc/{pid}").exists()):
+            break
+        time.sleep(0.05)
+    assert gits, "git clone never started"
+    family = _descendants(process.pid)
+    process.send_signal(sig)
+    process.wait(timeout=20)
+    deadline = time.monotonic() + 5
+    while _running(family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _running(family)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == set(), f"left running after {sig.name}: {[(p, _comm(p)) for p in left]}"
+    if sig != signal.SIGKILL:
+        assert not [p for p in raw.iterdir() if ".tmp-" in p.name] if raw.exists() else True
