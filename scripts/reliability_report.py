@@ -61,8 +61,27 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _lost(before: dict[str, bytes], after: dict[str, bytes]) -> int:
-    """Bytes of the good mirror that changed or vanished (provenance.json is rewritten on purpose: excluded)."""
-    return sum(len(data) for name, data in before.items() if name != "provenance.json" and after.get(name) != data)
+    """Bytes of the good mirror that changed or vanished, unless a complete newer mirror replaced it.
+
+    provenance.json is rewritten on purpose (checked_at) and not counted. A signal that
+    arrives after a download finished may let the new mirror be installed: that is an
+    update, not a loss, when every file the new record lists is there with its sha256.
+    """
+    changed = sum(len(data) for name, data in before.items() if name != "provenance.json" and after.get(name) != data)
+    if changed and _complete(after):
+        return 0
+    return changed
+
+
+def _complete(files: dict[str, bytes]) -> bool:
+    import hashlib
+
+    try:
+        record = json.loads(files["provenance.json"])
+    except (KeyError, ValueError):
+        return False
+    listed = record.get("files") or []
+    return bool(listed) and all(f.get("path") in files and hashlib.sha256(files[f["path"]]).hexdigest() == f.get("sha256") for f in listed)
 
 
 def fault_scenarios() -> list[tuple[str, bool, int, int]]:
@@ -147,7 +166,7 @@ def _signal_scenario(server: FixtureServer, sig: signal.Signals) -> tuple[str, b
         subprocess.run([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=env, capture_output=True, check=False)
         raw = root / "01-main" / "raw" / "doc"
         good = _snapshot(raw)
-        server.routes["/doc"] = lambda r: Reply(200, iter([b"<p>" + b"x" * 1000 + b"</p>"] * 300), {"Content-Type": "text/html"}, pause=0.05)
+        server.routes["/doc"] = lambda r: Reply(200, iter([b"<p>" + b"x" * 1000 + b"</p>"] * 300), {"Content-Type": "text/html"}, pause=0.1)
         with open(tmp_path / "err.txt", "wb") as err:
             process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch", "--force"], env=env,
                                        stdout=subprocess.DEVNULL, stderr=err)
