@@ -23,7 +23,7 @@ from corpus_build.render import build_pages
 
 from .runner import BASE
 
-BUDGET = settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+BUDGET = settings(max_examples=25, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 SECONDS = 5.0  # per example
 GROWTH = 300 * 1024  # KiB of peak RSS growth allowed per example
 
