@@ -112,7 +112,7 @@ def read_text(path: Path, problems: list[Problem], display: str | None = None, *
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file"))
+            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a regular file"))
             return None
         if info.st_size > cap:
             problems.append(Problem(display, 0, 0, f"is {info.st_size:,} bytes, over the limit of {cap:,} bytes for a registry file; split it"))

@@ -3,7 +3,7 @@
 A case file (YAML, one per case, in cases/) says:
 
     name, class        what it is and which class of defect it guards (for the report)
-    command            argv after `corpus-build --project P` (e.g. [check])
+    command            argv after `corpus-build --project P` (e.g. [check]); "@project" stands for P
     mutate             a list of steps applied to the base project:
                          {write: PATH, text: TEXT}       TEXT may contain {fill:N:C} (N copies of C)
                          {delete: PATH} {mkdir: PATH} {fifo: PATH}
@@ -183,13 +183,14 @@ def _isolated(argv: list[str]) -> tuple[int, str, bool]:
     return done.returncode, text, "Traceback (most recent call last)" in text or "MemoryError" in text
 
 
-POSITION = re.compile(r"(corpus|docs)/[^\s:]+(:\d+)?|https?://\S+|\.(fetch\.lock|cache)")
+# A file (registry path with its line, or any absolute path) or a URL named in the output.
+POSITION = re.compile(r"(corpus|docs)/[^\s:]+(:\d+)?|https?://\S+|\.(fetch\.lock|cache)|/[^\s:]+/[^\s:]+")
 
 
 def run_case(case: dict, tmp: Path) -> Outcome:
     project, outside = make_project(tmp, case)
     before = _snapshot(outside)
-    argv = ["--project", str(project), *case["command"]]
+    argv = ["--project", str(project), *(arg.replace("@project", str(project)) for arg in case["command"])]
     started = time.monotonic()
     code, text, traceback = (_isolated if case.get("isolate") else _in_process)(argv)
     seconds = time.monotonic() - started
