@@ -162,7 +162,7 @@ def _signal_scenario(server: FixtureServer, sig: signal.Signals) -> tuple[str, b
         tmp_path = Path(tmp)
         server.add("/doc", page(title="Good"))
         root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 1, "recheck_after": 0})
-        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+        env = {**{k: v for k, v in os.environ.items() if "proxy" not in k.lower()}, "PYTHONFAULTHANDLER": "1"}
         subprocess.run([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=env, capture_output=True, check=False)
         raw = root / "01-main" / "raw" / "doc"
         good = _snapshot(raw)
@@ -175,15 +175,22 @@ def _signal_scenario(server: FixtureServer, sig: signal.Signals) -> tuple[str, b
             time.sleep(0.05)
         family = _descendants(process.pid)
         process.send_signal(sig)
-        process.wait(timeout=30)
+        hung = False
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # not survived; faulthandler prints where it hangs
+            hung = True
+            process.send_signal(signal.SIGABRT)
+            process.wait(timeout=10)
+            print(f"  {sig.name}: the fetch did not exit within 30 s:\n" + (tmp_path / "err.txt").read_text(errors="replace")[-4000:], file=sys.stderr)
         time.sleep(5)
         left = [pid for pid in family if _alive(pid)]
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         staging = [p for p in raw.parent.iterdir() if ".tmp-" in p.name]
-        traceback = "Traceback" in (tmp_path / "err.txt").read_text(errors="replace")
+        traceback = "Traceback" in (tmp_path / "err.txt").read_text(errors="replace") and not hung
         lost = _lost(good, _snapshot(raw))
-        survived = not left and not traceback and lost == 0 and (sig == signal.SIGKILL or not staging)
+        survived = not hung and not left and not traceback and lost == 0 and (sig == signal.SIGKILL or not staging)
         if not survived:
             print(f"  {sig.name}: left={left} staging={staging} traceback={traceback} lost={lost}", file=sys.stderr)
         return (f"{sig.name} mid-download (workers running)", survived, lost, 0)
