@@ -250,8 +250,14 @@ def _running(pids: set[int]) -> set[int]:
     return alive
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
-def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, sig):
+def _background() -> None:
+    """As a shell starts `cmd &` (and cron jobs often run): SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sig,background", [(signal.SIGTERM, False), (signal.SIGHUP, False), (signal.SIGKILL, False), (signal.SIGTERM, True)],
+                         ids=["SIGTERM", "SIGHUP", "SIGKILL", "SIGTERM-sigint-ignored"])
+def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, sig, background):
     server.add("/fast", page(title="Fast"))
 
     def trickle(request):
@@ -266,7 +272,7 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "wb") as err_file:
         process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
-                                   stdout=subprocess.DEVNULL, stderr=err_file)
+                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_background if background else None)
     deadline = time.monotonic() + 30
     # Wait until the fast page went through a worker and the slow one is being written.
     while time.monotonic() < deadline and not (
