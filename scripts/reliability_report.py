@@ -52,6 +52,9 @@ def _pytest(paths: list[str], env: dict[str, str], junit: Path) -> dict[str, int
     suite = ET.parse(junit).getroot()
     suite = suite if suite.tag == "testsuite" else suite[0]
     counts = {k: int(suite.get(k, 0)) for k in ("tests", "failures", "errors", "skipped")}
+    for case in suite.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            print(f"  failed: {case.get('classname')}::{case.get('name')}", file=sys.stderr)
     counts["passed"] = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
     return counts
 
@@ -169,7 +172,7 @@ def _signal_scenario(server: FixtureServer, sig: signal.Signals) -> tuple[str, b
         server.routes["/doc"] = lambda r: Reply(200, iter([b"<p>" + b"x" * 1000 + b"</p>"] * 300), {"Content-Type": "text/html"}, pause=0.1)
         with open(tmp_path / "err.txt", "wb") as err:
             process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch", "--force"], env=env,
-                                       stdout=subprocess.DEVNULL, stderr=err)
+                                       stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_terminal)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not [p for p in raw.parent.iterdir() if ".tmp-" in p.name and any(p.iterdir())]:
             time.sleep(0.05)
@@ -194,6 +197,12 @@ def _signal_scenario(server: FixtureServer, sig: signal.Signals) -> tuple[str, b
         if not survived:
             print(f"  {sig.name}: left={left} staging={staging} traceback={traceback} lost={lost}", file=sys.stderr)
         return (f"{sig.name} mid-download (workers running)", survived, lost, 0)
+
+
+def _terminal() -> None:
+    """The fetch as started from a terminal: default SIGINT/SIGHUP even when this report runs under nohup or `&`."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _descendants(pid: int) -> set[int]:

@@ -250,8 +250,15 @@ def _running(pids: set[int]) -> set[int]:
     return alive
 
 
+def _terminal() -> None:
+    """As a fetch started from a terminal: default dispositions, whatever the test runner inherited (nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _background() -> None:
     """As a shell starts `cmd &` (and cron jobs often run): SIGINT ignored."""
+    _terminal()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -272,7 +279,7 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "wb") as err_file:
         process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
-                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_background if background else None)
+                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_background if background else _terminal)
     deadline = time.monotonic() + 30
     # Wait until the fast page went through a worker and the slow one is being written.
     while time.monotonic() < deadline and not (
@@ -331,7 +338,7 @@ def test_signal_during_git_clone_leaves_no_git_running(server, git_remote, tmp_p
     clean = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     with open(tmp_path / "stderr.txt", "wb") as err_file:
         process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
-                                   stdout=subprocess.DEVNULL, stderr=err_file)
+                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_terminal)
     deadline = time.monotonic() + 30
     gits: set[int] = set()
     while time.monotonic() < deadline:
