@@ -116,10 +116,15 @@ def cmd_add(args: argparse.Namespace) -> int:
 
     note = args.note or ""
     if args.note_file:
-        try:
-            note = Path(args.note_file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{args.note_file}: cannot read the note file ({exc.strerror})") from exc
+        from . import yamlfile
+        from .limits import LIMITS
+
+        # Bounded like a registry file: a FIFO, /dev/zero or a huge file is refused unread.
+        problems: list = []
+        text = yamlfile.read_text(Path(args.note_file), problems, args.note_file, max_bytes=LIMITS.text_chars * 4)
+        if text is None:
+            raise UsageError(f"the note file {problems[0]}".replace(": error: ", ": "))
+        note = text
     added = add_source(
         _corpus_dir(args),
         NewSource(

@@ -5,6 +5,7 @@
     ├── UsageError              a command was called with arguments that cannot work
     ├── AddError                `corpus-build add` refused (duplicate, unknown section…)
     ├── SiteError               rendering or the MkDocs build failed
+    ├── UnsafePathError         a write or a published read would leave corpus/ or docs/ (safepath)
     └── FetchError              one source could not be mirrored (recorded, not fatal)
         ├── HTTPStatusError     the server answered with an error status
         ├── TransportError      connection, timeout, TLS… (retryable)
@@ -135,11 +136,5 @@ class GitError(FetchError):
 
 class UnsafePathError(CorpusBuildError):
     """A write or a published read would leave its folder (a symlink out of corpus/ or docs/)."""
-
-    exit_code = 1
-
-
-class LimitError(CorpusBuildError):
-    """An input is larger than a declared limit (corpus_build.limits); the message names both."""
 
     exit_code = 1

@@ -196,6 +196,8 @@ def _str_list(checker: _Checker, data: LocatedMap, key: str, path: str, what: st
 def _load_settings(checker: _Checker) -> Settings:
     path = checker.root / "corpus.yaml"
     display = checker.rel(path)
+    if _outside(checker, path):
+        return Settings(title="Corpus")
     if not path.exists():
         checker.error(display, 0, "missing; create it with at least `title: My corpus`", code="missing-file")
         return Settings(title="Corpus")
@@ -248,6 +250,14 @@ def _added(checker: _Checker, entry: LocatedMap, display: str, what: str) -> dt.
 # --- sections and sources -----------------------------------------------------------
 
 
+def _outside(checker: _Checker, path: Path) -> bool:
+    """A registry file that is a symlink out of corpus/ is an error, and is never read (nor echoed)."""
+    if path.is_symlink() and not safepath.is_inside(path, checker.root):
+        checker.error(checker.rel(path), 0, "is a symlink to a file outside corpus/; registry files must live inside it. Replace the link with the file")
+        return True
+    return False
+
+
 def _section_folders(checker: _Checker) -> list[Path]:
     folders = []
     for child in sorted(checker.root.iterdir()):
@@ -255,6 +265,8 @@ def _section_folders(checker: _Checker) -> list[Path]:
             continue
         if not safepath.is_inside(child, checker.root):
             checker.error(checker.rel(child), 0, "is a symlink to a folder outside corpus/; fetch would write there. Replace it with a real folder")
+            continue
+        if _outside(checker, child / "section.yaml") or _outside(checker, child / "sources.yaml"):
             continue
         if not SECTION_FOLDER.match(child.name):
             if (child / "sources.yaml").exists() or (child / "section.yaml").exists():
@@ -478,6 +490,8 @@ def _load_list_file(checker: _Checker, name: str) -> tuple[str, LocatedList | No
     display = checker.rel(path)
     if not path.exists():
         return display, None, "missing"
+    if _outside(checker, path):
+        return display, None, "broken"
     reported = len(checker.problems)
     data = yamlfile.load(path, checker.problems, display)
     if data is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlunsplit
+from urllib.parse import urlsplit as _urlsplit
 
 _TRACKING = re.compile(r"^(utm_[a-z]+|spm|from|fbclid|gclid|ref|source)$")
 _ID_CHARS = re.compile(r"[^a-z0-9._-]+")
@@ -13,6 +14,14 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 # Characters that make a URL display as something else than it is (bidi overrides and
 # isolates, zero-width joiners and marks) or that terminals interpret (C0/C1 controls).
 _DECEPTIVE = re.compile("[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def urlsplit(url: str) -> SplitResult:
+    """urllib's urlsplit, but an unparsable URL ("https://[") splits into nothing instead of raising."""
+    try:
+        return _urlsplit(url)
+    except ValueError:
+        return SplitResult("", "", "", "", "")
 
 
 def is_http_url(url: str) -> bool:
@@ -49,6 +58,9 @@ def url_problem(url: str) -> str | None:
     """
     if _DECEPTIVE.search(url) or _DECEPTIVE.search(unquote(url)):
         return "contains invisible control or bidirectional-override characters (e.g. U+202E), which make it display as another address; retype it"
+    unsafe = sorted(set(re.findall(r'[<>"`\\{}|^]', url)))
+    if unsafe:
+        return f"contains {' '.join(unsafe)}, which URLs may not contain raw; percent-encode them (e.g. %3C for <)"
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         return "contains a user name or password (user:pass@host); remove the credentials from the cited address"

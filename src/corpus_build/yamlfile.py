@@ -203,7 +203,14 @@ def _build(node: yaml.Node, loader: Any, path: str, problems: list[Problem], bud
         return None
 
 
+_PLAIN_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:omap")
+
+
 def _build_collection(node: yaml.Node, loader: Any, path: str, problems: list[Problem], budget: _Budget, depth: int) -> Any:
+    if node.tag not in _PLAIN_TAGS:  # e.g. !!python/object/apply: never constructed, and said so
+        line, column = _at(node)
+        problems.append(Problem(path, line, column, f"cannot read value: unsupported YAML tag '{node.tag}'; remove the tag"))
+        return None
     if isinstance(node, yaml.MappingNode):
         result = LocatedMap()
         result.line, result.column = node.start_mark.line + 1, node.start_mark.column + 1

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..cli import add_command, load_corpus
 from ..console import is_terminal, print_table
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..model import KINDS, Corpus, Source
 from ..provenance import Provenance, Status, mirror_state, now_utc, parse_time
 from .engine import FetchResult, fetch_corpus
@@ -113,7 +113,8 @@ def _summary(results: list[FetchResult]) -> None:
     # Unchanged sources are only counted (last line; --json lists every source): a refresh of
     # 1,000 unchanged sources spent half its time drawing 1,000 identical rows.
     shown = [r for r in results if r.status is not Status.UNCHANGED]
-    rows = [(r.id, r.kind, r.status.value, f"{r.bytes:,}" if r.bytes else "", f"{r.seconds:.1f}s", r.error) for r in shown]
+    # printable: an id or error with terminal escapes prints them as text
+    rows = [tuple(printable(c) for c in (r.id, r.kind, r.status.value, f"{r.bytes:,}" if r.bytes else "", f"{r.seconds:.1f}s", r.error)) for r in shown]
     if rows:
         print_table(("id", "kind", "status", "bytes", "time", "error"), rows, styles=styles, style_column=2)
     counts = {s: sum(1 for r in results if r.status is s) for s in Status}

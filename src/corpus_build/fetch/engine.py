@@ -210,25 +210,41 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _as_interrupt(signum: int, frame: object) -> None:
-    """SIGTERM and SIGHUP take the path of Ctrl-C: tasks cancelled, git killed, staging removed, workers stopped."""
-    signal.raise_signal(signal.SIGINT)
+async def _stopped_by_term(work: Any) -> Any:
+    """Await `work`; SIGTERM and SIGHUP cancel it like Ctrl-C does (git killed, staging removed,
+    workers stopped) and end in KeyboardInterrupt, which the CLI reports as "interrupted" (130).
 
+    The loop's own signal handlers, not a re-raised SIGINT: a fetch started in the background
+    (cron, `cmd &`, nohup) inherits SIGINT ignored, and SIGTERM must still stop it. A signal the
+    caller ignores (SIGHUP under nohup) stays ignored.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+    installed = []
 
-class _InterruptOnTerm:
-    """While a fetch runs in the main thread, SIGTERM/SIGHUP act as SIGINT (restored afterwards)."""
+    def stop(signum: int) -> None:
+        received.append(signum)
+        if task is not None:
+            task.cancel()
 
-    SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
-
-    def __enter__(self) -> None:
-        self._saved: dict[int, Any] = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in self.SIGNALS:
-                self._saved[sig] = signal.signal(sig, _as_interrupt)
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self._saved.items():
-            signal.signal(sig, handler)
+    for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)):
+        if sig is None or signal.getsignal(sig) is signal.SIG_IGN:
+            continue
+        try:
+            loop.add_signal_handler(sig, stop, sig)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such support
+            pass
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if received:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
 
 
 def fetch_corpus(
@@ -243,9 +259,9 @@ def fetch_corpus(
     check_paths(corpus, sources)
     if not os.access(corpus.root, os.W_OK):
         raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
-    with lockfile.run_lock(corpus.root), _InterruptOnTerm():
+    with lockfile.run_lock(corpus.root):
         clean_leftovers(corpus)
-        return asyncio.run(_run(corpus, sources, options, progress or _Quiet(), transport))
+        return asyncio.run(_stopped_by_term(_run(corpus, sources, options, progress or _Quiet(), transport)))
 
 
 class _LazyGitHub:

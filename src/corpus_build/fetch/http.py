@@ -237,7 +237,14 @@ class _Decoder:
         return out
 
     def flush(self) -> bytes:
-        return self._z.flush() if self._z is not None else b""
+        if self._z is None:
+            return b""
+        rest = self._z.flush()
+        if not self._z.eof:
+            # A gzip/deflate stream cut short decodes to a prefix (often nothing) without any
+            # zlib error: taken as complete, it would replace a good mirror with that prefix.
+            raise ContentError("the compressed body ends before its end marker (truncated or corrupt); the previous mirror is kept", url=self.url)
+        return rest
 
 
 async def _drain(response: httpx.Response, limit: int = CHUNK) -> None:

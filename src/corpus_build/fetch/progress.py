@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from ..errors import printable
 
 from ..model import Source
 from .engine import FetchResult
@@ -45,6 +48,7 @@ class LiveProgress:
         task = self._tasks.pop(source.id, None)
         if task is not None:
             self._progress.remove_task(task)
-        self._progress.console.print(f"{result.status.value:>9}  {source.id}" + (f"  {result.error}" if result.error else ""))
+        # Text, not markup: a server's error text with "[" or an ESC sequence prints as written, harmlessly.
+        self._progress.console.print(Text(printable(f"{result.status.value:>9}  {source.id}" + (f"  {result.error}" if result.error else ""))))
         if self._overall is not None:
             self._progress.advance(self._overall, 1)

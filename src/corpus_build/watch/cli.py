@@ -41,9 +41,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     now = dt.datetime.now(dt.UTC)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
     from .. import safepath
+    from ..errors import printable
 
     config = GitHubConfig.from_env(os.environ, cache_dir=safepath.inside(project / CACHE_DIR, project, "the GitHub cache"))
-    progress = None if args.quiet else (lambda message: print(message, file=sys.stderr))
+    progress = None if args.quiet else (lambda message: print(printable(message), file=sys.stderr))
     with GitHubClient(config) as client:
         result = draft_digest(
             corpus,
@@ -60,6 +61,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
         + (f"; resumed {result.resumed} repositories from the stopped run" if result.resumed else "")
     )
     for failure in result.failures:
-        print(f"error: {failure}", file=sys.stderr)
+        print(printable(f"error: {failure}"), file=sys.stderr)
     print("next: write the commentary between the corpus-build:commentary markers, then `corpus-build check`")
     return 1 if result.failures else 0

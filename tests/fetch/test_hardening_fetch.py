@@ -24,9 +24,9 @@ from corpus_build.fetch import fetch_corpus
 from corpus_build.provenance import Status, read_failure, read_provenance
 from corpus_build.render import mirror
 
-from .fetch.conftest import git, git_remote, hermetic, make_corpus, options, server, write_corpus  # noqa: F401 - fixtures
-from .fetch.server import Reply
-from .fetch.test_html import page
+from .conftest import git, write_corpus
+from .server import Reply
+from .test_html import page
 
 # --- item 5: validators belong to their URL ---------------------------------------------------------
 
@@ -250,8 +250,21 @@ def _running(pids: set[int]) -> set[int]:
     return alive
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
-def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, sig):
+def _terminal() -> None:
+    """As a fetch started from a terminal: default dispositions, whatever the test runner inherited (nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+def _background() -> None:
+    """As a shell starts `cmd &` (and cron jobs often run): SIGINT ignored."""
+    _terminal()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("sig,background", [(signal.SIGTERM, False), (signal.SIGHUP, False), (signal.SIGKILL, False), (signal.SIGTERM, True)],
+                         ids=["SIGTERM", "SIGHUP", "SIGKILL", "SIGTERM-sigint-ignored"])
+def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, sig, background):
     server.add("/fast", page(title="Fast"))
 
     def trickle(request):
@@ -266,7 +279,7 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "wb") as err_file:
         process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
-                                   stdout=subprocess.DEVNULL, stderr=err_file)
+                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_background if background else _terminal)
     deadline = time.monotonic() + 30
     # Wait until the fast page went through a worker and the slow one is being written.
     while time.monotonic() < deadline and not (
@@ -291,3 +304,58 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     if sig != signal.SIGKILL:  # SIGKILL cannot clean up: the next run does (test_faults covers it)
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name], "staging left behind"
         assert process.returncode == 130
+
+
+def test_truncated_gzip_body_fails_and_keeps_the_good_mirror(server, tmp_path, options):
+    server.add("/doc", page(title="Good"))
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    corpus = registry.load(root)
+    assert fetch_corpus(corpus, options)[0].status is Status.OK
+    raw = corpus.raw_dir(corpus.source("doc"))
+    before = _snapshot(raw)
+    import gzip
+
+    cut = gzip.compress(page(title="Cut").encode())[:25]
+    server.routes["/doc"] = lambda request: Reply(200, cut, {"Content-Type": "text/html", "Content-Encoding": "gzip"})
+    [result] = fetch_corpus(corpus, replace(options, force=True))
+    assert result.status is Status.FAILED and "truncated" in result.error
+    assert {k: v for k, v in _snapshot(raw).items() if k != "provenance.json"} == {k: v for k, v in before.items() if k != "provenance.json"}
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_signal_during_git_clone_leaves_no_git_running(server, git_remote, tmp_path, sig):
+    url, _work = git_remote
+    root = write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}], fetch={"extract_workers": 0, "recheck_after": 0})
+    server.latency = 4.0  # every request of the smart HTTP protocol is slow: the clone is caught mid-way
+    raw = root / "01-main" / "raw"
+    clean = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    with open(tmp_path / "stderr.txt", "wb") as err_file:
+        process = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(tmp_path), "fetch"], env=clean,
+                                   stdout=subprocess.DEVNULL, stderr=err_file, preexec_fn=_terminal)
+    deadline = time.monotonic() + 30
+    gits: set[int] = set()
+    while time.monotonic() < deadline:
+        gits = {pid for pid in _descendants(process.pid) if _comm(pid).startswith("git")}
+        if any("clone" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace") for pid in gits if Path(f"/proc/{pid}").exists()):
+            break
+        time.sleep(0.05)
+    assert gits, "git clone never started"
+    family = _descendants(process.pid)
+    process.send_signal(sig)
+    process.wait(timeout=20)
+    deadline = time.monotonic() + 5
+    while _running(family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _running(family)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == set(), f"left running after {sig.name}: {[(p, _comm(p)) for p in left]}"
+    if sig != signal.SIGKILL:
+        assert not [p for p in raw.iterdir() if ".tmp-" in p.name] if raw.exists() else True

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from .fetch.conftest import hermetic, server, write_corpus  # noqa: F401 - fixtures
-from .fetch.test_html import page
+from .conftest import write_corpus
+from .test_html import page
 
 
 def _mount(target: Path, options: str) -> str | None:
