@@ -178,7 +178,7 @@ def test_section_chapter_and_all_sources_pages_link_their_export_files(corpus):
 
 def test_hostile_text_cannot_break_out_of_a_bibtex_field(tmp_path):
     hostile = SOURCES_GPU.replace("title: TileLang", 'title: "Tile}Lang, @misc{evil, title={x} %"').replace(
-        "https://github.com/tile-ai/tilelang", "https://github.com/tile-ai/tilelang?q={a}%20b")
+        "https://github.com/tile-ai/tilelang", "https://github.com/tile-ai/tilelang?q=%7Ba%7D%20b")  # raw { } is a registry error
     corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": hostile}))
     library = parse_bibtex(export.bibtex(corpus))
     entries = {e.key: e for e in library.entries}
