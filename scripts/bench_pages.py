@@ -9,7 +9,8 @@ generates them) and reports, from the built site:
   bytes of the first one go (theme chrome: head, header with search and palette,
   sidebar navigation, table of contents, footer; our content);
 - the whole-corpus pages: "All sources" (first page, largest numbered page, the data
-  file its script loads) and the mirror status page.
+  file its script loads) and the mirror status page; for comparison the home and tags
+  pages (not yet bounded: a row per section, a link per tagged page).
 
 Goals (issue 11): at most 20 KB of site per source page; the whole-corpus pages do
 not grow with the corpus (the largest corpus's pages within 1.25x of the smallest's).
@@ -87,6 +88,8 @@ def measure(project: Path) -> dict:
         "all_sources_page_max": max(numbered, default=0),
         "data": sum(data),
         "status": (site / "status" / "index.html").stat().st_size,
+        "home": (site / "index.html").stat().st_size,
+        "tags": (site / "tags" / "index.html").stat().st_size,
         "site": sum(p.stat().st_size for p in site.rglob("*") if p.is_file()),
     }
 
@@ -112,10 +115,10 @@ def main() -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{'corpus':>8} {'pages':>6} {'mean KB':>8} {'max KB':>7} | {'All p1 KB':>9} {'pages':>5} {'pN KB':>6} {'data KB':>8} | {'status KB':>9} | {'site MB':>7}")
+    print(f"{'corpus':>8} {'pages':>6} {'mean KB':>8} {'max KB':>7} | {'All p1 KB':>9} {'pages':>5} {'pN KB':>6} {'data KB':>8} | {'status KB':>9} | {'home KB':>7} {'tags KB':>7} | {'site MB':>7}")
     for name, r in rows:
         print(f"{name:>8} {r['sources']:>6} {kb(r['mean']):>8.1f} {kb(r['max']):>7.1f} | {kb(r['all_sources']):>9.1f} {r['all_sources_pages']:>5} "
-              f"{kb(r['all_sources_page_max']):>6.1f} {kb(r['data']):>8.1f} | {kb(r['status']):>9.1f} | {r['site'] / 1e6:>7.1f}")
+              f"{kb(r['all_sources_page_max']):>6.1f} {kb(r['data']):>8.1f} | {kb(r['status']):>9.1f} | {kb(r['home']):>7.1f} {kb(r['tags']):>7.1f} | {r['site'] / 1e6:>7.1f}")
     name, first = rows[0]
     print(f"\nwhere the bytes of one source page go ({name}, {kb(sum(first['breakdown'].values())):.1f} KB):")
     for region, n in first["breakdown"].items():

@@ -23,7 +23,7 @@ SMALL, LARGE = 150, 1500
 def write_synthetic(root: Path, n: int, seed: int = 11) -> Path:
     """A valid corpus of n sources, 50 to a section, bilingual notes and a few tags each."""
     rng = random.Random(seed)
-    words = "tile kernel layout pipeline tensor memory warp schedule compiler backend ascend cuda gemm attention".split()
+    words = ["tile", "kernel", "layout", "pipeline", "tensor", "memory", "warp", "schedule", "compiler", "backend", "ascend", "cuda", "gemm", "attention"]
     corpus = root / "corpus"
     corpus.mkdir(parents=True)
     (corpus / "corpus.yaml").write_text(f"title: Synthetic corpus of {n}\nlanguages: [zh, en]\n", encoding="utf-8")
