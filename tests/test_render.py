@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from corpus_build import registry, render
@@ -20,6 +21,7 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
         "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
         "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "sources.xml", "corpus.bib", "corpus.json", "corpus.ris",
+        "sources-index.js",
     } | {f"sources/{s.id}.md" for s in corpus.sources} | {
         f"export/{group}.{ext}" for group in ("sections/01-gpu", "sections/02-ascend", "chapters/01", "chapters/02") for ext in ("bib", "json", "ris")
     }
@@ -80,7 +82,7 @@ def test_second_render_writes_nothing_and_removed_sources_lose_their_pages(corpu
     sources.write_text(text[: text.index("- id: tilelang-pr-2900")], encoding="utf-8")
     third = render.render(registry.load(corpus_dir), docs)
     assert third.removed == ("sources/tilelang-pr-2900.md",)
-    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sections/02-ascend.md", "status.md", "corpus.bib", "corpus.json", "corpus.ris",
+    assert set(third.written) == {"index.md", "sections/index.md", "sources/index.md", "sources-index.js", "sections/02-ascend.md", "status.md", "corpus.bib", "corpus.json", "corpus.ris",
                                   "export/sections/02-ascend.bib", "export/sections/02-ascend.json", "export/sections/02-ascend.ris"}
     assert (docs / "notes.md").read_text(encoding="utf-8") == "hand-written page"
 
@@ -244,12 +246,28 @@ def test_all_sources_sorts_titles_without_leading_brackets_and_carries_filter_fa
     order = [page.index(f'href="{i}/"') for i in ("cuda-guide", "deepgemm-ascend", "tilelang-pr-2900", "zhihu-port", "tilelang")]
     assert order == sorted(order)  # "[Docs] Zhihu…" sorts under D, not before every letter
     row = next(line for line in page.splitlines() if 'href="deepgemm-ascend/"' in line)
-    for fact in ('data-kind="repo"', 'data-section="02-ascend"', 'data-lang="zh"', 'data-tag="ascend|gemm"', 'data-chapter="1 2"',
-                 'data-verified="yes"', 'data-mirror="never"', 'href="../sections/02-ascend/"'):
-        assert fact in row, fact
+    assert 'href="../sections/02-ascend/"' in row
     assert '<select data-key="kind">' in page and '<input type="search"' in page and "<div class=\"cb-filters\" hidden" in page
-    flat = render.build_pages(registry.load(corpus_dir), directory_urls=False)["sources/index.md"]
-    assert 'href="deepgemm-ascend.html"' in flat and 'href="../sections/02-ascend.html"' in flat
+    assert 'data-cb-rows="../sources-index.js"' in page
+    # The facts the script filters on come with the data file, in the same title order.
+    data = _sources_data(docs / "sources-index.js")
+    ids = [r["h"].rstrip("/") for r in data["rows"]]
+    assert ids.index("cuda-guide") < ids.index("deepgemm-ascend") < ids.index("tilelang-pr-2900") < ids.index("zhihu-port") < ids.index("tilelang")
+    row = data["rows"][ids.index("deepgemm-ascend")]
+    assert {k: row[k] for k in ("k", "l", "g", "c", "m")} == {"k": "repo", "l": "zh", "g": ["ascend", "gemm"], "c": ["1", "2"], "m": "never"}
+    assert data["sections"][row["s"]] == ["02-ascend", "Ascend stack", "../sections/02-ascend/"] and "v" not in row
+    assert data["rows"][ids.index("zhihu-port")]["v"] == 0  # unverified
+    kinds = next(f for f in data["filters"] if f["key"] == "kind")["options"]
+    assert ["repo", "repository"] in kinds
+    flat = render.build_pages(registry.load(corpus_dir), directory_urls=False)
+    assert 'href="deepgemm-ascend.html"' in flat["sources/index.md"] and 'href="../sections/02-ascend.html"' in flat["sources/index.md"]
+    assert '"h":"deepgemm-ascend.html"' in flat["sources-index.js"]
+
+
+def _sources_data(path):
+    text = path.read_text(encoding="utf-8")
+    assert text.count("window.cbSources = ") == 1 and text.rstrip().endswith(";")
+    return json.loads(text[text.index("= ") + 2 : text.rstrip().rindex(";")])
 
 
 def test_home_counts_link_to_filtered_views_and_lists_recently_added(corpus_dir, tmp_path):

@@ -1,25 +1,78 @@
-/* corpus-build: sort and filter the "All sources" table (table.cb-sources).
+/* corpus-build: sort, filter and page the "All sources" table (table.cb-sources).
  *
  * Our own few lines, served from the site: no library, no request elsewhere.
- * Without JavaScript the page is the plain table, sorted by title; the filter
- * controls stay hidden. Filters are read from and written to the address
- * (sources/?kind=paper&tag=ascend), so links from the home and tags pages open a
- * filtered view. Row facts come from data-* attributes written at build time.
+ * Without JavaScript the page is a plain table of the first rows, sorted by
+ * title, with links to the next pages (sources/page/2/ …); the filter controls
+ * stay hidden. With it, the whole corpus comes from the data file the table
+ * names (data-cb-rows: sources-index.js, which sets window.cbSources; a script
+ * element, so that it also loads from file://), and filters, sorting and pages
+ * work across every source. Filters and the page are read from and written to
+ * the address (sources/?kind=paper&tag=ascend&page=2), so links from the home,
+ * tags and status pages open a filtered view. Registry text is written with
+ * textContent, never as HTML.
  */
 (function () {
   "use strict";
 
   function init() {
-    var table = document.querySelector("table.cb-sources");
+    var table = document.querySelector("table.cb-sources[data-cb-rows]");
     var panel = document.querySelector(".cb-filters");
     if (!table || !panel || table.getAttribute("data-cb-ready")) return;
     table.setAttribute("data-cb-ready", "1");
+    load(table.getAttribute("data-cb-rows"), function (data) { start(table, panel, data); });
+  }
+
+  function load(src, done) {
+    if (window.cbSources) return done(window.cbSources);
+    var script = document.createElement("script");
+    script.src = src;
+    // If the data cannot be read, the page stays as it is without JavaScript.
+    script.onload = function () { if (window.cbSources) done(window.cbSources); };
+    document.head.appendChild(script);
+  }
+
+  function fold(text) {
+    return (text || "").toLowerCase().normalize("NFKC");
+  }
+
+  function element(tag, text, className) {
+    var node = document.createElement(tag);
+    if (text) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  }
+
+  function start(table, panel, data) {
+    var strings = JSON.parse(table.getAttribute("data-cb-strings") || "{}");
     var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
+    var size = data.page_size || 100;
+    var labels = data.labels || {};
+    var sections = data.sections || [];
+    var rows = data.rows || [];
     var controls = Array.prototype.slice.call(panel.querySelectorAll("[data-key]"));
     var count = panel.querySelector(".cb-filter-count");
     var params = new URLSearchParams(window.location.search);
+    var sort = { column: 0, ascending: true };
+    var page = Math.max(1, parseInt(params.get("page"), 10) || 1);
 
+    rows.forEach(function (row, rank) {
+      row.rank = rank; // the build sorts by title: a row's place is its title order
+      row.kind_label = (labels.kind || {})[row.k] || row.k;
+      row.lang_label = (labels.lang || {})[row.l] || row.l;
+      row.mirror_label = (labels.mirror || {})[row.m] || row.m;
+      row.section = sections[row.s] || ["", "", ""];
+    });
+
+    // The choices of each filter come with the data (every tag, section, chapter…).
+    (data.filters || []).forEach(function (filter) {
+      var select = panel.querySelector("select[data-key='" + filter.key + "']");
+      if (!select) return;
+      filter.options.forEach(function (option) {
+        var node = element("option", option[1]);
+        node.value = option[0];
+        select.appendChild(node);
+      });
+    });
     controls.forEach(function (control) {
       var wanted = params.get(control.getAttribute("data-key"));
       if (wanted === null) return;
@@ -27,79 +80,182 @@
       if (control.value !== wanted) control.value = ""; // an unknown choice shows everything
     });
 
-    function listed(row, key) {
-      var value = row.getAttribute("data-" + key) || "";
-      return key === "tag" ? value.split("|") : key === "chapter" ? value.split(" ") : [value];
+    function values(row, key) {
+      switch (key) {
+        case "kind": return [row.k];
+        case "section": return [row.section[0]];
+        case "lang": return [row.l];
+        case "tag": return row.g || [];
+        case "chapter": return row.c || [];
+        case "verified": return [row.v === 0 ? "no" : "yes"];
+        case "mirror": return [row.m];
+        default: return [];
+      }
     }
 
-    function fold(text) {
-      return (text || "").toLowerCase().normalize("NFKC");
+    function haystack(row) {
+      if (row.text === undefined) {
+        var badges = (row.b || []).map(function (b) { return b[0]; }).join(" ");
+        row.text = fold([row.t, badges, row.kind_label, row.section[1], row.lang_label, row.mirror_label, row.a || "", (row.g || []).join("|"), row.h].join(" "));
+      }
+      return row.text;
+    }
+
+    function sortKey(row, column) {
+      switch (column) {
+        case 1: return fold(row.kind_label);
+        case 2: return fold(row.section[1]);
+        case 3: return fold(row.lang_label);
+        case 4: return fold(row.mirror_label);
+        case 5: return row.a || "";
+        default: return "";
+      }
+    }
+
+    function render(row) {
+      if (row.node) return row.node;
+      var tr = document.createElement("tr");
+      tr.dataset.kind = row.k;
+      tr.dataset.section = row.section[0];
+      tr.dataset.lang = row.l;
+      tr.dataset.tag = (row.g || []).join("|");
+      tr.dataset.chapter = (row.c || []).join(" ");
+      tr.dataset.verified = row.v === 0 ? "no" : "yes";
+      tr.dataset.mirror = row.m;
+      var title = element("td");
+      var link = element("a", row.t);
+      link.href = row.h;
+      title.appendChild(link);
+      (row.b || []).forEach(function (badge) {
+        title.appendChild(document.createTextNode(" "));
+        title.appendChild(element("span", badge[0], "cb-badge cb-" + badge[1]));
+      });
+      tr.appendChild(title);
+      tr.appendChild(element("td", row.kind_label));
+      var section = element("td");
+      var sectionLink = element("a", row.section[1]);
+      sectionLink.href = row.section[2];
+      section.appendChild(sectionLink);
+      tr.appendChild(section);
+      tr.appendChild(element("td", row.lang_label));
+      tr.appendChild(element("td", row.mirror_label));
+      tr.appendChild(element("td", row.a || ""));
+      row.node = tr;
+      return tr;
+    }
+
+    // The root collation: Latin titles before Chinese ones, as the build sorts them; numbers by value (V2 before V10).
+    var collator = new Intl.Collator("und", { numeric: true, sensitivity: "base" });
+
+    function matching() {
+      var words = [];
+      var chosen = [];
+      controls.forEach(function (control) {
+        var key = control.getAttribute("data-key");
+        if (!control.value) return;
+        if (key === "text") words = fold(control.value).split(/\s+/).filter(Boolean);
+        else chosen.push([key, control.value]);
+      });
+      var found = rows.filter(function (row) {
+        var keep = chosen.every(function (pair) { return values(row, pair[0]).indexOf(pair[1]) !== -1; });
+        if (keep && words.length) {
+          var text = haystack(row);
+          keep = words.every(function (word) { return text.indexOf(word) !== -1; });
+        }
+        return keep;
+      });
+      if (sort.column === 0) {
+        if (!sort.ascending) found.reverse();
+      } else {
+        found.sort(function (a, b) {
+          var x = sortKey(a, sort.column), y = sortKey(b, sort.column);
+          if (!x !== !y) return x ? -1 : 1; // empty cells last, either way
+          var order = sort.ascending ? collator.compare(x, y) : collator.compare(y, x);
+          return order || a.rank - b.rank;
+        });
+      }
+      return found;
+    }
+
+    // The pager: the static one (links to the numbered pages) gives way to buttons over the filtered rows.
+    var pager = document.querySelector("nav.cb-pager");
+    if (!pager) {
+      pager = element("nav", "", "cb-pager");
+      pager.setAttribute("data-search-exclude", "");
+      table.parentNode.insertBefore(pager, table.nextSibling);
+    }
+    var range = document.querySelector(".cb-page-range");
+    if (range) range.hidden = true; // the count above the table says it
+
+    function button(label, target, current) {
+      var node = element("button", label, "cb-page");
+      node.type = "button";
+      if (current) node.setAttribute("aria-current", "page");
+      if (target === null) node.disabled = true;
+      else node.addEventListener("click", function () { page = target; apply(); table.scrollIntoView({ block: "start" }); });
+      return node;
+    }
+
+    function drawPager(pages) {
+      pager.textContent = "";
+      pager.hidden = pages <= 1;
+      if (pages <= 1) return;
+      pager.appendChild(button("‹ " + (strings.prev || "‹"), page > 1 ? page - 1 : null));
+      var shown = {};
+      [1, pages].concat([page - 2, page - 1, page, page + 1, page + 2]).forEach(function (n) { if (n >= 1 && n <= pages) shown[n] = true; });
+      var previous = 0;
+      Object.keys(shown).map(Number).sort(function (a, b) { return a - b; }).forEach(function (n) {
+        if (n - previous > 1) pager.appendChild(element("span", "…", "cb-pager-off"));
+        pager.appendChild(button(String(n), n === page ? null : n, n === page));
+        previous = n;
+      });
+      pager.appendChild(button((strings.next || "›") + " ›", page < pages ? page + 1 : null));
+      pager.appendChild(element("span", (strings.page_of || "{page}/{pages}").replace("{page}", page).replace("{pages}", pages), "cb-page-of"));
     }
 
     function apply() {
-      var shown = 0;
-      var query = new URLSearchParams();
-      var words = [];
-      controls.forEach(function (control) {
-        var key = control.getAttribute("data-key");
-        if (control.value) query.set(key, control.value);
-        if (key === "text") words = fold(control.value).split(/\s+/).filter(Boolean);
-      });
-      rows.forEach(function (row) {
-        var keep = controls.every(function (control) {
-          var key = control.getAttribute("data-key");
-          if (!control.value || key === "text") return true;
-          return listed(row, key).indexOf(control.value) !== -1;
-        });
-        if (keep && words.length) {
-          var haystack = fold(row.textContent + " " + row.getAttribute("data-tag") + " " + row.cells[0].querySelector("a").getAttribute("href"));
-          keep = words.every(function (word) { return haystack.indexOf(word) !== -1; });
-        }
-        row.hidden = !keep;
-        if (keep) shown += 1;
-      });
+      var found = matching();
+      var pages = Math.max(1, Math.ceil(found.length / size));
+      page = Math.min(Math.max(1, page), pages);
+      var fragment = document.createDocumentFragment();
+      found.slice((page - 1) * size, page * size).forEach(function (row) { fragment.appendChild(render(row)); });
+      body.textContent = "";
+      body.appendChild(fragment);
+      drawPager(pages);
       if (count) {
-        count.textContent = count.getAttribute("data-template").replace("{shown}", shown).replace("{total}", rows.length);
+        count.textContent = count.getAttribute("data-template").replace("{shown}", found.length).replace("{total}", rows.length);
       }
+      var query = new URLSearchParams();
+      controls.forEach(function (control) { if (control.value) query.set(control.getAttribute("data-key"), control.value); });
+      if (page > 1) query.set("page", String(page));
       var search = query.toString();
       window.history.replaceState(null, "", window.location.pathname + (search ? "?" + search : "") + window.location.hash);
     }
 
-    function sortBy(column, header) {
-      var ascending = header.getAttribute("aria-sort") !== "ascending";
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (cell) { cell.removeAttribute("aria-sort"); });
-      header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-      function key(row) {
-        var cell = row.cells[column];
-        return cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : fold(cell.textContent.trim());
-      }
-      // The root collation: Latin titles before Chinese ones, as the build sorts them; numbers by value (V2 before V10).
-      var collator = new Intl.Collator("und", { numeric: true, sensitivity: "base" });
-      rows.sort(function (a, b) {
-        var x = key(a), y = key(b);
-        if (!x !== !y) return x ? -1 : 1; // empty cells last, either way
-        return ascending ? collator.compare(x, y) : collator.compare(y, x);
-      });
-      rows.forEach(function (row) { body.appendChild(row); });
-    }
-
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, column) {
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "cb-sort";
-      button.textContent = header.textContent;
-      button.title = panel.getAttribute("data-sort-hint") || "";
+    var headers = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(headers, function (header, column) {
+      var sortButton = element("button", header.textContent, "cb-sort");
+      sortButton.type = "button";
+      sortButton.title = panel.getAttribute("data-sort-hint") || "";
       header.textContent = "";
-      header.appendChild(button);
-      button.addEventListener("click", function () { sortBy(column, header); });
+      header.appendChild(sortButton);
+      sortButton.addEventListener("click", function () {
+        var ascending = header.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(headers, function (cell) { cell.removeAttribute("aria-sort"); });
+        header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        sort = { column: column, ascending: ascending };
+        page = 1;
+        apply();
+      });
     });
     controls.forEach(function (control) {
-      control.addEventListener(control.tagName === "SELECT" ? "change" : "input", apply);
+      control.addEventListener(control.tagName === "SELECT" ? "change" : "input", function () { page = 1; apply(); });
     });
     var reset = panel.querySelector(".cb-filter-reset");
     if (reset) {
       reset.addEventListener("click", function () {
         controls.forEach(function (control) { control.value = ""; });
+        page = 1;
         apply();
       });
     }

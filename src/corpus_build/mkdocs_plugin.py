@@ -20,7 +20,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import hosting, registry, render, search, serve
+from . import hosting, registry, render, search, serve, slim
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
 
@@ -108,6 +108,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return corpus
 
     def on_post_page(self, output, page, config):
+        output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
     def on_post_template(self, output_content, template_name, config):

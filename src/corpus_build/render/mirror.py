@@ -28,6 +28,7 @@ from .labels import Labels
 from .views import (
     Badge,
     Code,
+    CountRow,
     Fact,
     Link,
     MirrorPanel,
@@ -469,18 +470,20 @@ def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
         (title(s), (Code(s.id),), (local_time(f.record.checked_at or f.record.fetched_at, tz),))
         for s, f in states if f.state == "stale" and f.record is not None
     )
-    def checked(f: MirrorInfo) -> str:
-        latest = f.failure or f.record
-        return local_time((latest.checked_at or latest.fetched_at) if latest else "", tz)
+    # The rest by state, each count linked to "All sources" filtered by it (render/listing.py):
+    # listing every source here made the page grow with the corpus.
+    from .listing import MIRROR_STATES
 
-    everything = tuple((title(s), (Code(s.id),), (state_badge(f.state, t),), (checked(f),)) for s, f in states)
+    by_state = tuple(
+        CountRow(state_badge(state, t), counts[state], f"sources/index.md?mirror={state}") for state in MIRROR_STATES if counts.get(state)
+    )
     view = StatusPage(
         title=t("status"),
         summary=summary,
         charts=(charts.freshness(corpus, t, [f for _s, f in states]),),
         failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("reason")), failures),
         stale=Table((t("title"), t("id"), t("checked_at")), stale),
-        everything=Table((t("title"), t("id"), t("state"), t("checked_at")), everything),
+        by_state=by_state,
     )
     return render("status.md.j2", view=view, t=t)
 

@@ -31,7 +31,6 @@ from .views import (
     DigestPage,
     Entry,
     Fact,
-    Filter,
     HomePage,
     IndexPage,
     Link,
@@ -40,8 +39,6 @@ from .views import (
     ReadingPage,
     SectionPage,
     SourcePage,
-    SourceRow,
-    SourcesPage,
     Step,
     Strong,
     TagCount,
@@ -382,43 +379,11 @@ class PageBuilder:
             found.append(Citation(Link(f"{digest.date} · {digest.title}", rel(page, paths.digest(digest)))))
         return tuple(found)
 
-    def sources_index(self) -> str:
-        t, page, du = self.t, paths.sources, self.directory_urls
-        rows = []
-        for source in sorted(self.corpus.sources, key=lambda s: (sort_key(s.title), s.id)):
-            section = self.corpus.section(source.section)
-            state = self.mirror_info(source).state
-            rows.append(SourceRow(
-                title=source.title, sort_key=sort_key(source.title), href=site_rel(page, paths.source(source.id), du),
-                badges=self.badges(source, kind=False), kind=source.kind, kind_label=t.kind(source.kind),
-                section=section.folder, section_label=self.section_title(section), section_href=site_rel(page, paths.section(section), du),
-                lang=source.lang, lang_label=t(f"lang_{source.lang}"), tags=source.tags, chapters=source.chapters,
-                verified=source.verified, mirror=state, mirror_label=mirror.state_label(state, t),
-                added=source.added.isoformat() if source.added else "",
-            ))
-        sources = self.corpus.sources
-        kinds = sorted({s.kind for s in sources}, key=lambda k: t.kind(k))
-        tags = sorted({tag for s in sources for tag in s.tags}, key=str.casefold)
-        chapter_numbers = sorted({n for s in sources for n in s.chapters})
-        states = [s for s in ("fresh", "stale", "failed", "skipped", "never") if any(r.mirror == s for r in rows)]
-        filters = (
-            Filter("kind", t("kind"), tuple((k, t.kind(k)) for k in kinds)),
-            Filter("section", t("section"), tuple((s.folder, self.section_title(s)) for s in self.corpus.sections)),
-            Filter("tag", t("tags"), tuple((tag, tag) for tag in tags)),
-            Filter("chapter", t("chapters_short"), tuple((str(n), t.chapter(n)) for n in chapter_numbers)),
-            Filter("lang", t("lang"), tuple((lang, t(f"lang_{lang}")) for lang in ("zh", "en") if any(s.lang == lang for s in sources))),
-            Filter("verified", t("verified"), (("yes", t("verified_yes")), ("no", t("verified_no")))),
-            Filter("mirror", t("mirror_state"), tuple((s, mirror.state_label(s, t)) for s in states)),
-        )
-        view = SourcesPage(
-            title=t("all_sources"),
-            exports=self.export_row(page, export.WHOLE),
-            rows=tuple(rows),
-            filters=filters,
-            columns=(t("title"), t("kind"), t("section"), t("lang"), t("mirror_state"), t("added")),
-            strings={"text": t("filter_text"), "any": t("filter_any"), "reset": t("filter_reset"), "count": t("filter_count", shown="{shown}", total="{total}"), "sort": t("filter_sort")},
-        )
-        return self._render("sources.md.j2", view)
+    def sources_pages(self) -> dict[str, str]:
+        """"All sources": its pages (sources/index.md, sources/page/N.md) and the data file of every row."""
+        from . import listing  # bounded pages whatever the corpus's size
+
+        return listing.sources_pages(self)
 
     def chapters_index(self) -> str:
         t, page = self.t, paths.chapters

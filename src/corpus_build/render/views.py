@@ -265,6 +265,15 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class PagerLink:
+    """One link of a pager: a page number, or the previous/next page (href "" when there is none)."""
+
+    label: str
+    href: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
 class SourcesPage:
     title: str
     exports: tuple[Link, ...]
@@ -272,6 +281,12 @@ class SourcesPage:
     filters: tuple[Filter, ...]
     columns: tuple[str, ...]
     strings: dict[str, str] = field(default_factory=dict)  # interface words the script shows
+    # One page of the table (render/listing.py): which rows of how many, the pager, and the
+    # whole corpus's rows as a script file for sources.js ("" on the numbered pages).
+    number: int = 1
+    range_label: str = ""
+    pager: tuple[PagerLink, ...] = ()
+    data: str = ""
 
 
 @dataclass(frozen=True)
@@ -303,7 +318,9 @@ class StatusPage:
     charts: tuple[Markup, ...]
     failures: Table
     stale: Table
-    everything: Table
+    # Every mirror state with its count, each linked to "All sources" filtered by it: the
+    # page lists only failures and stale mirrors in full, so it does not grow with the corpus.
+    by_state: tuple[CountRow, ...] = ()
 
 
 @dataclass(frozen=True)
