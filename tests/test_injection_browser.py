@@ -131,10 +131,23 @@ def test_no_payload_runs_or_reaches_out_on_any_page(hostile_site):
     assert residue == {}, residue
 
 
+# Fields the site does not show at all, and why (so their payloads cannot be on a page).
+NOT_SHOWN = {
+    "thread.pull_title": "the thread page shows the issue's title",
+    "commit.name": "a commit's author is shown by login when there is one",
+    "thread.text": "a thread mirror's page is the conversation, not text.md",
+    "facts.base": "thread.json's branches win over provenance's",
+    "facts.head": "thread.json's branches win over provenance's",
+    "failure.error": "a failed fetch is told in reader words, not the raw error",
+    "links.reason": "the link notice says dead since when, not the checker's reason",
+    "links.moved_reason": "the link notice says where it moved, not the checker's reason",
+}
+
+
 def test_every_payload_reaches_a_page_as_text(hostile_site):
     """The payloads were really on the pages (as text): the check above is not passing on an empty site."""
     site_dir, hostile = hostile_site
     pages = {name: (site_dir / name).read_text(encoding="utf-8") for name in _pages(site_dir)}
-    missing = [key for key in hostile.fields if not any(f"{key}:img" in text for text in pages.values())]
+    missing = [key for key in hostile.fields if key not in NOT_SHOWN and not any(f"{key}:img" in text for text in pages.values())]
     assert not missing, "\n".join(missing)
     assert len(PAYLOADS) >= 15
