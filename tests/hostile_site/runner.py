@@ -13,6 +13,7 @@ A case file (YAML, one per case, in cases/) says:
 All cases go into one project (each in its own source, section, chapter, path or digest, so
 no payload hides another), the site is built once with MkDocs and Material, and every HTML
 page is parsed: a case fails if its marker is in live markup (an `on…` attribute, a
+`data-md-component="source"` Material's script fetches for, a
 `javascript:`/`data:`/`vbscript:` URL, a `srcdoc`, or in a script, style, frame, object,
 embed, base or form element), or if it reached no page at all (then the check proves
 nothing). tests/test_injection_browser.py checks the same kind of site in Chromium.
@@ -150,6 +151,8 @@ class _Live(HTMLParser):
             self.live.setdefault(marker, []).append(why)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if ("data-md-component", "source") in attrs:  # Material's script then asks api.github.com about the link
+            self._mark(" ".join(v or "" for _, v in attrs), f"<{tag} data-md-component=source>")
         for name, value in attrs:
             value = value or ""
             self.seen.update(_MARKER.findall(value))

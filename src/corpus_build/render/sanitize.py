@@ -35,7 +35,13 @@ _SVG_ATTRIBUTES = {
     "stroke-width", "stroke-dasharray", "font-size", "font-weight", "text-anchor", "dominant-baseline", "transform", "opacity",
     "xmlns", "preserveaspectratio", "role", "focusable", "viewBox", "preserveAspectRatio",
 }
-GENERIC_ATTRIBUTES = {"id", "class", "title", "lang", "dir", "hidden", "role", "tabindex"}
+# Our own data attributes only: Material's script acts on `data-md-*` ones (a `data-md-component="source"`
+# on a link makes every reader's browser ask api.github.com about it).
+GENERIC_ATTRIBUTES = {
+    "id", "class", "title", "lang", "dir", "hidden", "role", "tabindex", "data-chapter", "data-col", "data-key", "data-kind", "data-lang",
+    "data-mirror", "data-search-exclude", "data-section", "data-sort", "data-sort-hint", "data-tag", "data-template", "data-verified",
+}
+ATTRIBUTE_PREFIXES = {"data-cb-", "aria-"}
 ATTRIBUTES = {
     "*": GENERIC_ATTRIBUTES,
     "a": {"href", "rel", "target", "hreflang", "download"},
@@ -76,6 +82,6 @@ def clean_page(fragment: str) -> str:
 
     return nh3.clean(
         fragment, tags=TAGS, attributes=ATTRIBUTES,
-        generic_attribute_prefixes={"data-", "aria-"}, url_schemes=URL_SCHEMES, attribute_filter=_attribute_filter,
+        generic_attribute_prefixes=ATTRIBUTE_PREFIXES, url_schemes=URL_SCHEMES, attribute_filter=_attribute_filter,
         filter_style_properties=STYLE_PROPERTIES, link_rel=None, strip_comments=False,  # comments run nothing; other plugins may mark places with them
     )
