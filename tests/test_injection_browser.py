@@ -151,3 +151,19 @@ def test_every_payload_reaches_a_page_as_text(hostile_site):
     missing = [key for key in hostile.fields if key not in NOT_SHOWN and not any(f"{key}:img" in text for text in pages.values())]
     assert not missing, "\n".join(missing)
     assert len(PAYLOADS) >= 15
+
+
+def test_feeds_carry_payloads_as_plain_text(hostile_site):
+    """Feed readers render `type="html"` content: the feeds' titles and summaries are plain text, well-formed XML."""
+    import xml.etree.ElementTree as ET
+
+    site_dir, _ = hostile_site
+    atom = "{http://www.w3.org/2005/Atom}"
+    texts = []
+    for name in ("feed.xml", "sources.xml"):
+        root = ET.parse(site_dir / name).getroot()  # a payload that broke the XML would fail here
+        for element in root.iter():
+            if element.tag in (f"{atom}title", f"{atom}summary", f"{atom}subtitle", f"{atom}content"):
+                assert element.get("type", "text") == "text", (name, element.tag, element.get("type"))
+                texts.append(element.text or "")
+    assert any("digest.title:img" in t for t in texts) and any("source.note:img" in t for t in texts), texts[:5]
