@@ -20,9 +20,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from . import hosting, registry, render, search, serve
-from .render import sanitize
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
+from .render import sanitize
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 

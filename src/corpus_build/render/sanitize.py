@@ -52,7 +52,7 @@ ATTRIBUTES = {
     "button": {"type", "disabled"}, "input": {"type", "value", "placeholder", "checked", "disabled", "name", "autocomplete"},
     "select": {"name", "multiple"}, "output": {"for", "name"}, "option": {"value", "selected"}, "label": {"for"}, "col": {"span"},
     "svg": _SVG_ATTRIBUTES | {"style"},
-    **{tag: _SVG_ATTRIBUTES for tag in ("g", "rect", "line", "polyline", "polygon", "path", "circle", "text", "tspan")},
+    **dict.fromkeys(("g", "rect", "line", "polyline", "polygon", "path", "circle", "text", "tspan"), _SVG_ATTRIBUTES),
 }
 # charts.py caps its SVG's width; no property that can load anything (url()) is kept.
 STYLE_PROPERTIES = {"max-width"}
