@@ -25,6 +25,7 @@ def test_there_are_enough_cases():
     assert len({c.marker for c in CASES}) == len(CASES)  # file names are numbered once
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case(checked, case):
     assert case.marker in checked.seen, f"{case.name}: the payload reached no page, so this case proves nothing"
