@@ -11,7 +11,8 @@ HTML page it contains is opened in Chromium with traps installed before any scri
 - every request not to 127.0.0.1 is refused and recorded (payloads ask evil.invalid);
 - after load, the DOM is searched for what a payload would leave even when it has not
   fired yet: an `on…` attribute, a `javascript:` link, an `<iframe srcdoc>`, an inline
-  script or style mentioning a payload, a `document.write` residue.
+  script or style mentioning a payload, a `document.write` residue, an element in the
+  page body holding one of Material's own ids (`#__config` is the theme's configuration).
 The search box is used once (Material renders results from the index as HTML).
 """
 
@@ -66,6 +67,9 @@ RESIDUE = """() => {
       found.push(el.outerHTML.slice(0, 120));
   }
   if (document.querySelector('.xss-dw')) found.push('document.write residue');
+  // Material reads its configuration from the first #__config, its toggles from other __ ids
+  // (it numbers code blocks __code_N itself, for the copy button).
+  for (const el of document.querySelectorAll('.md-content [id^="__"]:not([id^="__code_"]), [id="__config"]:not(script)')) found.push(`<${el.localName} id="${el.id}">`);
   return found;
 }"""
 

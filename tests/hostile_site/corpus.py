@@ -27,7 +27,7 @@ HERE = Path(__file__).parent
 
 
 def _lines(name: str) -> list[str]:
-    return [line for line in (HERE / name).read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    return [line.replace("\\n", "\n") for line in (HERE / name).read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
 
 
 PAYLOADS = _lines("payloads.txt")
@@ -36,7 +36,7 @@ URL_PAYLOADS = _lines("urls.txt")
 
 def inline(key: str) -> str:
     """Every payload on one line, for a one-line field (a title, a tag, a login)."""
-    return "Payload " + " ".join(p.replace("{k}", key) for p in PAYLOADS)
+    return "Payload " + " ".join(p.replace("{k}", key).replace("\n", " ") for p in PAYLOADS)
 
 
 def block(key: str) -> str:

@@ -145,6 +145,7 @@ class _Live(HTMLParser):
         self.live: dict[str, list[str]] = {}
         self.seen: set[str] = set()
         self._inside: list[str] = []
+        self._reserved: tuple[str, int] | None = None  # inside an element with one of Material's ids: (tag, depth)
 
     def _mark(self, text: str, why: str) -> None:
         for marker in _MARKER.findall(text):
@@ -166,8 +167,18 @@ class _Live(HTMLParser):
                 self._mark(value, f"<{tag} {name}>")
         if tag in ("script", "style"):
             self._inside.append(tag)
+        # Material reads its configuration from the first #__config and its toggles from __ ids:
+        # a payload's text inside such an element is the theme's input.
+        reserved = next((value or "" for name, value in attrs if name == "id" and (value or "").startswith("__")), "")
+        # Material's own elements with __ ids are inputs, labels, navs, lists and divs (and the config script).
+        if reserved and tag != "script" and (reserved.startswith("__config") or tag not in ("input", "label", "nav", "div", "ul")):
+            self._reserved = (tag, 1)
+        elif self._reserved and tag == self._reserved[0]:
+            self._reserved = (tag, self._reserved[1] + 1)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._reserved and tag == self._reserved[0]:
+            self._reserved = (tag, self._reserved[1] - 1) if self._reserved[1] > 1 else None
         if self._inside and self._inside[-1] == tag:
             self._inside.pop()
 
@@ -175,6 +186,8 @@ class _Live(HTMLParser):
         self.seen.update(_MARKER.findall(data))
         if self._inside:
             self._mark(data, f"inside <{self._inside[-1]}>")
+        if self._reserved:
+            self._mark(data, f"inside <{self._reserved[0]} id=__…> (Material's own id)")
 
 
 @dataclass

@@ -58,7 +58,7 @@ ATTRIBUTES = {
 STYLE_PROPERTIES = {"max-width"}
 # Relative links (the site's own pages and files) pass; absolute ones only with these schemes.
 URL_SCHEMES = {"http", "https", "mailto"}
-_FRAME_SOURCE = re.compile(r"^(?![a-z][a-z0-9+.-]*:|//)[^\\]*$", re.IGNORECASE)  # a frame shows only a file of the site
+_FRAME_SOURCE = re.compile(r"^(?![a-z][a-z0-9+.-]*:|//)[^\\]*$", re.IGNORECASE)  # a file of the site: no scheme, no //host
 
 
 def theme_text(value: str) -> str:
@@ -67,8 +67,12 @@ def theme_text(value: str) -> str:
 
 
 def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
-    if tag == "iframe" and attribute == "src" and not _FRAME_SOURCE.match(value.strip()):
+    if attribute == "id" and value.startswith("__"):
+        # Material's own ids (`__config`, `__drawer`, `__search`, …): a `{#__config}` on a code block
+        # would otherwise become the theme's configuration, and its search worker a data: script.
         return None
+    if tag in ("iframe", "img") and attribute == "src" and not _FRAME_SOURCE.match(value.strip()):
+        return None  # frames and images come from the site itself: no request to another origin
     if tag == "iframe" and attribute == "sandbox":
         return "allow-same-origin" if "allow-same-origin" in value.split() else ""  # never allow-scripts
     if tag == "input" and attribute == "type" and value.lower() not in ("search", "text", "checkbox", "radio", "button"):
