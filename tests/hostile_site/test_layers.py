@@ -74,3 +74,13 @@ def test_clean_page_keeps_what_our_pages_emit():
     ]
     for fragment in kept:
         assert clean_page(fragment) == fragment, (fragment, clean_page(fragment))
+
+
+def test_front_matter_escapes_what_material_prints_raw():
+    """Material prints page.meta.title/description/author and tag names without escaping (the last two in attributes)."""
+    import yaml
+
+    front = md.front_matter(title="</title><svg/onload=1>", tags=["<b>t</b>"], description='"><svg/onload=1>', author="'><svg/onload=1>")
+    meta = yaml.safe_load(front.strip().strip("-"))
+    assert "<" not in meta["title"] and "<" not in meta["tags"][0]
+    assert '"' not in meta["description"] and "<" not in meta["description"] and "'" not in meta["author"]

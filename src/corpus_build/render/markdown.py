@@ -52,6 +52,9 @@ def front_matter(**meta: Any) -> str:
         data["title"] = html.escape(str(data["title"]), quote=False)
     if "tags" in data:
         data["tags"] = [html.escape(str(tag), quote=False) for tag in data["tags"]]
+    for key in ("description", "author"):  # Material puts these in a <meta content="…">: quotes too
+        if key in data:
+            data[key] = html.escape(str(data[key]), quote=True)
     if not data:
         return ""
     if all(isinstance(v, str) or (isinstance(v, list) and all(isinstance(i, str) for i in v)) for v in data.values()):
