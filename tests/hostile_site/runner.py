@@ -207,3 +207,17 @@ def check_site(site_dir: Path) -> Result:
         for marker, whys in parser.live.items():
             result.live.setdefault(marker, []).extend(f"{page.relative_to(site_dir)}: {w}" for w in whys)
     return result
+
+
+def summary(workdir: Path) -> dict[str, int]:
+    """Every case built and checked once, as numbers (for scripts/reliability_report.py)."""
+    from corpus_build import site
+
+    cases = load_cases()
+    result = check_site(site.build(write_project(workdir, cases), strict=False))
+    return {
+        "site cases": len(cases),
+        "pages parsed": result.pages,
+        "payloads live (must be 0)": sum(c.marker in result.live for c in cases),
+        "payloads that reached no page": sum(c.marker not in result.seen for c in cases),
+    }
