@@ -10,7 +10,6 @@ error keeps the last good site and shows the errors on every page (serve.py).
 from __future__ import annotations
 
 import dataclasses
-import html
 import logging
 import os
 from pathlib import Path
@@ -23,6 +22,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from . import hosting, registry, render, search, serve, slim
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
+from .render import sanitize
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -83,8 +83,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         # The registry is the source of truth for the corpus's name and interface language.
-        # short_title when set (header and tabs); escaped, because Material prints it unescaped.
-        config.site_name = html.escape(corpus.settings.site_name, quote=False)
+        # short_title when set (header and tabs); escaped, because Material prints it unescaped,
+        # quotes too: it also lands in attributes (the logo's aria-label, our feed links' title).
+        config.site_name = sanitize.theme_text(corpus.settings.site_name)
         config.theme["language"] = corpus.settings.ui_lang
         # Material's "Permanent link" on every heading comes from the toc extension: say it in the reader's language.
         words = render.Labels(corpus.settings.ui_lang)
@@ -93,7 +94,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         for palette in config.theme.get("palette") or []:  # the light/dark switch's tooltip
             if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
-        config.extra["new_sources_feed_title"] = f"{corpus.settings.title} · {words('new_sources')}"
+        config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
         self._corpus_dir = corpus_dir
         self._corpus = corpus
         return config
@@ -106,6 +107,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         except (CorpusBuildError, ValueError, KeyError, TypeError) as render_exc:
             raise PluginError(str(exc)) from render_exc
         return corpus
+
+    @event_priority(-50)  # after other plugins have added to the body: clean what is finally published
+    def on_page_content(self, html, page, config, files):
+        # Every generated page's body through one allow-list (render/sanitize.py): the net under
+        # the builders' own escaping of registry and mirror text. The user's own pages in docs/
+        # are theirs and keep what they wrote.
+        if render.GENERATED_MARK.strip() in (page.markdown or ""):
+            return sanitize.clean_page(html)
+        return html
 
     def on_post_page(self, output, page, config):
         output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)

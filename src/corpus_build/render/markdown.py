@@ -20,7 +20,9 @@ _ESCAPE = re.compile(r"([\\`*_\[\]|{}])")
 # them in a note is a line-join artefact of the user's editor, not a word break.
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_SPACE = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# python-markdown's own code-span rule (a backslash-escaped backtick opens none): what it shows as
+# prose must never be taken for code here, where code is left unescaped.
+_CODE_SPAN = re.compile(r"(?<!\\)(`+)(.+?)(?<!`)\1(?!`)")
 
 
 def text(value: object) -> str:
@@ -50,6 +52,9 @@ def front_matter(**meta: Any) -> str:
         data["title"] = html.escape(str(data["title"]), quote=False)
     if "tags" in data:
         data["tags"] = [html.escape(str(tag), quote=False) for tag in data["tags"]]
+    for key in ("description", "author"):  # Material puts these in a <meta content="…">: quotes too
+        if key in data:
+            data[key] = html.escape(str(data[key]), quote=True)
     if not data:
         return ""
     if all(isinstance(v, str) or (isinstance(v, list) and all(isinstance(i, str) for i in v)) for v in data.values()):
@@ -86,18 +91,43 @@ def badge(label: str, css: str) -> str:
     return f'<span class="cb-badge cb-{css}">{html.escape(label)}</span>'
 
 
+# Only what python-markdown (superfences) itself takes for a fence opens and closes one here: a line
+# that merely starts with ``` ("``` <img …>") is prose there, so it must be prose here too, or its
+# HTML would pass as "code" and go live.
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})[ \t]*(\{[^}\n]*\}|\.?[\w#.+-]*)?[ \t]*$")
+_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})[ \t]*$")
+
+
 def outside_code(body: str, change) -> str:
     """Apply `change` to the prose of a Markdown text, leaving fenced blocks and code spans as written."""
+    lines = body.split("\n")
     out, fence = [], ""
-    for line in body.split("\n"):
+
+    def closes(line: str, opener: str) -> bool:
+        closing = _FENCE_CLOSE.match(line.lstrip())
+        return bool(closing) and closing.group(1)[0] == opener[0] and len(closing.group(1)) >= len(opener)
+
+    # The longest closing fence of each kind after each line, so an opener is checked in O(1).
+    longest_after: list[dict[str, int]] = [{}] * (len(lines) + 1)
+    for number in range(len(lines) - 1, -1, -1):
+        closing = _FENCE_CLOSE.match(lines[number].lstrip())
+        after = longest_after[number + 1]
+        if closing:
+            char, size = closing.group(1)[0], len(closing.group(1))
+            after = {**after, char: max(after.get(char, 0), size)}
+        longest_after[number] = after
+
+    for number, line in enumerate(lines):
         stripped = line.lstrip()
         if fence:
             out.append(line)
-            if stripped.startswith(fence):
+            if closes(line, fence):
                 fence = ""
             continue
-        if stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
+        opening = _FENCE_OPEN.match(stripped)
+        # A fence that is never closed is no fence for python-markdown: its lines are prose.
+        if opening and longest_after[number + 1].get(opening.group(1)[0], 0) >= len(opening.group(1)):
+            fence = opening.group(1)
             out.append(line)
             continue
         pieces = _CODE_SPAN.split(line)
