@@ -27,8 +27,8 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from . import export, mirror
-from .pages import PageBuilder, paths, rel, site_rel, site_url, sort_key
-from .views import Filter, Link, PagerLink, SourceRow, SourcesPage
+from .pages import PageBuilder, paths, site_rel, site_url, sort_key
+from .views import Filter, PagerLink, SourceRow, SourcesPage
 
 if TYPE_CHECKING:
     from ..model import Section, Source
