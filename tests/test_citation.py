@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import shutil
 from urllib.parse import urlsplit
@@ -22,13 +24,15 @@ from corpus_build.render.pages import PageBuilder, paths
 from tests.corpus_fixture import SOURCES_GPU, write_corpus, write_project
 from tests.site_helpers import serve
 
-HOSTILE = SOURCES_GPU.replace("title: TileLang", "title: \"TileLang <script>alert('t')</script> & {x}\"").replace(
-    "https://github.com/tile-ai/tilelang", "https://github.com/tile-ai/tilelang?a=1&b=\"><img%20src=x%20onerror=alert(1)>")
+HOSTILE = SOURCES_GPU.replace("title: TileLang", "title: \"TileLang <script>alert('t')</script> & {x}\"")
+# `check` refuses raw quotes and angle brackets in URLs; the box escapes them all the same.
+HOSTILE_URL = "https://github.com/tile-ai/tilelang?a=1&b=\"><img%20src=x%20onerror=alert(1)>"
 
 
 def test_everything_in_the_box_is_escaped(tmp_path):
     corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": HOSTILE}))
-    box = citation.box(corpus, corpus.source("tilelang"), Labels("zh"), paths.source("tilelang"))
+    hostile = dataclasses.replace(corpus.source("tilelang"), url=HOSTILE_URL)
+    box = citation.box(corpus, hostile, Labels("zh"), paths.source("tilelang"))
     assert "<script>" not in box and "<img" not in box
     assert "TileLang &lt;script&gt;alert(&#x27;t&#x27;)&lt;/script&gt; &amp; {x}" in box
     assert 'href="https://github.com/tile-ai/tilelang?a=1&amp;b=&quot;&gt;&lt;img%20src=x%20onerror=alert(1)&gt;"' in box
