@@ -5,17 +5,18 @@ and segments every page for search, though one note changed. The `corpus` plugin
 keeps three caches under `.corpus-build/cache/` (`corpus-build clean` removes it;
 CI may restore it: nothing in a key is a path or a time):
 
-    render/  a page's Markdown -> HTML (content, toc, title, anchors, the warnings
+    (one SQLite file, cache.sqlite, three kinds of record)
+    render   a page's Markdown -> HTML (content, toc, title, anchors, the warnings
              MkDocs logged), keyed by the Markdown, the page's location, the
              Markdown extensions' configuration and the versions involved; valid
              only while every link the page made resolves as it did (the lookups
              are recorded and checked, so adding or removing a page re-renders
              exactly the pages that link to it)
-    page/    a page's HTML from the theme template, keyed by everything the
+    page     a page's HTML from the theme template, keyed by everything the
              template is given: the page (content, toc, meta, neighbours), the
              whole navigation, the effective configuration, the theme's files
              and the versions
-    search/  the search entries Material makes of a page (jieba segmentation),
+    search   the search entries Material makes of a page (jieba segmentation),
              keyed by the page's text and the search vocabulary
 
 Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
@@ -178,75 +179,97 @@ def toc_from_json(items: list[Any]) -> Any:
 
 
 class Store:
-    """Records by kind and key under the cache folder; remembers which keys this build used."""
+    """Records by kind and key in one SQLite file under the cache folder.
+
+    One file, not one per record: on a slow file system thousands of small files
+    cost more to open than the work they save. The store remembers which keys this
+    build used, for `prune`.
+    """
 
     def __init__(self, root: Path):
+        import sqlite3
+
         self.root = Path(root)
         self.used: dict[str, set[str]] = {kind: set() for kind in KINDS}
         self.hits = dict.fromkeys(KINDS, 0)
         self.misses = dict.fromkeys(KINDS, 0)
-
-    def _path(self, kind: str, key: str) -> Path:
-        return self.root / kind / key[:2] / key
+        self._pending: list[tuple[str, str, str]] = []
+        self.db: Any = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.root / "cache.sqlite", timeout=60, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("CREATE TABLE IF NOT EXISTS entry (kind TEXT, key TEXT, value TEXT, PRIMARY KEY (kind, key))")
+            self.db.execute("CREATE TABLE IF NOT EXISTS build (flavour TEXT PRIMARY KEY, used TEXT, at REAL)")
+        except (OSError, sqlite3.Error) as exc:  # an unwritable cache costs speed, never the build
+            log.info(f"corpus: build cache off ({exc})")
+            self.db = None
 
     def get(self, kind: str, key: str) -> str | None:
-        try:
-            text = self._path(kind, key).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if self.db else None
+        if row is None:
             self.misses[kind] += 1
             return None
         self.used[kind].add(key)
         self.hits[kind] += 1
-        return text
+        return str(row[0])
 
     def put(self, kind: str, key: str, text: str) -> None:
-        path = self._path(kind, key)
         self.used[kind].add(key)
+        self._pending.append((kind, key, text))
+        if len(self._pending) >= 200:  # bounded memory; an entry is valid whether or not the build ends well
+            self._flush()
+
+    def _flush(self) -> None:
+        import sqlite3
+
+        if self.db is None or not self._pending:
+            return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError as exc:  # a full disk or a read-only cache costs speed, never the build
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?, ?, ?)", self._pending)
+        except sqlite3.Error as exc:
             log.info(f"corpus: build cache not written ({exc})")
+        self._pending = []
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
     def prune(self, flavour: str) -> int:
-        """Delete the entries that none of the last few builds used; returns how many.
+        """Write this build's entries; delete those none of the last few builds used; returns how many.
 
         One `corpus-build build` can run several builds that share the cache (the
-        site and its offline flavour): each flavour keeps a list of what it used,
+        site and its offline flavour): each flavour keeps the list of what it used,
         and an entry stays while any of the KEEP_FLAVOURS latest lists names it.
         """
-        builds = self.root / "builds"
-        builds.mkdir(parents=True, exist_ok=True)
-        mine = builds / f"{flavour}.json"
-        tmp = mine.with_name(f".{mine.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({kind: sorted(keys) for kind, keys in self.used.items()}), encoding="utf-8")
-        os.replace(tmp, mine)
-        lists = sorted(builds.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-        keep = {kind: set(keys) for kind, keys in self.used.items()}
-        for old in lists:
-            if old == mine:
-                continue
-            if lists.index(old) >= KEEP_FLAVOURS:
-                old.unlink(missing_ok=True)
-                continue
-            try:
-                for kind, keys in json.loads(old.read_text(encoding="utf-8")).items():
-                    keep.setdefault(kind, set()).update(keys)
-            except (OSError, ValueError, AttributeError):
-                old.unlink(missing_ok=True)
-        removed = 0
-        for kind in KINDS:
-            folder = self.root / kind
-            if not folder.is_dir():
-                continue
-            for shard in folder.iterdir():
-                for entry in shard.iterdir() if shard.is_dir() else ():
-                    if entry.name not in keep[kind]:
-                        entry.unlink(missing_ok=True)
-                        removed += 1
-        return removed
+        import sqlite3
+        import time
+
+        if self.db is None:
+            return 0
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?, ?, ?)", self._pending)
+                self._pending = []
+                used = json.dumps({kind: sorted(keys) for kind, keys in self.used.items()})
+                self.db.execute("INSERT OR REPLACE INTO build VALUES (?, ?, ?)", (flavour, used, time.time()))
+                rows = self.db.execute("SELECT flavour, used FROM build ORDER BY at DESC").fetchall()
+                for old, _ in rows[KEEP_FLAVOURS:]:
+                    self.db.execute("DELETE FROM build WHERE flavour = ?", (old,))
+                keep = {(kind, key) for _, text in rows[:KEEP_FLAVOURS] for kind, keys in json.loads(text).items() for key in keys}
+                stale = [(kind, key) for kind, key in self.db.execute("SELECT kind, key FROM entry") if (kind, key) not in keep]
+                self.db.executemany("DELETE FROM entry WHERE kind = ? AND key = ?", stale)
+            return len(stale)
+        except sqlite3.Error as exc:
+            log.info(f"corpus: build cache not written ({exc})")
+            return 0
+        finally:
+            self.db.close()
+            self.db = None
 
     def summary(self) -> str:
         return ", ".join(f"{kind} {self.hits[kind]} hit(s) {self.misses[kind]} miss(es)" for kind in KINDS)
@@ -310,9 +333,11 @@ def _captured_logs() -> Iterator[_Capture]:
 class BuildCache:
     """One build's use of the cache, driven by the plugin's hooks (see mkdocs_plugin.py)."""
 
-    def __init__(self, root: Path, config: Any, vocabulary: Path | None):
+    def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None):
         self.store = Store(root)
-        self.enabled = True
+        self.enabled = self.store.db is not None
+        # Loading jieba and the corpus's words costs seconds: only when a page must be segmented.
+        self._load_vocabulary: Callable[[], None] | None = load_vocabulary
         try:
             self.versions = versions()
             self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
@@ -324,8 +349,14 @@ class BuildCache:
         self.search_key_base = ""
         self.nav_hash = ""
 
+    def vocabulary_loaded(self) -> None:
+        if self._load_vocabulary is not None:
+            load, self._load_vocabulary = self._load_vocabulary, None
+            load()
+
     def _disable(self, exc: Exception) -> None:
         self.enabled = False
+        self.vocabulary_loaded()
         log.info(f"corpus: build cache off for this build: the configuration holds a value with no stable description ({exc})")
 
     # --- Markdown -> HTML --------------------------------------------------------------
@@ -378,7 +409,13 @@ class BuildCache:
     def prepare(self, config: Any, env: Any, files: Any, nav: Any | None) -> None:
         """After every page is read (on_env): the keys shared by all pages, and the hooks on templates and search."""
         if not self.enabled:
+            self.vocabulary_loaded()
             return
+        import jinja2
+
+        # Material's templates compile in seconds at every build: keep their bytecode (Jinja checks the source).
+        (self.store.root / "jinja").mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(self.store.root / "jinja"))
         try:
             base = config_key(config)
             self.nav_hash = digest(nav_key(nav)) if nav is not None else ""
@@ -394,7 +431,9 @@ class BuildCache:
             template = env.get_template(name)  # Jinja keeps it: _build_page gets this same object
             if not isinstance(getattr(template, "render", None), functools.partial):
                 template.render = functools.partial(self._render_template, template, type(template).render, config)
-        if search is not None and hasattr(search, "search_index"):
+        if search is None or not hasattr(search, "search_index"):
+            self.vocabulary_loaded()
+        else:
             index = search.search_index
             index.add_entry_from_context = functools.partial(self._search_entries, index, type(index).add_entry_from_context)
 
@@ -426,7 +465,9 @@ class BuildCache:
 
     def _search_entries(self, index: Any, add: Callable[..., None], page: Any) -> None:
         try:
-            key = digest(self.search_key_base, self._page_facts(page))
+            # What Material's indexer reads (not the canonical URL: a served build has another site_url).
+            key = digest(self.search_key_base, page.url, page.title, stable(page.meta), toc_to_json(page.toc),
+                         hashlib.sha256((page.content or "").encode("utf-8")).hexdigest())
         except Unstable:
             add(index, page)
             return
@@ -434,13 +475,20 @@ class BuildCache:
         if cached is not None:
             index.entries.extend(json.loads(cached))
             return
+        self.vocabulary_loaded()
         before = len(index.entries)
         add(index, page)
         self.store.put("search", key, json.dumps(index.entries[before:], ensure_ascii=False))
 
+    def abandon(self) -> None:
+        """A failed build: keep what was written, prune nothing."""
+        self.store._flush()
+        self.store.close()
+
     def finish(self) -> None:
         """After a successful build: log the hits and keep only what this build used."""
         if not self.enabled:
+            self.store.close()
             return
         removed = self.store.prune(self.page_key_base)
         log.info(f"corpus: build cache {self.store.summary()}; {removed} stale entr(ies) removed")

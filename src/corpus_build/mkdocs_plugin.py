@@ -84,7 +84,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 self._docs_watch.remember()  # our own writes to docs/ trigger no second build
         dictionary = project / self.config.search_dictionary
         render.write_search_dictionary(corpus, dictionary)
-        _load_search_dictionary(dictionary)
+        if not self.config.build_cache:  # with the cache: when the first page must be segmented (buildcache.py)
+            _load_search_dictionary(dictionary)
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         # The registry is the source of truth for the corpus's name and interface language.
@@ -108,7 +109,11 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_pre_build(self, config):
         dictionary = self._project / self.config.search_dictionary
-        self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary) if self.config.build_cache else None
+        if self._cache is not None:
+            self._cache.abandon()
+        self._cache = None
+        if self.config.build_cache:
+            self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary))
 
     def on_nav(self, nav, config, files):
         self._nav = nav
@@ -127,7 +132,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return env
 
     def on_build_error(self, error):
-        self._cache = None  # a failed build prunes nothing
+        if self._cache is not None:
+            self._cache.abandon()  # a failed build prunes nothing
+            self._cache = None
 
     def _first_render(self, corpus_dir: Path, config, exc: CorpusBuildError):
         """`mkdocs serve` started on a broken registry: show what can be read, under the errors."""
