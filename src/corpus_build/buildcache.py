@@ -492,3 +492,28 @@ class BuildCache:
             return
         removed = self.store.prune(self.page_key_base)
         log.info(f"corpus: build cache {self.store.summary()}; {removed} stale entr(ies) removed")
+
+
+# --- `corpus-build clean` -----------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    from .cli import add_command
+
+    add_command(
+        sub, "clean", cmd_clean,
+        help="remove the build cache (.corpus-build/cache/); the next build is a full build",
+        description="Remove the build cache that makes rebuilds after small edits fast (.corpus-build/cache/ beside "
+        "mkdocs.yml: rendered pages and search entries, keyed by their content). The next build renders every "
+        "page again and fills the cache. The site, docs/ and the registry are not touched.",
+        example="corpus-build clean\ncorpus-build clean && corpus-build build",
+    )
+
+
+def cmd_clean(args: Any) -> int:
+    from .cli import EXIT_OK, project_dir
+
+    project = project_dir(args)
+    removed = clean(project)
+    print(f"removed the build cache {project / CACHE_DIR}" if removed else f"no build cache at {project / CACHE_DIR}")
+    return EXIT_OK
