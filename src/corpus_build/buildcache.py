@@ -39,7 +39,7 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import Enum
 from importlib import metadata
 from pathlib import Path
@@ -56,6 +56,9 @@ VERSIONED = (
     "mkdocs", "properdocs", "mkdocs-material", "mkdocs-material-extensions", "Markdown",
     "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel",
 )
+# Markdown extensions that read other files while converting a page: what they read is not in
+# the page's key, so with one of them configured the cache is off.
+_READS_FILES = ("pymdownx.snippets", "markdown_include", "mdx_include")
 # Config entries that say where things are, not what is built.
 _NOT_OUTPUT = {"site_dir", "docs_dir", "config_file_path", "watch", "dev_addr", "plugins", "theme", "hooks", "strict"}
 # get_context's standard entries; anything else in a page's context came from a plugin.
@@ -107,10 +110,8 @@ def versions() -> dict[str, str]:
     """The versions involved: Python, the rendering libraries, and corpus-build's own code."""
     found = {"python": sys.version}
     for name in VERSIONED:
-        try:
+        with suppress(metadata.PackageNotFoundError):
             found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     # An editable install keeps its version while its code changes: hash the code too.
     package = Path(__file__).parent
     h = hashlib.sha256()
@@ -339,6 +340,9 @@ class BuildCache:
         # Loading jieba and the corpus's words costs seconds: only when a page must be segmented.
         self._load_vocabulary: Callable[[], None] | None = load_vocabulary
         try:
+            reading = [e for e in config.markdown_extensions if isinstance(e, str) and e.startswith(_READS_FILES)]
+            if reading:
+                raise Unstable(f"the Markdown extension {reading[0]} reads other files")
             self.versions = versions()
             self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
                                  config.use_directory_urls, stable(dict(config.validation)))
@@ -357,7 +361,7 @@ class BuildCache:
     def _disable(self, exc: Exception) -> None:
         self.enabled = False
         self.vocabulary_loaded()
-        log.info(f"corpus: build cache off for this build: the configuration holds a value with no stable description ({exc})")
+        log.info(f"corpus: build cache off for this build: the configuration holds what a key cannot describe ({exc})")
 
     # --- Markdown -> HTML --------------------------------------------------------------
 
