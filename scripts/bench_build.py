@@ -1,20 +1,38 @@
-"""Benchmark: render and build time, site size and pages for synthetic corpora of growing size.
+"""Benchmark: full, no-change and one-edit builds, preview latency and site size, beside the bare engine.
 
-    python scripts/bench_build.py [--sizes 100,1000,5000] [--keep]
+    python scripts/bench_build.py [--sizes 1000,5000] [--rows full,nochange,edit,serve] [--keep]
 
 Each corpus is generated (sections of 50 sources, bilingual notes, chapters with reading
 paths, a digest), then measured in a fresh subprocess so memory and caches do not carry
 over. Everything is measured in the same run and printed as ratios, because these
 machines are noisy: the goals are relative, not absolute.
 
-Goals: render ≤ 10% of the full build; build time and site size grow linearly
-(5,000 sources ≤ 5.5× the time and size of 1,000).
+For every size, in the same run:
+
+    corpus-build  `corpus-build build` (render + MkDocs with the `corpus` plugin and its
+                  build cache, .corpus-build/cache/), and `mkdocs serve` with the plugin
+    bare engine   plain `mkdocs build` / `mkdocs serve` of the same generated docs/ with
+                  mkdocs.yml minus the `corpus` plugin (the nav it supplies written in)
+
+rows: full build (empty cache), no-change rebuild, one-edit rebuild (one source's note
+changed in sources.yaml; for the bare engine, that source's page in docs/), one-edit
+preview latency (`mkdocs serve` on 127.0.0.1: save the file, poll the served page
+until it shows the edit), site KB per source. Times are wall seconds and CPU
+seconds (user + system of the build process); peak memory is the build's RSS.
+
+Goals (issue 11): full build ≤ 1.1× the bare engine's CPU; one-edit rebuild ≤ 20%
+of a full build; one-edit preview ≤ 2 s at 5,000 sources; ≤ 20 KB of site per source.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import socket
+import time
+import urllib.request
 import random
 import shutil
 import subprocess
@@ -68,64 +86,190 @@ def generate(project: Path, n: int, seed: int = 7) -> None:
     shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
 
 
-_MEASURE = r"""
-import json, resource, sys, time
-from pathlib import Path
-project = Path(sys.argv[1]); stage = sys.argv[2]
-start = time.perf_counter()
-if stage == "render":
+def run_measured(command: list[str], cwd: Path) -> dict:
+    """Run a build command; wall and CPU seconds (user + system) and peak RSS of that process."""
+    wrapper = (
+        "import json, os, resource, subprocess, sys, time\n"
+        "t = time.perf_counter(); r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+        "w = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "sys.stderr.write(r.stderr.decode()[-3000:] if r.returncode else '')\n"
+        "print(json.dumps({'rc': r.returncode, 'wall': w, 'cpu': u.ru_utime + u.ru_stime, 'peak_mb': u.ru_maxrss / 1024}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", wrapper, *command], cwd=cwd, capture_output=True, text=True, env={**os.environ, "CORPUS_BUILD_OFFLINE": "1"})
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if result["rc"]:
+        raise SystemExit(f"{' '.join(command)} failed ({result['rc']}):\n{out.stderr}")
+    return result
+
+
+def bin_path(name: str) -> str:
+    return str(Path(sys.executable).with_name(name))
+
+
+def write_bare_config(project: Path) -> Path:
+    """mkdocs.yml without the `corpus` plugin, with the nav and site name it would supply."""
+    import yaml
+
     from corpus_build import registry, render
-    render.render(registry.load(project / "corpus"), project / "docs")
-else:
-    from corpus_build import site
-    site.build(project)
-elapsed = time.perf_counter() - start
-print(json.dumps({"seconds": elapsed, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
+
+    corpus = registry.load(project / "corpus")
+    text = (project / "mkdocs.yml").read_text(encoding="utf-8")
+    text = re.sub(r"^  - corpus\b.*\n", "", text, flags=re.M)
+    text += "\n" + yaml.safe_dump({"nav": render.nav(corpus)}, allow_unicode=True, sort_keys=False)
+    text = text.replace("site_dir: site", "site_dir: site-bare")
+    target = project / "mkdocs.bare.yml"
+    target.write_text(text, encoding="utf-8")
+    return target
 
 
-def measure(project: Path, stage: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(project), stage], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def edit_note(project: Path, n: int, marker: str) -> Path:
+    """Change the note of the source in the middle of the corpus; returns its sources.yaml."""
+    i = n // 2
+    folder = project / "corpus" / f"{i // SECTION_SIZE + 1:03d}-section-{i // SECTION_SIZE + 1}"
+    path = folder / "sources.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = lines.index(f"- id: source-{i:05d}\n")
+    for j in range(at, len(lines)):
+        if lines[j].startswith("  note: "):
+            note = json.loads(lines[j][len("  note: "):])
+            lines[j] = f"  note: {json.dumps(note + ' ' + marker, ensure_ascii=False)}\n"
+            break
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
 
 
-def site_stats(site: Path) -> tuple[int, int]:
+def edit_page(project: Path, n: int, marker: str) -> Path:
+    """The bare engine's one edit: the same source's generated page."""
+    path = project / "docs" / "sources" / f"source-{n // 2:05d}.md"
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fetch(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def preview_latency(project: Path, config: str, n: int, edit, timeout: float) -> float:
+    """Start `mkdocs serve`, wait for the first build, save one edit, poll until the page shows it."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/sources/source-{n // 2:05d}/"
+    proc = subprocess.Popen([bin_path("mkdocs"), "serve", "-f", config, "-a", f"127.0.0.1:{port}"],
+                            cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "CORPUS_BUILD_OFFLINE": "1"})
+    try:
+        deadline = time.monotonic() + timeout
+        while _fetch(url) is None:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise SystemExit(f"mkdocs serve -f {config} did not serve {url}")
+            time.sleep(0.2)
+        time.sleep(1.0)  # let the watcher settle after the first build
+        marker = f"edited{time.time_ns()}"
+        saved = time.perf_counter()
+        edit(project, n, marker)
+        while True:
+            page = _fetch(url)
+            if page is not None and marker in page:
+                return time.perf_counter() - saved
+            if time.perf_counter() - saved > timeout:
+                raise SystemExit(f"the edit did not show on {url} within {timeout:.0f} s")
+            time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def site_kb_per_source(site: Path, n: int) -> tuple[float, float]:
+    """(whole site KB / sources, mean KB of a source page)."""
     files = [p for p in site.rglob("*") if p.is_file()]
-    pages = sum(1 for p in files if p.name == "index.html")
-    return pages, sum(p.stat().st_size for p in files)
+    total = sum(p.stat().st_size for p in files)
+    pages = [p for p in (site / "sources").glob("source-*/index.html")]
+    return total / 1024 / n, sum(p.stat().st_size for p in pages) / 1024 / max(1, len(pages))
+
+
+def bench(project: Path, n: int, rows: set[str], timeout: float) -> dict:
+    r: dict = {"n": n}
+    cb = [bin_path("corpus-build"), "--project", str(project), "build"]
+    shutil.rmtree(project / ".corpus-build", ignore_errors=True)
+    r["full"] = run_measured(cb, project)
+    r["kb"], r["page_kb"] = site_kb_per_source(project / "site", n)
+    bare_cfg = write_bare_config(project)  # after the first render: docs/ holds the generated pages
+    bare = [bin_path("mkdocs"), "build", "-q", "-f", str(bare_cfg)]
+    r["bare_full"] = run_measured(bare, project)
+    r["bare_kb"], r["bare_page_kb"] = site_kb_per_source(project / "site-bare", n)
+    if "nochange" in rows:
+        r["nochange"] = run_measured(cb, project)
+        r["bare_nochange"] = run_measured(bare, project)
+    if "edit" in rows:
+        edit_note(project, n, f"benchedit{time.time_ns()}")
+        r["edit"] = run_measured(cb, project)
+        edit_page(project, n, f"benchedit{time.time_ns()}")
+        r["bare_edit"] = run_measured(bare, project)
+    if "serve" in rows:
+        r["serve"] = preview_latency(project, "mkdocs.yml", n, edit_note, timeout)
+        r["bare_serve"] = preview_latency(project, str(bare_cfg.name), n, edit_page, timeout)
+    return r
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="100,1000,5000")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000", help="numbers of sources, e.g. 1000,5000 (20000 takes long)")
+    parser.add_argument("--rows", default="full,nochange,edit,serve", help="which rows beyond the full build")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for a served page")
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    rows = set(args.rows.split(","))
     work = Path(tempfile.mkdtemp(prefix="bench-build-"))
-    rows = []
+    results = []
     try:
         for n in sizes:
             project = work / f"corpus-{n}"
             generate(project, n)
-            render = measure(project, "render")  # cold render: writes every page
-            shutil.rmtree(project / "docs" / "sources")  # the build renders again, from scratch
-            build = measure(project, "build")
-            pages, size = site_stats(project / "site")
-            rows.append({"n": n, "render": render["seconds"], "build": build["seconds"], "peak_mb": build["peak_mb"], "pages": pages, "bytes": size})
+            results.append(bench(project, n, rows, args.timeout))
+            print(f"measured {n} sources", file=sys.stderr)
     finally:
-        if not args.keep:
+        if args.keep:
+            print(f"projects kept in {work}", file=sys.stderr)
+        else:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{'sources':>8} {'render s':>9} {'build s':>8} {'render/build':>13} {'peak MB':>8} {'pages':>6} {'site MB':>8}")
-    for r in rows:
-        print(f"{r['n']:>8} {r['render']:>9.2f} {r['build']:>8.2f} {r['render'] / r['build']:>12.1%} {r['peak_mb']:>8.0f} {r['pages']:>6} {r['bytes'] / 1e6:>8.1f}")
-    by_n = {r["n"]: r for r in rows}
-    ok = all(r["render"] / r["build"] <= 0.10 for r in rows)
-    print(f"goal render <= 10% of build: {'met' if ok else 'MISSED'}")
-    if 1000 in by_n and 5000 in by_n:
-        t = by_n[5000]["build"] / by_n[1000]["build"]
-        s = by_n[5000]["bytes"] / by_n[1000]["bytes"]
-        print(f"5,000 vs 1,000 sources: build time x{t:.2f}, site size x{s:.2f} (goal <= 5.5: {'met' if t <= 5.5 and s <= 5.5 else 'MISSED'})")
-        ok = ok and t <= 5.5 and s <= 5.5
+    ok = True
+    print(f"{'sources':>7} {'row':<22} {'corpus-build':>22} {'bare engine':>22} {'ratio':>7}")
+    for r in results:
+        def line(label: str, mine: str, theirs: str, ratio: float | None) -> None:
+            print(f"{r['n']:>7} {label:<22} {mine:>22} {theirs:>22} {'' if ratio is None else f'{ratio:.2f}x':>7}")
+
+        def build_row(label: str, key: str) -> None:
+            if key in r:
+                a, b = r[key], r[f"bare_{key}"]
+                line(label, f"{a['wall']:.1f} s, cpu {a['cpu']:.1f} s", f"{b['wall']:.1f} s, cpu {b['cpu']:.1f} s", a["cpu"] / b["cpu"])
+
+        build_row("full build", "full")
+        build_row("no-change rebuild", "nochange")
+        build_row("one-edit rebuild", "edit")
+        if "serve" in r:
+            line("one-edit preview", f"{r['serve']:.2f} s", f"{r['bare_serve']:.2f} s", r["serve"] / r["bare_serve"])
+        line("site KB per source", f"{r['kb']:.1f} KB", f"{r['bare_kb']:.1f} KB", r["kb"] / r["bare_kb"])
+        line("source page KB", f"{r['page_kb']:.1f} KB", f"{r['bare_page_kb']:.1f} KB", None)
+        line("peak memory (full)", f"{r['full']['peak_mb']:.0f} MB", f"{r['bare_full']['peak_mb']:.0f} MB", None)
+        goals = [("full build <= 1.1x bare CPU", r["full"]["cpu"] / r["bare_full"]["cpu"] <= 1.1)]
+        if "edit" in r:
+            goals.append(("one-edit rebuild <= 20% of full (CPU)", r["edit"]["cpu"] / r["full"]["cpu"] <= 0.20))
+            print(f"{r['n']:>7} one-edit / full build: {r['edit']['cpu'] / r['full']['cpu']:.0%} CPU, {r['edit']['wall'] / r['full']['wall']:.0%} wall")
+        if "serve" in r and r["n"] >= 5000:
+            goals.append(("one-edit preview <= 2 s", r["serve"] <= 2.0))
+        goals.append(("<= 20 KB of site per source", r["kb"] <= 20))
+        for name, met in goals:
+            print(f"{r['n']:>7} goal {name}: {'met' if met else 'MISSED'}")
+            ok = ok and met
     return 0 if ok else 1
 
 

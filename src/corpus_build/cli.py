@@ -300,6 +300,9 @@ def _register_stage_commands(sub: argparse._SubParsersAction) -> None:
     register_fetch(sub)
     register_watch(sub)
     _register_links_commands(sub)
+    from .buildcache import register as register_clean
+
+    register_clean(sub)
 
 
 def _register_links_commands(sub) -> None:

@@ -19,7 +19,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import hosting, registry, render, search, serve, slim
+from . import buildcache, hosting, registry, render, search, serve, slim
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
 from .render import sanitize
@@ -34,6 +34,9 @@ class CorpusConfig(Config):
     nav = config_options.Type(bool, default=True)
     # Rewrite Material's search index for this corpus (search.py); false keeps Material's own.
     search_tuning = config_options.Type(bool, default=True)
+    # Reuse unchanged pages' Markdown, template and search work (buildcache.py); false builds everything.
+    build_cache = config_options.Type(bool, default=True)
+    cache_dir = config_options.Type(str, default=buildcache.CACHE_DIR)
 
 
 class CorpusPlugin(BasePlugin[CorpusConfig]):
@@ -45,6 +48,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._last_good: Corpus | None = None
         self._errors: list[Problem] = []
         self._docs_watch: serve.DocsWatch | None = None
+        self._cache: buildcache.BuildCache | None = None
+        self._nav = None
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -79,7 +84,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 self._docs_watch.remember()  # our own writes to docs/ trigger no second build
         dictionary = project / self.config.search_dictionary
         render.write_search_dictionary(corpus, dictionary)
-        _load_search_dictionary(dictionary)
+        if not self.config.build_cache:  # with the cache: when the first page must be segmented (buildcache.py)
+            _load_search_dictionary(dictionary)
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
         # The registry is the source of truth for the corpus's name and interface language.
@@ -97,7 +103,39 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
         self._corpus_dir = corpus_dir
         self._corpus = corpus
+        self._project = project
         return config
+
+    # --- the build cache (buildcache.py): small hooks, the work is there -----------------
+
+    def on_pre_build(self, config):
+        dictionary = self._project / self.config.search_dictionary
+        if self._cache is not None:
+            self._cache.abandon()
+        self._cache = None
+        if self.config.build_cache:
+            self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary))
+
+    def on_nav(self, nav, config, files):
+        self._nav = nav
+        return nav
+
+    @event_priority(-100)  # after every other plugin changed the Markdown
+    def on_page_markdown(self, markdown, page, config, files):
+        if self._cache is not None:
+            self._cache.wrap_render(page, files)
+        return markdown
+
+    @event_priority(-100)  # after Material's tags plugin filled its listings into the pages
+    def on_env(self, env, config, files):
+        if self._cache is not None:
+            self._cache.prepare(config, env, files, self._nav)
+        return env
+
+    def on_build_error(self, error):
+        if self._cache is not None:
+            self._cache.abandon()  # a failed build prunes nothing
+            self._cache = None
 
     def _first_render(self, corpus_dir: Path, config, exc: CorpusBuildError):
         """`mkdocs serve` started on a broken registry: show what can be read, under the errors."""
@@ -134,6 +172,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.search_tuning and index.is_file():
             stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_before} -> {stats.bytes_after} bytes")
+        if self._cache is not None:
+            self._cache.finish()
+            self._cache = None
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))

@@ -1,0 +1,523 @@
+"""A content-keyed build cache for the MkDocs build: an edit costs what it changes.
+
+A full MkDocs build converts every page's Markdown, renders every page's template
+and segments every page for search, though one note changed. The `corpus` plugin
+keeps three caches under `.corpus-build/cache/` (`corpus-build clean` removes it;
+CI may restore it: nothing in a key is a path or a time):
+
+    (one SQLite file, cache.sqlite, three kinds of record)
+    render   a page's Markdown -> HTML (content, toc, title, anchors, the warnings
+             MkDocs logged), keyed by the Markdown, the page's location, the
+             Markdown extensions' configuration and the versions involved; valid
+             only while every link the page made resolves as it did (the lookups
+             are recorded and checked, so adding or removing a page re-renders
+             exactly the pages that link to it)
+    page     a page's HTML from the theme template, keyed by everything the
+             template is given: the page (content, toc, meta, neighbours), the
+             whole navigation, the effective configuration, the theme's files
+             and the versions
+    search   the search entries Material makes of a page (jieba segmentation),
+             keyed by the page's text and the search vocabulary
+
+Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
+skips the expensive step, so the search index is always whole and the site is
+written fresh into the staging folder, byte-identical to a build without cache
+(tests/test_incremental.py). A key covers everything the output depends on,
+or the entry is not used: a value the key cannot describe stably (an object
+without a stable repr) turns the cache off for that build, with a log line.
+After a successful build, entries this build did not use are deleted, so the
+cache holds one build.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import sys
+import types
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("mkdocs.plugins.corpus")
+
+CACHE_DIR = ".corpus-build/cache"
+SCHEMA = 1  # bump when the records change shape
+KINDS = ("render", "page", "search")
+KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
+# The distributions whose code turns Markdown into the site's HTML.
+VERSIONED = (
+    "mkdocs", "properdocs", "mkdocs-material", "mkdocs-material-extensions", "Markdown",
+    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel",
+)
+# Markdown extensions that read other files while converting a page: what they read is not in
+# the page's key, so with one of them configured the cache is off.
+_READS_FILES = ("pymdownx.snippets", "markdown_include", "mdx_include")
+# Config entries that say where things are, not what is built.
+_NOT_OUTPUT = {"site_dir", "docs_dir", "config_file_path", "watch", "dev_addr", "plugins", "theme", "hooks", "strict"}
+# get_context's standard entries; anything else in a page's context came from a plugin.
+_STANDARD_CONTEXT = {"nav", "pages", "base_url", "extra_css", "extra_javascript", "mkdocs_version", "build_date_utc", "config", "page"}
+
+
+class Unstable(Exception):
+    """A value with no stable description: it cannot be part of a key."""
+
+
+def stable(value: Any, depth: int = 0) -> Any:
+    """A JSON-able description of `value` that is the same in every process, or Unstable."""
+    if depth > 40:
+        raise Unstable("nested too deeply")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Enum):
+        return f"{type(value).__qualname__}.{value.name}"
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, bytes):
+        return hashlib.sha256(value).hexdigest()
+    if isinstance(value, Mapping):
+        return {"{}": sorted(([str(k), stable(v, depth + 1)] for k, v in value.items()), key=lambda kv: kv[0])}
+    if isinstance(value, (list, tuple)):
+        return [stable(v, depth + 1) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(json.dumps(stable(v, depth + 1), sort_keys=True) for v in value)
+    if isinstance(value, functools.partial):
+        return {"partial": stable(value.func, depth + 1), "args": stable(value.args, depth + 1), "kw": stable(value.keywords, depth + 1)}
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        cells = [c.cell_contents for c in (getattr(value, "__closure__", None) or ())]
+        return {"fn": f"{value.__module__}.{value.__qualname__}", "cells": stable(cells, depth + 1), "defaults": stable(getattr(value, "__defaults__", None), depth + 1)}
+    text = repr(value)
+    if " at 0x" in text or text.startswith("<"):
+        raise Unstable(f"{type(value).__module__}.{type(value).__qualname__}")
+    return f"{type(value).__qualname__}:{text}"
+
+
+def digest(*parts: Any) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def versions() -> dict[str, str]:
+    """The versions involved: Python, the rendering libraries, and corpus-build's own code."""
+    found = {"python": sys.version}
+    for name in VERSIONED:
+        with suppress(metadata.PackageNotFoundError):
+            found[name] = metadata.version(name)
+    # An editable install keeps its version while its code changes: hash the code too.
+    package = Path(__file__).parent
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".html", ".md", ".j2", ".jinja"):
+            h.update(str(path.relative_to(package)).encode())
+            h.update(path.read_bytes())
+    found["corpus_build"] = h.hexdigest()
+    return found
+
+
+def _tree_hash(folder: str) -> str:
+    h = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            h.update(os.path.relpath(path, folder).encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()
+
+
+def theme_key(theme: Any) -> Any:
+    """The theme's options and the files of every theme folder not installed with a versioned package."""
+    installed = tuple(str(Path(p).resolve()) for p in {os.path.dirname(os.path.dirname(metadata.__file__))} | set(sys.path) if "-packages" in str(p))
+    dirs = []
+    for folder in theme.dirs:
+        resolved = str(Path(folder).resolve())
+        dirs.append("(installed)" if resolved.startswith(installed) else _tree_hash(resolved))
+    return {"name": theme.name, "options": stable(dict(theme.items())), "dirs": dirs, "static": stable(set(theme.static_templates))}
+
+
+def config_key(config: Any) -> Any:
+    """Everything in the effective configuration that can change a page's HTML."""
+    options = {k: stable(v) for k, v in config.items() if k not in _NOT_OUTPUT}
+    plugins = {name: stable(dict(plugin.config)) for name, plugin in config.plugins.items()}
+    return {"options": options, "plugins": plugins, "theme": theme_key(config.theme)}
+
+
+def nav_key(nav: Any) -> Any:
+    def item(node: Any) -> Any:
+        return {
+            "type": type(node).__name__,
+            "title": node.title,
+            "url": getattr(node, "url", None),
+            "children": [item(c) for c in (node.children or [])] if getattr(node, "children", None) else [],
+        }
+
+    return [item(n) for n in nav.items]
+
+
+def toc_to_json(toc: Any) -> list[Any]:
+    return [{"title": a.title, "id": a.id, "level": a.level, "children": toc_to_json(a.children)} for a in toc]
+
+
+def toc_from_json(items: list[Any]) -> Any:
+    from mkdocs.structure.toc import AnchorLink, TableOfContents
+
+    def link(d: dict[str, Any]) -> Any:
+        a = AnchorLink(d["title"], d["id"], d["level"])
+        a.children = [link(c) for c in d["children"]]
+        return a
+
+    return TableOfContents([link(d) for d in items])
+
+
+class Store:
+    """Records by kind and key in one SQLite file under the cache folder.
+
+    One file, not one per record: on a slow file system thousands of small files
+    cost more to open than the work they save. The store remembers which keys this
+    build used, for `prune`.
+    """
+
+    def __init__(self, root: Path):
+        import sqlite3
+
+        self.root = Path(root)
+        self.used: dict[str, set[str]] = {kind: set() for kind in KINDS}
+        self.hits = dict.fromkeys(KINDS, 0)
+        self.misses = dict.fromkeys(KINDS, 0)
+        self._pending: list[tuple[str, str, str]] = []
+        self.db: Any = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.root / "cache.sqlite", timeout=60, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("CREATE TABLE IF NOT EXISTS entry (kind TEXT, key TEXT, value TEXT, PRIMARY KEY (kind, key))")
+            self.db.execute("CREATE TABLE IF NOT EXISTS build (flavour TEXT PRIMARY KEY, used TEXT, at REAL)")
+        except (OSError, sqlite3.Error) as exc:  # an unwritable cache costs speed, never the build
+            log.info(f"corpus: build cache off ({exc})")
+            self.db = None
+
+    def get(self, kind: str, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if self.db else None
+        if row is None:
+            self.misses[kind] += 1
+            return None
+        self.used[kind].add(key)
+        self.hits[kind] += 1
+        return str(row[0])
+
+    def put(self, kind: str, key: str, text: str) -> None:
+        self.used[kind].add(key)
+        self._pending.append((kind, key, text))
+        if len(self._pending) >= 200:  # bounded memory; an entry is valid whether or not the build ends well
+            self._flush()
+
+    def _flush(self) -> None:
+        import sqlite3
+
+        if self.db is None or not self._pending:
+            return
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?, ?, ?)", self._pending)
+        except sqlite3.Error as exc:
+            log.info(f"corpus: build cache not written ({exc})")
+        self._pending = []
+
+    def close(self) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    def prune(self, flavour: str) -> int:
+        """Write this build's entries; delete those none of the last few builds used; returns how many.
+
+        One `corpus-build build` can run several builds that share the cache (the
+        site and its offline flavour): each flavour keeps the list of what it used,
+        and an entry stays while any of the KEEP_FLAVOURS latest lists names it.
+        """
+        import sqlite3
+        import time
+
+        if self.db is None:
+            return 0
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")
+                self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?, ?, ?)", self._pending)
+                self._pending = []
+                used = json.dumps({kind: sorted(keys) for kind, keys in self.used.items()})
+                self.db.execute("INSERT OR REPLACE INTO build VALUES (?, ?, ?)", (flavour, used, time.time()))
+                rows = self.db.execute("SELECT flavour, used FROM build ORDER BY at DESC").fetchall()
+                for old, _ in rows[KEEP_FLAVOURS:]:
+                    self.db.execute("DELETE FROM build WHERE flavour = ?", (old,))
+                keep = {(kind, key) for _, text in rows[:KEEP_FLAVOURS] for kind, keys in json.loads(text).items() for key in keys}
+                stale = [(kind, key) for kind, key in self.db.execute("SELECT kind, key FROM entry") if (kind, key) not in keep]
+                self.db.executemany("DELETE FROM entry WHERE kind = ? AND key = ?", stale)
+            return len(stale)
+        except sqlite3.Error as exc:
+            log.info(f"corpus: build cache not written ({exc})")
+            return 0
+        finally:
+            self.db.close()
+            self.db = None
+
+    def summary(self) -> str:
+        return ", ".join(f"{kind} {self.hits[kind]} hit(s) {self.misses[kind]} miss(es)" for kind in KINDS)
+
+
+def clean(project: Path) -> bool:
+    """`corpus-build clean`: remove the build cache; True when there was one."""
+    import shutil
+
+    folder = Path(project) / CACHE_DIR
+    if not folder.exists():
+        return False
+    shutil.rmtree(folder)
+    return True
+
+
+class _RecordingFiles:
+    """The page's view of the site's files: records every lookup its links make."""
+
+    def __init__(self, files: Any):
+        self._files = files
+        self.lookups: dict[str, Any] = {}
+        self.other_use = False
+
+    def get_file_from_path(self, path: str) -> Any:
+        found = self._files.get_file_from_path(path)
+        self.lookups[path] = _resolution(found)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        self.other_use = True  # something we do not record: the render cannot be reused
+        return getattr(self._files, name)
+
+
+def _resolution(file: Any) -> Any:
+    return None if file is None else [file.url, file.inclusion.is_excluded(), file.src_uri]
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: dict[int, logging.LogRecord] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.setdefault(id(record), record)
+
+
+@contextmanager
+def _captured_logs() -> Iterator[_Capture]:
+    handler = _Capture()
+    loggers = [logging.getLogger(), logging.getLogger("mkdocs")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+
+
+class BuildCache:
+    """One build's use of the cache, driven by the plugin's hooks (see mkdocs_plugin.py)."""
+
+    def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None):
+        self.store = Store(root)
+        self.enabled = self.store.db is not None
+        # Loading jieba and the corpus's words costs seconds: only when a page must be segmented.
+        self._load_vocabulary: Callable[[], None] | None = load_vocabulary
+        try:
+            reading = [e for e in config.markdown_extensions if isinstance(e, str) and e.startswith(_READS_FILES)]
+            if reading:
+                raise Unstable(f"the Markdown extension {reading[0]} reads other files")
+            self.versions = versions()
+            self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
+                                 config.use_directory_urls, stable(dict(config.validation)))
+        except Unstable as exc:
+            self._disable(exc)
+        self.vocabulary = vocabulary
+        self.page_key_base = ""
+        self.search_key_base = ""
+        self.nav_hash = ""
+
+    def vocabulary_loaded(self) -> None:
+        if self._load_vocabulary is not None:
+            load, self._load_vocabulary = self._load_vocabulary, None
+            load()
+
+    def _disable(self, exc: Exception) -> None:
+        self.enabled = False
+        self.vocabulary_loaded()
+        log.info(f"corpus: build cache off for this build: the configuration holds what a key cannot describe ({exc})")
+
+    # --- Markdown -> HTML --------------------------------------------------------------
+
+    def wrap_render(self, page: Any, files: Any) -> None:
+        """Before MkDocs renders `page`: reuse its last render when nothing it depends on changed."""
+        if not self.enabled:
+            return
+        key = digest(self.md_key, page.file.src_uri, page.file.dest_uri, page.file.url, page.markdown)
+        original: Callable[..., None] = page.render
+        text = self.store.get("render", key)
+        record = json.loads(text) if text else None
+        if record and all(_resolution(files.get_file_from_path(p)) == r for p, r in record["lookups"].items()):
+            page.render = functools.partial(self._restore, page, record, files)
+        else:
+            page.render = functools.partial(self._record, page, key, original)
+
+    def _record(self, page: Any, key: str, original: Callable[..., None], config: Any, files: Any) -> None:
+        del page.render
+        recorder = _RecordingFiles(files)
+        with _captured_logs() as capture:
+            original(config, recorder)
+        if recorder.other_use:
+            return
+        record = {
+            "content": page.content,
+            "toc": toc_to_json(page.toc),
+            "title": page._title_from_render,
+            "anchors": sorted(page.present_anchor_ids or ()),
+            "links_to_anchors": None if page.links_to_anchors is None else {f.src_uri: v for f, v in page.links_to_anchors.items()},
+            "lookups": recorder.lookups,
+            "logs": [[r.name, r.levelno, r.getMessage()] for r in capture.records.values()],
+        }
+        self.store.put("render", key, json.dumps(record, ensure_ascii=False))
+
+    def _restore(self, page: Any, record: dict[str, Any], files: Any, config: Any, _files: Any) -> None:
+        del page.render
+        page.content = record["content"]
+        page.toc = toc_from_json(record["toc"])
+        page._title_from_render = record["title"]
+        page.present_anchor_ids = set(record["anchors"])
+        links = record["links_to_anchors"]
+        if links is not None and logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+            page.links_to_anchors = {files.get_file_from_path(uri): v for uri, v in links.items()}
+        for name, level, message in record["logs"]:
+            logging.getLogger(name).log(level, message)
+
+    # --- the page template and search ---------------------------------------------------
+
+    def prepare(self, config: Any, env: Any, files: Any, nav: Any | None) -> None:
+        """After every page is read (on_env): the keys shared by all pages, and the hooks on templates and search."""
+        if not self.enabled:
+            self.vocabulary_loaded()
+            return
+        import jinja2
+
+        # Material's templates compile in seconds at every build: keep their bytecode (Jinja checks the source).
+        (self.store.root / "jinja").mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(self.store.root / "jinja"))
+        try:
+            base = config_key(config)
+            self.nav_hash = digest(nav_key(nav)) if nav is not None else ""
+        except Unstable as exc:
+            self._disable(exc)
+            return
+        self.page_key_base = digest(SCHEMA, self.versions, base, self.nav_hash)
+        vocabulary = self.vocabulary.read_bytes() if self.vocabulary and self.vocabulary.is_file() else b""
+        search = config.plugins.get("search") or config.plugins.get("material/search")
+        self.search_key_base = digest(SCHEMA, self.versions, stable(dict(search.config)) if search else None, hashlib.sha256(vocabulary).hexdigest())
+        names = {page.meta.get("template", "main.html") for page in (f.page for f in files.documentation_pages()) if page is not None}
+        for name in names:
+            template = env.get_template(name)  # Jinja keeps it: _build_page gets this same object
+            if not isinstance(getattr(template, "render", None), functools.partial):
+                template.render = functools.partial(self._render_template, template, type(template).render, config)
+        if search is None or not hasattr(search, "search_index"):
+            self.vocabulary_loaded()
+        else:
+            index = search.search_index
+            index.add_entry_from_context = functools.partial(self._search_entries, index, type(index).add_entry_from_context)
+
+    def _page_facts(self, page: Any) -> Any:
+        def neighbour(p: Any) -> Any:
+            return None if p is None else [p.url, p.title]
+
+        return [page.url, page.canonical_url, page.abs_url, page.edit_url, page.title, page.file.src_uri, page.file.dest_uri,
+                page.is_homepage, stable(page.meta), toc_to_json(page.toc), neighbour(page.previous_page), neighbour(page.next_page),
+                hashlib.sha256((page.content or "").encode("utf-8")).hexdigest()]
+
+    def _render_template(self, template: Any, render: Callable[..., str], config: Any, *args: Any, **kwargs: Any) -> str:
+        page = getattr(config, "_current_page", None)
+        context = args[0] if args and isinstance(args[0], Mapping) else None
+        if page is None or context is None or context.get("page") is not page or kwargs or len(args) != 1:
+            return render(template, *args, **kwargs)
+        try:
+            extras = {k: stable(v) for k, v in context.items() if k not in _STANDARD_CONTEXT}
+            key = digest(self.page_key_base, template.name, self._page_facts(page), extras,
+                         context.get("base_url"), stable(context.get("extra_css")), stable(context.get("extra_javascript")))
+        except Unstable:
+            return render(template, *args, **kwargs)
+        cached = self.store.get("page", key)
+        if cached is not None:
+            return cached
+        output = render(template, *args, **kwargs)
+        self.store.put("page", key, output)
+        return output
+
+    def _search_entries(self, index: Any, add: Callable[..., None], page: Any) -> None:
+        try:
+            # What Material's indexer reads (not the canonical URL: a served build has another site_url).
+            key = digest(self.search_key_base, page.url, page.title, stable(page.meta), toc_to_json(page.toc),
+                         hashlib.sha256((page.content or "").encode("utf-8")).hexdigest())
+        except Unstable:
+            add(index, page)
+            return
+        cached = self.store.get("search", key)
+        if cached is not None:
+            index.entries.extend(json.loads(cached))
+            return
+        self.vocabulary_loaded()
+        before = len(index.entries)
+        add(index, page)
+        self.store.put("search", key, json.dumps(index.entries[before:], ensure_ascii=False))
+
+    def abandon(self) -> None:
+        """A failed build: keep what was written, prune nothing."""
+        self.store._flush()
+        self.store.close()
+
+    def finish(self) -> None:
+        """After a successful build: log the hits and keep only what this build used."""
+        if not self.enabled:
+            self.store.close()
+            return
+        removed = self.store.prune(self.page_key_base)
+        log.info(f"corpus: build cache {self.store.summary()}; {removed} stale entr(ies) removed")
+
+
+# --- `corpus-build clean` -----------------------------------------------------------------
+
+
+def register(sub: Any) -> None:
+    from .cli import add_command
+
+    add_command(
+        sub, "clean", cmd_clean,
+        help="remove the build cache (.corpus-build/cache/); the next build is a full build",
+        description="Remove the build cache that makes rebuilds after small edits fast (.corpus-build/cache/ beside "
+        "mkdocs.yml: rendered pages and search entries, keyed by their content). The next build renders every "
+        "page again and fills the cache. The site, docs/ and the registry are not touched.",
+        example="corpus-build clean\ncorpus-build clean && corpus-build build",
+    )
+
+
+def cmd_clean(args: Any) -> int:
+    from .cli import EXIT_OK, project_dir
+
+    project = project_dir(args)
+    removed = clean(project)
+    print(f"removed the build cache {project / CACHE_DIR}" if removed else f"no build cache at {project / CACHE_DIR}")
+    return EXIT_OK

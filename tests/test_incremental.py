@@ -1,0 +1,177 @@
+"""Incremental builds: after each edit, a build that reuses the cache gives the very site a clean build gives.
+
+One project is edited step by step (a note changed, a source added, a source
+removed, a chapter's reading path changed, a digest added) and rebuilt each time
+with its build cache (.corpus-build/cache/); beside it, a fresh project with the
+same registry and no cache is built from scratch. The two site/ trees must be
+byte-identical, search index included, and the incremental build must really
+have reused the cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus_build import buildcache, site
+from corpus_build.cli import main
+from tests.corpus_fixture import CHAPTERS, SOURCES_ASCEND, SOURCES_GPU, write_project
+
+pytestmark = pytest.mark.slow
+
+NEW_SOURCE = """\
+- id: ascend-c-guide
+  title: Ascend C 编程指南
+  url: https://www.hiascend.com/document/ascend-c
+  kind: docs
+  lang: zh
+  chapters: [2]
+  tags: [ascend]
+  note: 昇腾算子的 C++ 编程接口。
+"""
+
+NEW_DIGEST = """\
+---
+title: Daily digest 2026-10-23
+date: 2026-10-23
+tz: "+08:00"
+repos: [tile-ai/tilelang]
+---
+
+Nothing new in [[tilelang]] today; [[ascend-c-guide]] was added.
+"""
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _assert_same_site(incremental: Path, full: Path, step: str) -> None:
+    mine, theirs = _tree(incremental), _tree(full)
+    assert sorted(mine) == sorted(theirs), f"after {step}: the sites hold different files: {sorted(set(mine) ^ set(theirs))[:10]}"
+    differ = [path for path in mine if mine[path] != theirs[path]]
+    assert not differ, f"after {step}: {len(differ)} file(s) differ from a clean build: {differ[:10]}"
+    assert "search/search_index.json" in mine
+
+
+def _cache_stats(caplog: pytest.LogCaptureFixture) -> dict[str, tuple[int, int]]:
+    """The last build's hits and misses per kind, from the plugin's log line."""
+    lines = [r.getMessage() for r in caplog.records if "build cache render" in r.getMessage()]
+    assert lines, "the build did not report its cache use"
+    return {kind: (int(h), int(m)) for kind, h, m in re.findall(r"(\w+) (\d+) hit\(s\) (\d+) miss\(es\)", lines[-1])}
+
+
+def _edit(corpus: Path, relative: str, old: str | None, new: str) -> None:
+    path = corpus / relative
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if old is not None:
+        assert old in text, f"{relative} does not hold {old!r}"
+        text = text.replace(old, new)
+    else:
+        text = new
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+STEPS = [
+    ("a note changed", "01-gpu/sources.yaml", "Second line of the note.", "Second line of the note, edited: now with 算子 too."),
+    ("a source added", "02-ascend/sources.yaml", None, SOURCES_ASCEND + NEW_SOURCE),
+    ("a source removed", "02-ascend/sources.yaml", SOURCES_ASCEND[SOURCES_ASCEND.index("- id: zhihu-port"):SOURCES_ASCEND.index("- id: tilelang-pr-2900")], ""),
+    ("a chapter's reading path changed", "chapters.yaml", "    - source: tilelang\n      why: Then the language.\n", "    - source: tilelang\n      why: Then the language, with its tile layouts.\n    - source: ascend-c-guide\n      why: The Ascend programming interface.\n"),
+    ("a digest added", "digests/2026-10-23.md", None, NEW_DIGEST),
+]
+
+
+def _clean_build(root: Path, corpus: Path, *, build_cache: bool = True) -> Path:
+    project = write_project(root)
+    shutil.rmtree(project / "corpus")
+    shutil.copytree(corpus, project / "corpus")
+    if not build_cache:
+        config = project / "mkdocs.yml"
+        text = config.read_text(encoding="utf-8")
+        config.write_text(re.sub(r"^  - corpus\b.*$", "  - corpus:\n      build_cache: false", text, count=1, flags=re.M), encoding="utf-8")
+    site.build(project, strict=True)
+    return project / "site"
+
+
+def test_incremental_builds_equal_clean_builds_after_each_edit(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")  # the sitemap's dates: the same for both builds
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path / "edited")
+    corpus = project / "corpus"
+    site.build(project, strict=True, quiet=False)
+    first = _cache_stats(caplog)
+    assert first["render"][0] == 0 and first["render"][1] > 10  # an empty cache: everything rendered
+    assert (project / buildcache.CACHE_DIR / "cache.sqlite").is_file()
+
+    for number, (step, relative, old, new) in enumerate(STEPS):
+        _edit(corpus, relative, old, new)
+        caplog.clear()
+        site.build(project, strict=True, quiet=False)
+        hits, misses = _cache_stats(caplog)["render"]
+        assert hits > misses, f"after {step}: the incremental build re-rendered {misses} page(s) and reused only {hits}"
+        _assert_same_site(project / "site", _clean_build(tmp_path / f"clean-{number}", corpus), step)
+
+    assert SOURCES_GPU  # the fixture the steps edit
+    # The cache's hooks change nothing in what is built: a build without them gives the same site.
+    _assert_same_site(project / "site", _clean_build(tmp_path / "no-cache", corpus, build_cache=False), "all edits (cache off)")
+
+
+def test_a_rebuild_without_changes_reuses_every_page(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    site.build(project, quiet=False)
+    caplog.clear()
+    site.build(project, quiet=False)
+    stats = _cache_stats(caplog)
+    assert all(misses == 0 and hits > 10 for hits, misses in stats.values()), stats
+
+
+def test_clean_removes_the_cache_and_the_next_build_is_full(tmp_path, caplog, capsys):
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    site.build(project, quiet=False)
+    assert (project / buildcache.CACHE_DIR).is_dir()
+    assert main(["--project", str(project), "clean"]) == 0
+    assert "removed the build cache" in capsys.readouterr().out
+    assert not (project / buildcache.CACHE_DIR).exists()
+    assert (project / "site" / "index.html").is_file() and (project / "corpus").is_dir()  # nothing else touched
+    assert main(["clean", "--project", str(project)]) == 0
+    assert "no build cache" in capsys.readouterr().out
+    caplog.clear()
+    site.build(project, quiet=False)
+    assert _cache_stats(caplog)["render"][0] == 0
+
+
+def test_a_page_whose_link_target_went_away_is_rendered_again_and_keeps_its_warning(tmp_path, caplog):
+    """A hand-written page's Markdown does not change when the page it links to is removed:
+    the cache must notice the link (it records what each link resolved to), and a reused
+    render must still log the warning MkDocs gave (so that --strict fails as before)."""
+    caplog.set_level(logging.INFO)
+    link = "See [the article](sources/zhihu-port.md).\n"
+
+    def project_with_link(root: Path, corpus: Path | None = None) -> Path:
+        project = write_project(root)
+        if corpus is not None:
+            shutil.rmtree(project / "corpus")
+            shutil.copytree(corpus, project / "corpus")
+        (project / "docs" / "reading.md").write_text("# Reading\n\n" + link, encoding="utf-8")
+        return project
+
+    project = project_with_link(tmp_path / "edited")
+    site.build(project, quiet=False)
+    assert 'href="../sources/zhihu-port/"' in (project / "site" / "reading" / "index.html").read_text(encoding="utf-8")
+    removed = SOURCES_ASCEND[SOURCES_ASCEND.index("- id: zhihu-port"):SOURCES_ASCEND.index("- id: tilelang-pr-2900")]
+    _edit(project / "corpus", "02-ascend/sources.yaml", removed, "")
+    site.build(project, quiet=False)
+    _assert_same_site(project / "site", site.build(project_with_link(tmp_path / "clean", project / "corpus")), "the link's target removed")
+    assert 'href="sources/zhihu-port.md"' in (project / "site" / "reading" / "index.html").read_text(encoding="utf-8")
+    caplog.clear()
+    site.build(project, quiet=False)  # nothing changed: every render reused
+    assert _cache_stats(caplog)["render"][1] == 0
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "reading.md" in r.getMessage()]
+    assert any("sources/zhihu-port.md" in w for w in warnings), warnings
