@@ -67,7 +67,7 @@ class GitHubConfig:
     max_pages: int = 100  # 10,000 comments is far beyond any thread worth citing
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "GitHubConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> GitHubConfig:
         """Read GITHUB_API_URL and GITHUB_TOKEN from `env` (os.environ when None)."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {
@@ -106,10 +106,10 @@ def parse_link(header: str) -> dict[str, str]:
 
 def reset_time(headers: Mapping[str, str], now: dt.datetime | None = None) -> dt.datetime | None:
     """When the quota comes back: X-RateLimit-Reset (epoch seconds) or Retry-After (seconds)."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     reset = headers.get("x-ratelimit-reset", "")
     if reset.strip().isdigit():
-        return dt.datetime.fromtimestamp(int(reset), dt.timezone.utc)
+        return dt.datetime.fromtimestamp(int(reset), dt.UTC)
     retry = headers.get("retry-after", "")
     if retry.strip().isdigit():
         return now + dt.timedelta(seconds=int(retry))
@@ -240,7 +240,7 @@ class GitHubClient:
         self.config = config
         self._http = httpx.Client(timeout=config.timeout, transport=transport, follow_redirects=True, trust_env=False)
 
-    def __enter__(self) -> "GitHubClient":
+    def __enter__(self) -> GitHubClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -282,7 +282,7 @@ class AsyncGitHubClient:
         self.config = config
         self._http = httpx.AsyncClient(timeout=config.timeout, transport=transport, follow_redirects=True, trust_env=False)
 
-    async def __aenter__(self) -> "AsyncGitHubClient":
+    async def __aenter__(self) -> AsyncGitHubClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

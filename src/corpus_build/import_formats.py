@@ -168,7 +168,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
     library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
     if library.failed_blocks:
         block = library.failed_blocks[0]
-        raise UsageError(f"{path}:{block.start_line + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
+        raise UsageError(f"{path}:{(block.start_line or 0) + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
     refs = []
     for entry in library.entries:
         f = {key.lower(): field.value for key, field in entry.fields_dict.items()}
@@ -185,7 +185,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
         date = iso_date(get("date")) or _date(get("year"), get("month"), get("day"))
         note = note_text(str(f.get("annote") or f.get("annotation") or f.get("note") or ""))
         refs.append(Reference(
-            where=f"{path.name}:{entry.start_line + 1}",
+            where=f"{path.name}:{(entry.start_line or 0) + 1}",  # bibtexparser sets it for every parsed entry
             key=entry.key,
             type=entry.entry_type.lower(),
             title=get("title"),
@@ -205,7 +205,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
 
 
 def read_ris(path: Path, text: str) -> list[Reference]:
-    import rispy
+    import rispy  # type: ignore[import-untyped]  # rispy ships no type information (no py.typed, no stubs package)
 
     try:
         entries = rispy.loads(text)

@@ -192,7 +192,7 @@ class Provenance:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Provenance":
+    def from_dict(cls, data: dict[str, Any]) -> Provenance:
         values = _known(cls, data)
         values["status"] = Status(values.get("status", "ok"))
         values["redirects"] = tuple(values.get("redirects") or ())
@@ -231,11 +231,11 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def utc_stamp(when: dt.datetime | None = None) -> str:
-    return (when or now_utc()).astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return (when or now_utc()).astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def parse_time(text: str) -> dt.datetime | None:
@@ -245,7 +245,7 @@ def parse_time(text: str) -> dt.datetime | None:
         value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -47,7 +47,7 @@ class Outcome:
     finished: tuple[str, tuple[OutputFile, ...]] | None = None
 
     @classmethod
-    def from_download(cls, download: Download, body_file: str, **values: Any) -> "Outcome":
+    def from_download(cls, download: Download, body_file: str, **values: Any) -> Outcome:
         facts: dict[str, Any] = dict(
             requested_url=download.requested_url,
             fetched_url=download.final_url,

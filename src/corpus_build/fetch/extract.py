@@ -160,7 +160,7 @@ class _Converter:
         tag = tag.lower()
         if tag in _SKIP_TAGS:
             return True
-        if el.get("hidden") is not None or el.get("aria-hidden") == "true" and tag != "img":
+        if el.get("hidden") is not None or (el.get("aria-hidden") == "true" and tag != "img"):
             return True
         style = (el.get("style") or "").replace(" ", "").lower()
         if "display:none" in style or "visibility:hidden" in style:
