@@ -37,6 +37,7 @@ under cache_dir, named by the sha256 of the URL, written atomically.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -200,10 +201,8 @@ class _Core:
             raise rate_limit_error(url, response.status_code, headers, bool(self.config.token))
         if response.status_code >= 400:
             message = ""
-            try:
+            with contextlib.suppress(ValueError, AttributeError):
                 message = str(response.json().get("message", ""))
-            except (ValueError, AttributeError):
-                pass
             hint = " (check the URL, or set GITHUB_TOKEN for private repositories)" if response.status_code in (401, 403, 404) else ""
             raise HTTPStatusError(f"GitHub API answered HTTP {response.status_code}{': ' + message if message else ''}{hint}", url=url, status=response.status_code)
         try:

@@ -70,7 +70,7 @@ def _date(year: Any = "", month: Any = "", day: Any = "") -> str:
 def iso_date(text: str) -> str:
     """A date written as 2022-05-27, 2022/05/27/, 2022-05 or 2022."""
     parts = [p for p in re.split(r"[-/]", (text or "").strip()) if p]
-    return _date(*(parts + ["", "", ""])[:3]) if parts else ""
+    return _date(*[*parts, "", "", ""][:3]) if parts else ""
 
 
 def note_text(text: str) -> str:
@@ -138,7 +138,7 @@ def read_csl_json(path: Path, text: str) -> list[Reference]:
         if item.get("annote") and item.get("note"):
             extra = _zotero_extra(str(item["note"]))[1]
         parts = (item.get("issued") or {}).get("date-parts") or [[]]
-        issued = _date(*(list(parts[0]) + ["", "", ""])[:3]) if parts and parts[0] else iso_date(str((item.get("issued") or {}).get("raw", "")))
+        issued = _date(*[*parts[0], "", "", ""][:3]) if parts and parts[0] else iso_date(str((item.get("issued") or {}).get("raw", "")))
         url = _clean(item.get("URL"))
         doi = clean_doi(str(item.get("DOI") or extra.get("doi", "")))
         refs.append(Reference(

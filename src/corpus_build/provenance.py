@@ -11,6 +11,7 @@ newer record; `schema_version` says which fields to expect.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import enum
 import json
@@ -24,7 +25,7 @@ FILENAME = "provenance.json"
 FAILED_DIR = ".failed"
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     OK = "ok"
     UNCHANGED = "unchanged"
     FAILED = "failed"
@@ -307,10 +308,8 @@ def write_failure(raw_dir: Path, record: Provenance) -> None:
 def clear_failure(raw_dir: Path) -> None:
     path = failure_path(raw_dir)
     path.unlink(missing_ok=True)
-    try:
+    with contextlib.suppress(OSError):
         path.parent.rmdir()
-    except OSError:
-        pass
 
 
 def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:

@@ -247,7 +247,7 @@ class HtmlKind:
                         body = await asyncio.to_thread((stage / BODY).read_bytes)
                         rendered = await browser.render(
                             download.final_url, body, download.content_type, stage / browser.SCREENSHOT,
-                            chromium=options.chromium, user_agent=options.user_agent, timeout=options.read_timeout,
+                            chromium=options.chromium, user_agent=options.user_agent, load_timeout=options.read_timeout,
                         )
                     await asyncio.to_thread((stage / browser.RENDERED).write_text, rendered.html, encoding="utf-8")
                     facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
