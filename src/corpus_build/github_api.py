@@ -37,12 +37,14 @@ under cache_dir, named by the sha256 of the URL, written atomically.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,7 +190,8 @@ class _Core:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         keep = {k: v for k, v in response.headers.items() if k in ("etag", "link", "last-modified")}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        # The async client stores from worker threads: the thread id keeps two writers apart.
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}), encoding="utf-8")
         os.replace(tmp, path)
 
@@ -292,12 +295,12 @@ class AsyncGitHubClient:
 
     async def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
-        cached = self._core.cached(url)
+        cached = await asyncio.to_thread(self._core.cached, url)  # the ETag cache is on disk: off the event loop
         try:
             response = await self._http.get(url, headers=self._core.headers(cached))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
-        return self._core.answer(url, response, cached)
+        return await asyncio.to_thread(self._core.answer, url, response, cached)  # answer() writes the cache
 
     async def get_json(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> Any:
         return (await self.get(path_or_url, params)).data

@@ -221,7 +221,7 @@ class HtmlKind:
         pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
         args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
         wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
-        if ctx.options.browser == "always" or (wants_images and _has_img(ctx.stage / BODY)):
+        if ctx.options.browser == "always" or (wants_images and await asyncio.to_thread(_has_img, ctx.stage / BODY)):
             facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
             return await self._more(ctx, download, args, facts, wants_images)
         if ctx.leave_downloads is not None:

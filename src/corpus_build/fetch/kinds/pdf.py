@@ -161,7 +161,7 @@ class PaperKind:
         if not await asyncio.to_thread(_is_pdf, ctx.stage / PDF):
             # A DOI or publisher page: follow its citation_pdf_url, or keep it as an HTML page.
             # Moved out of the PDF's way, so its WARC record keeps the page, not the PDF.
-            exchanges = move_body(exchanges, ctx.stage / PDF, ctx.stage / LANDING)
+            exchanges = await asyncio.to_thread(move_body, exchanges, ctx.stage / PDF, ctx.stage / LANDING)
             text = decode_html(await asyncio.to_thread((ctx.stage / LANDING).read_bytes), download.content_type)[0]
             landing_meta = citation_meta(text)
             if not landing_meta.get("pdf_url"):
@@ -185,7 +185,7 @@ class PaperKind:
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
-        exchanges = move_body(exchanges, ctx.stage / LANDING, ctx.stage / HTML_BODY)
+        exchanges = await asyncio.to_thread(move_body, exchanges, ctx.stage / LANDING, ctx.stage / HTML_BODY)
         facts, finished = await ctx.extract(
             extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=exchanges
         )
