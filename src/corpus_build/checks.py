@@ -30,9 +30,8 @@ def stage_problems(data: Any, display: str) -> list[Problem]:
     fetch = data.get("fetch")
     if isinstance(fetch, dict):
         for key, value in fetch.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                if not math.isfinite(value) or value < 0 or value > LIMITS.setting_value:
-                    problems.append(Problem(display, _line(fetch, key), 0, f"`fetch.{key}` is {_short(value)}; use a number between 0 and {LIMITS.setting_value:.0e}"))
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and (not math.isfinite(value) or value < 0 or value > LIMITS.setting_value):
+                problems.append(Problem(display, _line(fetch, key), 0, f"`fetch.{key}` is {_short(value)}; use a number between 0 and {LIMITS.setting_value:.0e}"))
     if any(key in data for key in ("fetch", "rewrites", "fallbacks")) and not problems:
         from pathlib import Path
 

@@ -37,11 +37,14 @@ under cache_dir, named by the sha256 of the URL, written atomically.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,7 +70,7 @@ class GitHubConfig:
     max_pages: int = 100  # 10,000 comments is far beyond any thread worth citing
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> "GitHubConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> GitHubConfig:
         """Read GITHUB_API_URL and GITHUB_TOKEN from `env` (os.environ when None)."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {
@@ -106,10 +109,10 @@ def parse_link(header: str) -> dict[str, str]:
 
 def reset_time(headers: Mapping[str, str], now: dt.datetime | None = None) -> dt.datetime | None:
     """When the quota comes back: X-RateLimit-Reset (epoch seconds) or Retry-After (seconds)."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     reset = headers.get("x-ratelimit-reset", "")
     if reset.strip().isdigit():
-        return dt.datetime.fromtimestamp(int(reset), dt.timezone.utc)
+        return dt.datetime.fromtimestamp(int(reset), dt.UTC)
     retry = headers.get("retry-after", "")
     if retry.strip().isdigit():
         return now + dt.timedelta(seconds=int(retry))
@@ -187,7 +190,8 @@ class _Core:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         keep = {k: v for k, v in response.headers.items() if k in ("etag", "link", "last-modified")}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        # The async client stores from worker threads: the thread id keeps two writers apart.
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}), encoding="utf-8")
         os.replace(tmp, path)
 
@@ -200,10 +204,8 @@ class _Core:
             raise rate_limit_error(url, response.status_code, headers, bool(self.config.token))
         if response.status_code >= 400:
             message = ""
-            try:
+            with contextlib.suppress(ValueError, AttributeError):
                 message = str(response.json().get("message", ""))
-            except (ValueError, AttributeError):
-                pass
             hint = " (check the URL, or set GITHUB_TOKEN for private repositories)" if response.status_code in (401, 403, 404) else ""
             raise HTTPStatusError(f"GitHub API answered HTTP {response.status_code}{': ' + message if message else ''}{hint}", url=url, status=response.status_code)
         try:
@@ -240,7 +242,7 @@ class GitHubClient:
         self.config = config
         self._http = httpx.Client(timeout=config.timeout, transport=transport, follow_redirects=True, trust_env=False)
 
-    def __enter__(self) -> "GitHubClient":
+    def __enter__(self) -> GitHubClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -282,7 +284,7 @@ class AsyncGitHubClient:
         self.config = config
         self._http = httpx.AsyncClient(timeout=config.timeout, transport=transport, follow_redirects=True, trust_env=False)
 
-    async def __aenter__(self) -> "AsyncGitHubClient":
+    async def __aenter__(self) -> AsyncGitHubClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -293,12 +295,12 @@ class AsyncGitHubClient:
 
     async def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
-        cached = self._core.cached(url)
+        cached = await asyncio.to_thread(self._core.cached, url)  # the ETag cache is on disk: off the event loop
         try:
             response = await self._http.get(url, headers=self._core.headers(cached))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
-        return self._core.answer(url, response, cached)
+        return await asyncio.to_thread(self._core.answer, url, response, cached)  # answer() writes the cache
 
     async def get_json(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> Any:
         return (await self.get(path_or_url, params)).data

@@ -70,7 +70,7 @@ def _date(year: Any = "", month: Any = "", day: Any = "") -> str:
 def iso_date(text: str) -> str:
     """A date written as 2022-05-27, 2022/05/27/, 2022-05 or 2022."""
     parts = [p for p in re.split(r"[-/]", (text or "").strip()) if p]
-    return _date(*(parts + ["", "", ""])[:3]) if parts else ""
+    return _date(*[*parts, "", "", ""][:3]) if parts else ""
 
 
 def note_text(text: str) -> str:
@@ -138,7 +138,7 @@ def read_csl_json(path: Path, text: str) -> list[Reference]:
         if item.get("annote") and item.get("note"):
             extra = _zotero_extra(str(item["note"]))[1]
         parts = (item.get("issued") or {}).get("date-parts") or [[]]
-        issued = _date(*(list(parts[0]) + ["", "", ""])[:3]) if parts and parts[0] else iso_date(str((item.get("issued") or {}).get("raw", "")))
+        issued = _date(*[*parts[0], "", "", ""][:3]) if parts and parts[0] else iso_date(str((item.get("issued") or {}).get("raw", "")))
         url = _clean(item.get("URL"))
         doi = clean_doi(str(item.get("DOI") or extra.get("doi", "")))
         refs.append(Reference(
@@ -168,7 +168,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
     library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
     if library.failed_blocks:
         block = library.failed_blocks[0]
-        raise UsageError(f"{path}:{block.start_line + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
+        raise UsageError(f"{path}:{(block.start_line or 0) + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
     refs = []
     for entry in library.entries:
         f = {key.lower(): field.value for key, field in entry.fields_dict.items()}
@@ -185,7 +185,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
         date = iso_date(get("date")) or _date(get("year"), get("month"), get("day"))
         note = note_text(str(f.get("annote") or f.get("annotation") or f.get("note") or ""))
         refs.append(Reference(
-            where=f"{path.name}:{entry.start_line + 1}",
+            where=f"{path.name}:{(entry.start_line or 0) + 1}",  # bibtexparser sets it for every parsed entry
             key=entry.key,
             type=entry.entry_type.lower(),
             title=get("title"),
@@ -205,7 +205,7 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
 
 
 def read_ris(path: Path, text: str) -> list[Reference]:
-    import rispy
+    import rispy  # type: ignore[import-untyped]  # rispy ships no type information (no py.typed, no stubs package)
 
     try:
         entries = rispy.loads(text)

@@ -135,7 +135,7 @@ def parse_timezone(text: str) -> dt.tzinfo | None:
 
     value = text.strip()
     if value.upper() in ("UTC", "Z"):
-        return dt.timezone.utc
+        return dt.UTC
     match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", value)
     if match:
         hours, minutes = int(match.group(2)), int(match.group(3))

@@ -68,12 +68,16 @@ async def _page(url: str, options: FetchOptions) -> PageFacts:
         with tempfile.TemporaryDirectory(prefix="corpus-build-add-") as folder:
             dest = Path(folder) / "page"
             download = await client.download(url, dest, AttemptLog(), accept="text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.8,*/*;q=0.5", keep_raw=False)
-            data = dest.read_bytes() if dest.exists() else b""
+            data = await asyncio.to_thread(_read_if_any, dest)  # file I/O off the event loop
             if data.startswith(b"%PDF-"):
                 return _pdf_facts(data)
             return _html_facts(data, download.content_type, download.final_url)
     finally:
         await client.aclose()
+
+
+def _read_if_any(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
 
 
 def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:

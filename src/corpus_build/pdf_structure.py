@@ -95,7 +95,7 @@ def _blocks(page: Any, number: int) -> list[dict]:
     A block whose first line is bold and the rest is not ("Abstract" set above its paragraph,
     which PyMuPDF often puts in one block) is split after that line.
     """
-    found = []
+    found: list[dict[str, Any]] = []
 
     def emit(lines: list[tuple[str, float, bool, int]]) -> None:
         text = _join([line[0] for line in lines])
@@ -122,13 +122,13 @@ def _blocks(page: Any, number: int) -> list[dict]:
         emit(lines)
     # A heading's number set as a block of its own ("2.1" above "Debian 软件包制作流程", "Chapter 2"
     # above "第一步") joins its title, so the heading reads, and is anchored, as numbered.
-    merged: list[dict] = []
+    merged: list[dict[str, Any]] = []
     for block in found:
         if merged and _NUMBER_ONLY.match(merged[-1]["text"]) and len(block["text"]) <= 150 and not _NUMBER_ONLY.match(block["text"]) \
                 and not split_number(block["text"])[0]:  # "5" (a page number) above "3 Utilities" stays apart
-            number = merged.pop()
-            block = {**block, "text": f"{number['text']} {block['text']}", "size": max(number["size"], block["size"]),
-                     "bold": number["bold"] or block["bold"], "lines": number["lines"] + block["lines"]}
+            head = merged.pop()  # not `number`: that is the page number emit() records
+            block = {**block, "text": f"{head['text']} {block['text']}", "size": max(head["size"], block["size"]),
+                     "bold": head["bold"] or block["bold"], "lines": head["lines"] + block["lines"]}
         merged.append(block)
     return merged
 

@@ -11,6 +11,7 @@ newer record; `schema_version` says which fields to expect.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import enum
 import json
@@ -24,7 +25,7 @@ FILENAME = "provenance.json"
 FAILED_DIR = ".failed"
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     OK = "ok"
     UNCHANGED = "unchanged"
     FAILED = "failed"
@@ -192,7 +193,7 @@ class Provenance:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Provenance":
+    def from_dict(cls, data: dict[str, Any]) -> Provenance:
         values = _known(cls, data)
         values["status"] = Status(values.get("status", "ok"))
         values["redirects"] = tuple(values.get("redirects") or ())
@@ -231,11 +232,11 @@ def _known(cls: type, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def now_utc() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def utc_stamp(when: dt.datetime | None = None) -> str:
-    return (when or now_utc()).astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return (when or now_utc()).astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def parse_time(text: str) -> dt.datetime | None:
@@ -245,7 +246,7 @@ def parse_time(text: str) -> dt.datetime | None:
         value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -307,10 +308,8 @@ def write_failure(raw_dir: Path, record: Provenance) -> None:
 def clear_failure(raw_dir: Path) -> None:
     path = failure_path(raw_dir)
     path.unlink(missing_ok=True)
-    try:
+    with contextlib.suppress(OSError):
         path.parent.rmdir()
-    except OSError:
-        pass
 
 
 def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:

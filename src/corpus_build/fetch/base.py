@@ -47,20 +47,20 @@ class Outcome:
     finished: tuple[str, tuple[OutputFile, ...]] | None = None
 
     @classmethod
-    def from_download(cls, download: Download, body_file: str, **values: Any) -> "Outcome":
-        facts: dict[str, Any] = dict(
-            requested_url=download.requested_url,
-            fetched_url=download.final_url,
-            redirects=download.redirects,
-            http_status=download.status,
-            etag=download.etag,
-            last_modified=download.last_modified,
-            content_type=download.content_type,
-            bytes=download.bytes,
-            sha256=download.sha256,
-            body_file=body_file,
-            exchanges=download.exchanges,
-        )
+    def from_download(cls, download: Download, body_file: str, **values: Any) -> Outcome:
+        facts: dict[str, Any] = {
+            "requested_url": download.requested_url,
+            "fetched_url": download.final_url,
+            "redirects": download.redirects,
+            "http_status": download.status,
+            "etag": download.etag,
+            "last_modified": download.last_modified,
+            "content_type": download.content_type,
+            "bytes": download.bytes,
+            "sha256": download.sha256,
+            "body_file": body_file,
+            "exchanges": download.exchanges,
+        }
         facts.update(values)
         return cls(**facts)
 

@@ -18,6 +18,7 @@ runs with its own throw-away profile and is closed after each page.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import shutil
 import tempfile
@@ -65,8 +66,12 @@ def unavailable(configured: str = "") -> str:
 
 
 async def render(url: str, body: bytes, content_type: str, screenshot: Path | None, *, chromium: str = "",
-                 user_agent: str = "", timeout: float = 30.0, settle: float = 5.0) -> Rendered:
-    """Load `body` as the page at `url`, let its scripts run, return the DOM (and write a full-page PNG)."""
+                 user_agent: str = "", load_timeout: float = 30.0, settle: float = 5.0) -> Rendered:
+    """Load `body` as the page at `url`, let its scripts run, return the DOM (and write a full-page PNG).
+
+    `load_timeout` bounds each of Playwright's page steps (load, screenshot); the whole render is
+    bounded by asyncio.timeout below, with room for the settle time and Chromium's start.
+    """
     from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import TimeoutError as PlaywrightTimeout
     from playwright.async_api import async_playwright
@@ -91,7 +96,7 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
             await request_route.continue_()
 
     try:
-        async with asyncio.timeout(timeout + settle + 30):
+        async with asyncio.timeout(load_timeout + settle + 30):
             async with async_playwright() as playwright:
                 browser = await playwright.chromium.launch(executable_path=executable, headless=True,
                                                            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"])
@@ -100,17 +105,15 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
                                                         service_workers="block", accept_downloads=False)
                     page = await context.new_page()
                     await page.route("**/*", route)
-                    await page.goto(url, wait_until="load", timeout=timeout * 1000)
-                    try:  # content fetched by script: wait until the network is quiet, but not forever
+                    await page.goto(url, wait_until="load", timeout=load_timeout * 1000)
+                    with contextlib.suppress(PlaywrightTimeout):  # content fetched by script: wait until the network is quiet, but not forever
                         await page.wait_for_load_state("networkidle", timeout=settle * 1000)
-                    except PlaywrightTimeout:
-                        pass
                     html = await page.content()
                     shot = False
                     if screenshot is not None:
                         height = await page.evaluate("Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)")
                         clip = None if height <= _MAX_SCREENSHOT_HEIGHT else {"x": 0, "y": 0, "width": 1280, "height": _MAX_SCREENSHOT_HEIGHT}
-                        await page.screenshot(path=str(screenshot), full_page=clip is None, clip=clip, timeout=timeout * 1000)  # type: ignore[arg-type]
+                        await page.screenshot(path=str(screenshot), full_page=clip is None, clip=clip, timeout=load_timeout * 1000)  # type: ignore[arg-type]
                         shot = True
                     version = browser.version
                 finally:

@@ -69,10 +69,7 @@ class Extraction:
 @functools.lru_cache(maxsize=4096)
 def _chrome_class(value: str) -> bool:
     """Whether a class attribute names chrome: a class word, or a part of one split at - and _."""
-    for word in value.lower().split():
-        if word in _SKIP_TOKENS or any(part in _SKIP_TOKENS for part in re.split(r"[-_]", word)):
-            return True
-    return False
+    return any(word in _SKIP_TOKENS or any(part in _SKIP_TOKENS for part in re.split(r"[-_]", word)) for word in value.lower().split())
 
 
 def _is_chrome(el) -> bool:
@@ -160,7 +157,7 @@ class _Converter:
         tag = tag.lower()
         if tag in _SKIP_TAGS:
             return True
-        if el.get("hidden") is not None or el.get("aria-hidden") == "true" and tag != "img":
+        if el.get("hidden") is not None or (el.get("aria-hidden") == "true" and tag != "img"):
             return True
         style = (el.get("style") or "").replace(" ", "").lower()
         if "display:none" in style or "visibility:hidden" in style:

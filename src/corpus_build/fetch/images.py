@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import FetchError
 from ..provenance import SavedImage
-from .http import AttemptLog, Exchange, move_body, raw_twin
+from .http import AttemptLog, Download, Exchange, move_body, raw_twin
 
 FOLDER = "images"
 _TYPES = {
@@ -68,6 +68,11 @@ async def _one(http, folder: Path, n: int, image: dict) -> tuple[SavedImage, tup
         download = await http.download(url, temp, AttemptLog(), accept="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
     except FetchError as exc:
         return SavedImage(url=cited, fetched_url=url, error=str(exc)), ()
+    return await asyncio.to_thread(_keep, folder, temp, download, cited)  # file I/O off the event loop
+
+
+def _keep(folder: Path, temp: Path, download: Download, cited: str) -> tuple[SavedImage, tuple[Exchange, ...]]:
+    """Keep the downloaded image `temp` under its content address, or drop it when it is not a raster image."""
     declared = download.content_type.split(";")[0].strip().lower()
     real = _sniff(_head(temp))
     if declared not in _TYPES or not real:

@@ -50,7 +50,7 @@ class FetchOptions:
     chromium: str = ""  # the Chromium binary (default: chromium on PATH); CORPUS_BUILD_CHROMIUM
     max_images: int = 100  # images of an article's or doc's main text kept per source; 0 keeps none
 
-    def with_env(self, env: Mapping[str, str] | None = None) -> "FetchOptions":
+    def with_env(self, env: Mapping[str, str] | None = None) -> FetchOptions:
         """GITHUB_API_URL, GITHUB_TOKEN and HF_ENDPOINT from the environment (read here, once)."""
         env = os.environ if env is None else env
         return replace(

@@ -7,7 +7,6 @@ from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progres
 from rich.text import Text
 
 from ..errors import printable
-
 from ..model import Source
 from .engine import FetchResult
 
@@ -24,7 +23,7 @@ class LiveProgress:
         self._overall: TaskID | None = None
         self._tasks: dict[str, TaskID] = {}
 
-    def __enter__(self) -> "LiveProgress":
+    def __enter__(self) -> LiveProgress:
         if self.enabled:
             self._progress.start()
             self._overall = self._progress.add_task("all sources", total=None)

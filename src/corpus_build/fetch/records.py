@@ -65,7 +65,7 @@ def write_warc(target: Path, exchanges: tuple[Exchange, ...]) -> None:
                 http_headers=StatusAndHeaders(f"GET {target_path} HTTP/1.1", request_headers, is_http_request=True),
                 warc_headers_dict={"WARC-Date": exchange.at},
             )
-            with open(payload_path, "rb") if size else io.BytesIO(b"") as payload:
+            with open(payload_path, "rb") if payload_path is not None and size else io.BytesIO(b"") as payload:
                 response = writer.create_warc_record(
                     exchange.url, "response", payload=payload, length=size, http_headers=response_headers,
                     warc_headers_dict={"WARC-Date": exchange.at},

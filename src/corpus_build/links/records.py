@@ -21,7 +21,7 @@ SCHEMA_VERSION = 1
 RESULTS_FILE = Path(".links") / "results.json"  # relative to corpus/
 
 
-class LinkState(str, enum.Enum):
+class LinkState(enum.StrEnum):
     OK = "ok"
     MOVED = "moved"  # permanent redirect: `target` is where it went
     DEAD = "dead"  # 404/410, or DNS failing for a week

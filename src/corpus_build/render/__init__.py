@@ -16,11 +16,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import bibfacts
+from .. import bibfacts, safepath
 from ..errors import SiteError
 from ..links.site import status_section as link_status_section
 from ..model import Corpus
-from .. import safepath
 from . import export, feed, mirror
 from .labels import Labels
 from .pages import DIGESTS_IN_NAV, PageBuilder, paths

@@ -275,7 +275,7 @@ def _ris_line(tag: str, value: str) -> str:
 
 
 def _ris_date(date: str) -> str:
-    parts = date.split("-") + ["", ""]
+    parts = [*date.split("-"), "", ""]
     return f"{parts[0]}/{parts[1]}/{parts[2]}/"
 
 

@@ -207,7 +207,6 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_closed_line": {"zh": "于 {when} 关闭", "en": "closed on {when}"},
     "thread_opened_line": {"zh": "{who} 于 {when} 发起", "en": "opened by {who} on {when}"},
     "thread_merge_commit": {"zh": "合并提交", "en": "Merge commit"},
-    "thread_labels": {"zh": "标签", "en": "Labels"},
     "thread_size": {"zh": "改动规模", "en": "Size of the change"},
     "thread_stats": {"zh": "{commits} 个提交 · {files} 个文件 · +{add} −{dele} 行", "en": "{commits} commit(s) · {files} file(s) · +{add} −{dele} lines"},
     "thread_discussion": {"zh": "讨论", "en": "Discussion"},

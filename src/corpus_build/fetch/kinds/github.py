@@ -11,9 +11,11 @@ written from corpus_build.threads, as the site's thread page is).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from ...errors import ContentError, HTTPStatusError, RateLimitError, UsageError
@@ -56,7 +58,7 @@ def _slim(value: Any) -> Any:
         return value
     out = {}
     for key, item in value.items():
-        if key in _DROP or (key.endswith("_url") and key not in _KEEP_URLS) or key == "url" and isinstance(item, str):
+        if key in _DROP or (key.endswith("_url") and key not in _KEEP_URLS) or (key == "url" and isinstance(item, str)):
             continue
         if key in ("repo", "repository") and isinstance(item, dict):
             out[key] = {k: item.get(k) for k in ("full_name", "html_url") if k in item}
@@ -69,6 +71,12 @@ def _slim(value: Any) -> Any:
 
 def _words(text: str) -> str:
     return " ".join(text.split())
+
+
+def _write_thread(stage: Path, body: str, data: dict) -> None:
+    stage.mkdir(exist_ok=True)
+    (stage / DATA).write_text(body, encoding="utf-8")
+    (stage / TEXT).write_text(render_thread(data), encoding="utf-8")
 
 
 def render_thread(data: dict) -> str:
@@ -217,9 +225,7 @@ class GitHubThreadKind:
         # cache may be newer than a mirror whose last fetch was interrupted.
         data = _slim(data)
         body = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-        ctx.stage.mkdir(exist_ok=True)
-        (ctx.stage / DATA).write_text(body, encoding="utf-8")
-        (ctx.stage / TEXT).write_text(render_thread(data), encoding="utf-8")
+        await asyncio.to_thread(_write_thread, ctx.stage, body, data)  # file I/O off the event loop
         encoded = body.encode("utf-8")
         if ctx.same_as_before(hashlib.sha256(encoded).hexdigest()):
             return Outcome(unchanged=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from urllib.parse import urlsplit
@@ -51,6 +52,8 @@ class HuggingFaceKind:
 
     async def fetch(self, ctx: Context) -> Outcome:
         path = repo_path(ctx.source)
+        if path is None:  # matches() let only Hugging Face repository URLs through
+            raise ContentError("not a Hugging Face model or dataset URL (expected huggingface.co/ORG/NAME or huggingface.co/datasets/ORG/NAME)", url=ctx.source.url)
         base = f"{ctx.options.hf_endpoint}/{path}"
         card = await ctx.http.download(f"{base}/raw/main/README.md", ctx.stage / CARD, ctx.log, accept="text/markdown,text/plain,*/*", on_bytes=ctx.on_bytes)
         exchanges = card.exchanges
@@ -61,7 +64,7 @@ class HuggingFaceKind:
                 exchanges += config.exchanges
                 config_sha = config.sha256
                 try:
-                    json.loads((ctx.stage / CONFIG).read_text(encoding="utf-8"))
+                    json.loads(await asyncio.to_thread((ctx.stage / CONFIG).read_text, encoding="utf-8"))
                 except ValueError as exc:
                     raise ContentError("config.json is not valid JSON", url=config.final_url) from exc
             except HTTPStatusError as exc:
@@ -70,7 +73,7 @@ class HuggingFaceKind:
         combined = hashlib.sha256(f"{card.sha256} {config_sha}".encode()).hexdigest()
         if ctx.same_as_before(combined):
             return Outcome(unchanged=True, exchanges=exchanges)
-        text = (ctx.stage / CARD).read_text(encoding="utf-8", errors="replace")
+        text = await asyncio.to_thread((ctx.stage / CARD).read_text, encoding="utf-8", errors="replace")
         meta = _front_matter(text)
         language = meta.get("language")
         return Outcome.from_download(

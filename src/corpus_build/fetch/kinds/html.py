@@ -165,8 +165,9 @@ def _extract_unless_shell(args: tuple, stage: str, exchanges, warc: bool):
 
 def _lenient_tree(text: str):
     """lxml's own parse, for text trafilatura does not take as an HTML document (a fragment)."""
-    import lxml.etree
-    import lxml.html
+    # lxml has no inline types; its stubs are the separate lxml-stubs package, not in the lint extra.
+    import lxml.etree  # type: ignore[import-untyped]
+    import lxml.html  # type: ignore[import-untyped]
 
     try:
         return lxml.html.fromstring(text)
@@ -215,12 +216,12 @@ class HtmlKind:
         content_type = download.content_type.lower()
         if content_type and not any(t in content_type for t in ("html", "xml", "text/")):
             # Not a page (an archive, a binary): keep the bytes, extract nothing.
-            (ctx.stage / BODY).rename(ctx.stage / BINARY)
+            await asyncio.to_thread((ctx.stage / BODY).rename, ctx.stage / BINARY)
             return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
         pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
         args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
         wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
-        if ctx.options.browser == "always" or (wants_images and _has_img(ctx.stage / BODY)):
+        if ctx.options.browser == "always" or (wants_images and await asyncio.to_thread(_has_img, ctx.stage / BODY)):
             facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
             return await self._more(ctx, download, args, facts, wants_images)
         if ctx.leave_downloads is not None:
@@ -243,17 +244,18 @@ class HtmlKind:
             elif not why:
                 try:
                     async with ctx.state.setdefault("browser", asyncio.Semaphore(1)):
+                        body = await asyncio.to_thread((stage / BODY).read_bytes)
                         rendered = await browser.render(
-                            download.final_url, (stage / BODY).read_bytes(), download.content_type, stage / browser.SCREENSHOT,
-                            chromium=options.chromium, user_agent=options.user_agent, timeout=options.read_timeout,
+                            download.final_url, body, download.content_type, stage / browser.SCREENSHOT,
+                            chromium=options.chromium, user_agent=options.user_agent, load_timeout=options.read_timeout,
                         )
-                    (stage / browser.RENDERED).write_text(rendered.html, encoding="utf-8")
+                    await asyncio.to_thread((stage / browser.RENDERED).write_text, rendered.html, encoding="utf-8")
                     facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
                     renderer, extra = rendered.renderer, rendered.versions
                     if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
                 except FetchError as exc:
-                    (stage / browser.SCREENSHOT).unlink(missing_ok=True)  # of a render that did not finish
+                    await asyncio.to_thread((stage / browser.SCREENSHOT).unlink, missing_ok=True)  # of a render that did not finish
                     if shell:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
@@ -263,8 +265,9 @@ class HtmlKind:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
             exchanges += image_exchanges
         _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
+        screenshot = await asyncio.to_thread((stage / browser.SCREENSHOT).is_file)
         return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, renderer=renderer, extra=extra,
-                             shell=shell, partial_reason=partial_reason, screenshot=(stage / browser.SCREENSHOT).is_file())
+                             shell=shell, partial_reason=partial_reason, screenshot=screenshot)
 
     def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), renderer="", extra=None,
                  shell=(), partial_reason="", screenshot=False) -> Outcome:

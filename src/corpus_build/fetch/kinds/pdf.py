@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import re
 import sys
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import urljoin, urlsplit
 
 from ... import pdf_structure
@@ -38,17 +40,25 @@ def citation_meta(html: str) -> dict[str, list[str]]:
     return found
 
 
-def citation_facts(meta: dict[str, list[str]]) -> dict[str, str]:
+class CitationFacts(TypedDict):
+    """The citation fields of a Document (typed, so that `**citation_facts(...)` checks against it)."""
+
+    doi: str
+    arxiv_id: str
+    venue: str
+
+
+def citation_facts(meta: dict[str, list[str]]) -> CitationFacts:
     """doi, arxiv_id and venue of a Document, from `citation_*` tags (empty strings when absent)."""
 
     def first(*names: str) -> str:
         return next((meta[name][0] for name in names if meta.get(name) and meta[name][0]), "")
 
-    return {
-        "doi": first("doi"),
-        "arxiv_id": first("arxiv_id"),
-        "venue": first("conference_title", "journal_title", "inbook_title"),
-    }
+    return CitationFacts(
+        doi=first("doi"),
+        arxiv_id=first("arxiv_id"),
+        venue=first("conference_title", "journal_title", "inbook_title"),
+    )
 
 
 def _import_pymupdf():
@@ -139,17 +149,20 @@ class PaperKind:
             # The abstract page gives the metadata and the PDF's address.
             landing = await ctx.http.download(url, ctx.stage / LANDING, ctx.log, accept="text/html")
             exchanges = landing.exchanges
-            landing_meta = citation_meta(decode_html(Path(landing.path).read_bytes(), landing.content_type)[0])
+            landing_body = await asyncio.to_thread((ctx.stage / LANDING).read_bytes)  # the download's `dest`; file I/O off the event loop
+            landing_meta = citation_meta(decode_html(landing_body, landing.content_type)[0])
             pdf_url = urljoin(landing.final_url, (landing_meta.get("pdf_url") or [f"https://arxiv.org/pdf/{match.group(1)}"])[0])
-        download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf,*/*;q=0.5", on_bytes=ctx.on_bytes, **ctx.conditional)
+        conditional = ctx.conditional
+        download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf,*/*;q=0.5", on_bytes=ctx.on_bytes,
+                                           etag=conditional.get("etag", ""), last_modified=conditional.get("last_modified", ""))
         exchanges += download.exchanges
         if download.not_modified or ctx.same_as_before(download.sha256):
             return Outcome(unchanged=True, exchanges=exchanges)
-        if not _is_pdf(ctx.stage / PDF):
+        if not await asyncio.to_thread(_is_pdf, ctx.stage / PDF):
             # A DOI or publisher page: follow its citation_pdf_url, or keep it as an HTML page.
             # Moved out of the PDF's way, so its WARC record keeps the page, not the PDF.
-            exchanges = move_body(exchanges, ctx.stage / PDF, ctx.stage / LANDING)
-            text = decode_html((ctx.stage / LANDING).read_bytes(), download.content_type)[0]
+            exchanges = await asyncio.to_thread(move_body, exchanges, ctx.stage / PDF, ctx.stage / LANDING)
+            text = decode_html(await asyncio.to_thread((ctx.stage / LANDING).read_bytes), download.content_type)[0]
             landing_meta = citation_meta(text)
             if not landing_meta.get("pdf_url"):
                 return await self._as_html(ctx, download, exchanges)
@@ -172,7 +185,7 @@ class PaperKind:
         return Outcome.from_download(download, PDF, text_file=TEXT, document=document, extractor=extractor, exchanges=exchanges, finished=finished)
 
     async def _as_html(self, ctx: Context, download, exchanges) -> Outcome:
-        exchanges = move_body(exchanges, ctx.stage / LANDING, ctx.stage / HTML_BODY)
+        exchanges = await asyncio.to_thread(move_body, exchanges, ctx.stage / LANDING, ctx.stage / HTML_BODY)
         facts, finished = await ctx.extract(
             extract_html, str(ctx.stage / HTML_BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, exchanges=exchanges
         )
