@@ -29,6 +29,8 @@ ZIP_NAME = "offline.zip"
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
 _CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
 
+_ZIP_TIME = (2000, 1, 1, 0, 0, 0)  # ZipInfo's epoch is 1980; any fixed time will do
+
 
 def enabled(corpus: Corpus) -> bool:
     return corpus.settings.extra.get("offline") is True
@@ -84,7 +86,12 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(site_dir.rglob("*")):
                 if path.is_file() and not path.name.endswith(".zip"):
-                    archive.write(path, f"{folder}/{path.relative_to(site_dir).as_posix()}")
+                    # A fixed time stamp: the same site gives the same zip, byte for byte
+                    # (incremental and full builds are compared that way).
+                    entry = zipfile.ZipInfo(f"{folder}/{path.relative_to(site_dir).as_posix()}", date_time=_ZIP_TIME)
+                    entry.compress_type = zipfile.ZIP_DEFLATED
+                    entry.external_attr = 0o644 << 16
+                    archive.writestr(entry, path.read_bytes())
         os.replace(partial, target)
     return target
 

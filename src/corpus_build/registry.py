@@ -17,7 +17,7 @@ from typing import Any
 
 from . import checks, limits, safepath, urls, yamlfile
 from .errors import Problem, RegistryError
-from .model import KINDS, LANGS, parse_timezone, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
+from .model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
 from .yamlfile import LocatedList, LocatedMap
 
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import re
 import shutil
 import subprocess
 import sys
-import os
 from pathlib import Path
 from typing import Any
 

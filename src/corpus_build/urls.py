@@ -174,7 +174,7 @@ def derive_id(url: str, title: str = "") -> str:
     """A readable id for a new source: `tilelang`, `tilelang-pr-2900`, `arxiv-2601.07372`…"""
     gh = github_parts(url)
     if gh:
-        owner, repo, rest = gh
+        _owner, repo, rest = gh
         match = re.fullmatch(r"(issues|pull|discussions)/(\d+).*", rest)
         if match:
             label = {"issues": "issue", "pull": "pr", "discussions": "discussion"}[match.group(1)]

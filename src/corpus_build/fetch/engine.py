@@ -470,7 +470,7 @@ async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log:
     if outcome.finished is not None:  # done in the kind's extraction call (Context.extract)
         warc_file, files = outcome.finished
     else:
-        stage.mkdir(exist_ok=True)  # a kind that wrote nothing (never in practice) still gets a mirror
+        await asyncio.to_thread(stage.mkdir, exist_ok=True)  # a kind that wrote nothing (never in practice) still gets a mirror
         warc_file, files = await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc)
     now = utc_stamp()
     record = Provenance(

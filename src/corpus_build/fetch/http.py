@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
-import socket
 import random
+import socket
+import ssl
 import time
 import zlib
 from collections.abc import Callable
@@ -181,7 +182,7 @@ async def _resolves_local(host: str) -> bool:
         infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return False
-    return any(is_local_address(ipaddress.ip_address(info[4][0].split("%")[0])) for info in infos)
+    return any(is_local_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
 
 
 def user_hosts(options: FetchOptions) -> frozenset[str]:
@@ -279,7 +280,7 @@ class HttpClient:
         limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
         self._shards: list[httpx.AsyncClient | None] = [None] * shards
         self._busy = [0] * shards
-        self._shared: tuple[httpx.Cookies, object] | None = None
+        self._shared: tuple[httpx.Cookies, bool | ssl.SSLContext] | None = None
 
         def make_client() -> httpx.AsyncClient:
             if self._shared is None:
@@ -288,7 +289,7 @@ class HttpClient:
             cookies, verify = self._shared
             # Redirects are followed by hand: each hop is checked (scheme, count) and recorded.
             client = httpx.AsyncClient(
-                timeout=timeout, limits=limits, follow_redirects=False, transport=transport, verify=verify,  # type: ignore[arg-type]
+                timeout=timeout, limits=limits, follow_redirects=False, transport=transport, verify=verify,
                 headers={"User-Agent": options.user_agent},
             )
             client.cookies.jar = cookies.jar  # one jar for the run, whichever client a request uses
@@ -346,7 +347,7 @@ class HttpClient:
                         return response.status_code, rheaders, bytes(body[:max_body])
                     finally:
                         await response.aclose()
-        except Exception as raw:  # noqa: BLE001 - translated here, as downloads are
+        except Exception as raw:
             exc = translate(raw, url)
             if exc is raw:
                 raise
@@ -396,7 +397,7 @@ class HttpClient:
                         result = await self._once(url, dest, etag, last_modified, accept, keep_raw, on_bytes)
                 log.add(url, "not-modified" if result.not_modified else "ok", result.status)
                 return result
-            except Exception as raw:  # noqa: BLE001 - translated right here, re-raised below
+            except Exception as raw:
                 exc = translate(raw, url)
                 status = getattr(exc, "status", 0)
                 log.add(url, f"http-{status}" if status else type(exc).__name__.removesuffix("Error").lower(), status, str(exc))
@@ -438,15 +439,15 @@ class HttpClient:
             response = await client.send(request, stream=True)
             try:
                 rheaders = {k.lower(): v for k, v in response.headers.items()}
-                exchange = dict(
-                    url=current,
-                    request_headers=tuple(request.headers.items()),
-                    status=response.status_code,
-                    reason=response.reason_phrase,
-                    http_version=response.http_version,
-                    response_headers=tuple(response.headers.multi_items()),
-                    at=utc_stamp(),
-                )
+                exchange = {
+                    "url": current,
+                    "request_headers": tuple(request.headers.items()),
+                    "status": response.status_code,
+                    "reason": response.reason_phrase,
+                    "http_version": response.http_version,
+                    "response_headers": tuple(response.headers.multi_items()),
+                    "at": utc_stamp(),
+                }
                 if response.status_code in _REDIRECTS and "location" in rheaders:
                     await _drain(response)
                     exchanges.append(Exchange(payload=None, **exchange))
@@ -487,9 +488,11 @@ class HttpClient:
         dest.parent.mkdir(parents=True, exist_ok=True)
         encoded = decoder._z is not None
         raw_path = raw_twin(dest) if keep_raw and encoded else (dest if keep_raw else None)
-        raw_file = open(raw_path, "wb") if raw_path is not None and raw_path != dest else None
+        # Chunks are written as they arrive, to the page cache: a thread hop per chunk would cost
+        # more than the write itself, and the download slot is held for the body either way.
+        raw_file = open(raw_path, "wb") if raw_path is not None and raw_path != dest else None  # noqa: ASYNC230, SIM115 (closed in finally)
         try:
-            with open(dest, "wb") as out:
+            with open(dest, "wb") as out:  # noqa: ASYNC230
 
                 def keep(piece: bytes, total: int) -> int:
                     """Write decoded bytes, stopping a compression bomb at the decoded cap."""
@@ -512,7 +515,7 @@ class HttpClient:
                         on_bytes(len(chunk))
                 decoded_total = keep(decoder.flush(), decoded_total)
         except BaseException:
-            dest.unlink(missing_ok=True)
+            dest.unlink(missing_ok=True)  # noqa: ASYNC240 (cleanup on the failure path)
             if raw_path is not None and raw_path != dest:
                 raw_path.unlink(missing_ok=True)
             raise

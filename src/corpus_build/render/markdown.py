@@ -105,7 +105,7 @@ def outside_code(body: str, change) -> str:
 
     def closes(line: str, opener: str) -> bool:
         closing = _FENCE_CLOSE.match(line.lstrip())
-        return bool(closing) and closing.group(1)[0] == opener[0] and len(closing.group(1)) >= len(opener)
+        return closing is not None and closing.group(1)[0] == opener[0] and len(closing.group(1)) >= len(opener)
 
     # The longest closing fence of each kind after each line, so an opener is checked in O(1).
     longest_after: list[dict[str, int]] = [{}] * (len(lines) + 1)

@@ -326,9 +326,9 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
                 files[target] = path
         # The images the extracted text shows, published beside its page (sources/<id>/images/).
         for image in record.document.image_files:
-            path = mirror_file(corpus, source, image.path) if _LOCAL_IMAGE.fullmatch(image.path) else None
-            if path is not None:
-                files[f"sources/{source.id}/{image.path}"] = path
+            copy = mirror_file(corpus, source, image.path) if _LOCAL_IMAGE.fullmatch(image.path) else None
+            if copy is not None:
+                files[f"sources/{source.id}/{image.path}"] = copy
     return files
 
 

@@ -18,8 +18,7 @@ from .. import offline, urls
 from ..links.site import source_notice as link_notice
 from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..registry import WIKILINK
-from . import changes, charts, mirror
-from . import citation, export
+from . import changes, charts, citation, export, mirror
 from . import markdown as md
 from .labels import Labels
 from .views import (

@@ -212,10 +212,10 @@ class ThreadPage:
         if conv.files:
             out += f"## {t('thread_changed_files')}\n\n"
             rows = []
-            for item in conv.files:
-                name = f"`{md.text(item.previous_path)}` → `{md.text(item.path)}`" if item.previous_path else f"`{md.text(item.path)}`"
-                status = t(f"file_{item.status}") if t.has(f"file_{item.status}") else md.text(item.status)
-                rows.append([name, status, f"+{item.additions}", f"−{item.deletions}", str(item.threads or "")])
+            for changed in conv.files:
+                name = f"`{md.text(changed.previous_path)}` → `{md.text(changed.path)}`" if changed.previous_path else f"`{md.text(changed.path)}`"
+                status = t(f"file_{changed.status}") if t.has(f"file_{changed.status}") else md.text(changed.status)
+                rows.append([name, status, f"+{changed.additions}", f"−{changed.deletions}", str(changed.threads or "")])
             out += md.table([t("file"), t("state"), "+", "−", t("thread_review_threads")], rows) + "\n"
             out += self.diffs(conv)
         return out

@@ -14,4 +14,4 @@
 from .run import WatchOptions, WatchResult, draft_digest, plan_window
 from .window import Window
 
-__all__ = ["Window", "WatchOptions", "WatchResult", "draft_digest", "plan_window"]
+__all__ = ["WatchOptions", "WatchResult", "Window", "draft_digest", "plan_window"]

@@ -149,7 +149,7 @@ def _chunks(body: str) -> list[tuple[list[str], str]]:
     """The body cut at level-2 headings: (facts ids inside, text) per piece."""
     starts = [0, *(m.start() for m in _HEADING.finditer(body))]
     starts = sorted(set(starts))
-    pieces = [body[a:b] for a, b in zip(starts, [*starts[1:], len(body)])]
+    pieces = [body[a:b] for a, b in zip(starts, [*starts[1:], len(body)], strict=True)]
     return [(list(facts_of(piece)), piece) for piece in pieces if piece]
 
 

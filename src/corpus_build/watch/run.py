@@ -23,15 +23,14 @@ from typing import TypeVar
 from .. import provenance, safepath
 from ..errors import FetchError, RateLimitError, UsageError
 from ..model import Corpus
+from ..registry import split_front_matter
 from .draft import DraftWriter
 from .gather import Client, Gatherer, Remembering, expand_orgs
-from ..registry import split_front_matter
 from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
 from .state import STATE_DIR, Pending, WatchState
 from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
-
 
 T = TypeVar("T")
 
@@ -59,7 +58,7 @@ def plan_window(corpus: Corpus, *, since: str | None, until: str | None, tz: str
     pending = WatchState.load(corpus.root).pending
     if pending and not since and not until:
         zone = parse_tz(tz or pending.tz)
-        return Window(parse_moment(pending.start, zone), parse_moment(pending.end, zone), pending.tz if not tz else tz)
+        return Window(parse_moment(pending.start, zone), parse_moment(pending.end, zone), tz or pending.tz)
     return resolve_window(corpus, since=since, until=until, tz=tz, now=now)
 
 
@@ -126,7 +125,8 @@ def draft_digest(
             continue
         say(f"[{index + 1}/{len(targets)}] {target.repo}")
         try:
-            facts = patiently(lambda: gatherer.repo(target, _tag_baseline(state, key, window)))
+            # patiently() calls the lambda within this iteration, so the loop variables are current.
+            repo_facts = patiently(lambda: gatherer.repo(target, _tag_baseline(state, key, window)))  # noqa: B023
         except RateLimitError as exc:
             state.save()
             _save_memo(memo_path, window.key, memo)
@@ -137,8 +137,8 @@ def draft_digest(
             failed[key] = RepoFacts(repo=target.repo, url=f"https://github.com/{target.repo}", default_branch="", pushed_at="", source_id=target.source_id, error=str(exc))
             say(f"  failed: {exc}")
             continue
-        pending.repos[key] = facts
-        state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(facts.all_tags)}
+        pending.repos[key] = repo_facts
+        state.tags[key] = {"window": window.key, "before": _tag_baseline(state, key, window), "after": list(repo_facts.all_tags)}
         state.save()
         for done in [k for k in memo if k not in org_keys]:  # this repository's answers live in its facts now
             del memo[done]
@@ -187,7 +187,8 @@ def _recheck(corpus: Corpus, gatherer: Gatherer, state: WatchState, refs: list[C
         previous = old.get("before") if old.get("window") == window.key else old.get("state")
         if previous is None:
             previous = _provenance_state(corpus, ref)
-        record, change = patiently(lambda: gatherer.recheck(ref, {"state": previous} if previous else None))
+        # patiently() calls the lambda within this iteration, so the loop variables are current.
+        record, change = patiently(lambda: gatherer.recheck(ref, {"state": previous} if previous else None))  # noqa: B023
         state.cited[ref.key.lower()] = {**record, "before": previous, "window": window.key}
         if change:
             changes.append(change)

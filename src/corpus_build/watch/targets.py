@@ -54,7 +54,7 @@ def parse_watch_config(raw: object) -> WatchConfig:
     for index, item in enumerate(_as_list(raw.get("repos"), "repos", problems)):
         where_item = f"{at(raw.get('repos'), index)}: item {index + 1} of watch.repos"
         if isinstance(item, str):
-            slug, branches = item, []
+            slug, branches = item, list[str]()
         elif isinstance(item, dict) and isinstance(item.get("repo"), str):
             slug, branches = item["repo"], item.get("branches") or []
             extra = [k for k in item if k not in ("repo", "branches")]

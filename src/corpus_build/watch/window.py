@@ -44,7 +44,7 @@ class Window:
 
 
 def _utc(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def utc_iso(moment: dt.datetime) -> str:
@@ -54,7 +54,7 @@ def utc_iso(moment: dt.datetime) -> str:
 
 def parse_tz(text: str) -> dt.timezone:
     if text.upper() in ("Z", "UTC", "+00:00"):
-        return dt.timezone.utc
+        return dt.UTC
     match = _OFFSET.match(text.strip())
     if not match:
         raise UsageError(f"--tz takes an offset such as +08:00 or -05:00, got '{text}'")

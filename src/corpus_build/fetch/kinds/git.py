@@ -13,6 +13,7 @@ so a SIGKILLed fetch leaves no `git clone` writing into a staging folder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import os
 import re
@@ -191,10 +192,8 @@ class GitRunner:
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
     """SIGKILL git and every helper it started (its process group), then reap git."""
-    try:
+    with contextlib.suppress(ProcessLookupError):  # git and its helpers are gone already
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # git and its helpers are gone already
     await process.wait()
 
 
