@@ -72,10 +72,13 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
     import yaml
 
     from . import render
+    from .render.sanitize import theme_text
 
     overrides: dict[str, Any] = {
         "INHERIT": "mkdocs.yml",
-        "site_name": corpus.settings.title,
+        # Escaped as the plugin escapes it: the theme prints the site name unescaped, and an
+        # engine without plugins has no allow-list pass behind it.
+        "site_name": theme_text(corpus.settings.site_name),
         "theme": {"language": corpus.settings.ui_lang},
         "nav": render.nav(corpus),
     }
