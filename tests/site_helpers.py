@@ -5,11 +5,27 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import os
 import shutil
 import threading
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 from tests.corpus_fixture import PROJECT_ROOT
+
+# Debian's chromium, driven by Playwright (its own browser download is never used).
+CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
+
+
+def playwright_or_skip(*, module: bool = False) -> ModuleType:
+    """playwright.sync_api, or a skip with the reason printed; in CI a missing Chromium is an error."""
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium; browser tests must run in CI")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=module)
+    return pytest.importorskip("playwright.sync_api")
 
 
 def copy_default_project(target: Path) -> Path:

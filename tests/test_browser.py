@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.site_helpers import serve
+from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
 
-CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-if not shutil.which(CHROMIUM):
-    if os.environ.get("CI"):
-        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium; browser tests must run in CI")
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright_or_skip(module=True)
 
 
 @pytest.fixture(scope="module")

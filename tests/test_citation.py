@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
-import os
-import shutil
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,7 +19,7 @@ from corpus_build.render import citation, export
 from corpus_build.render.labels import _LABELS, Labels
 from corpus_build.render.pages import PageBuilder, paths
 from tests.corpus_fixture import SOURCES_GPU, write_corpus, write_project
-from tests.site_helpers import serve
+from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
 
 HOSTILE = SOURCES_GPU.replace("title: TileLang", "title: \"TileLang <script>alert('t')</script> & {x}\"")
 # `check` refuses raw quotes and angle brackets in URLs; the box escapes them all the same.
@@ -92,17 +89,12 @@ def test_every_label_the_box_uses_is_in_both_languages():
 
 # --- in the browser -----------------------------------------------------------------------------
 
-CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.mark.browser
 @pytest.mark.slow
 def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     project = write_project(tmp_path)
     built = site.build(project, strict=True)
     corpus = registry.load(project / "corpus")

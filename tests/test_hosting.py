@@ -6,9 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import os
 import re
-import shutil
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,9 +18,9 @@ from corpus_build import hosting, site
 from corpus_build.errors import SiteError
 from tests import corpus_fixture
 from tests.corpus_fixture import write_project
+from tests.site_helpers import CHROMIUM, playwright_or_skip
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 # RFC 3339 date-time (RFC 4287 §3.3): full date, time, and Z or an offset.
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 SITE_URL = "https://user.github.io/repo/"
@@ -241,11 +239,7 @@ def serve_under_repo(site_dir: Path):
 @pytest.mark.slow
 @pytest.mark.parametrize("missing", ["no-such-page/", "sources/no-such-source/deeper/", "sources/missing.html"])
 def test_404_under_a_sub_path_loads_its_styles(tmp_path, missing):
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     project = write_project(tmp_path)
     built = site.build(project, strict=True)
     with serve_under_repo(built) as base, sync_api.sync_playwright() as playwright:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import zipfile
 from urllib.parse import urlsplit
 
@@ -11,8 +9,8 @@ import pytest
 
 from corpus_build.cli import main
 from tests.corpus_fixture import write_project
+from tests.site_helpers import CHROMIUM, playwright_or_skip
 
-CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [pytest.mark.slow]
 
 
@@ -51,11 +49,7 @@ def test_plain_site_has_no_link_without_the_setting(tmp_path):
 
 @pytest.mark.browser
 def test_unzipped_copy_searches_from_file_url(built, tmp_path):
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     with zipfile.ZipFile(built / "site" / "offline.zip") as zf:
         zf.extractall(tmp_path)
     index = (tmp_path / "site" / "index.html").as_uri()

@@ -4,16 +4,14 @@ default corpus's built site in headless Chromium with a table of real queries.""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from urllib.parse import urlsplit
 
 import pytest
 
 from corpus_build import search
 from corpus_build.model import Corpus, Section, Settings, Source
+from tests.site_helpers import CHROMIUM, playwright_or_skip
 
-CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 SEPARATOR = "&[lg]t;|[\\s\\u200b\\-_,:;!?=+@#&|'’\"`/\\\\\\[\\](){}<>*~^]+|\\.(?!\\d)"
 
 # query -> the page that must be among the first three results (result groups, as shown).
@@ -139,11 +137,7 @@ def test_tune_index_file_rewrites_in_place_and_reports(tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not shutil.which(CHROMIUM):
-        if os.environ.get("CI"):
-            raise RuntimeError(f"{CHROMIUM} is missing: browser tests must run in CI")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = playwright_or_skip()
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
         yield browser
