@@ -194,3 +194,26 @@ def test_files_that_cannot_be_read_have_stable_codes(tmp_path):
     assert yamlfile.read_text(tmp_path / "missing.yaml", problems) is None
     assert [p.code for p in problems] == ["not-a-file", "not-a-file", "file-too-large", "unreadable"]
     assert "a FIFO" in problems[1].message or "not a regular file" in problems[1].message
+
+
+def test_a_reread_registry_reuses_unchanged_sections_and_sees_every_edit(tmp_path):
+    """Reading the registry again in one process (build, then the plugin; serve at each edit)
+    reuses the sections whose files did not change, and reports exactly what a fresh read would."""
+    root = write_corpus(tmp_path)
+    broken = replace(SOURCES_GPU, "  tags: [cuda]", "  tag: [cuda]")
+    (root / "01-gpu" / "sources.yaml").write_text(broken, encoding="utf-8")
+    first = registry.read(root)
+    registry._SECTIONS.clear()
+    fresh = registry.read(root)
+    assert first[1] == fresh[1] and any("did you mean 'tags'" in p.message for p in first[1])
+    assert registry.read(root)[1] == fresh[1]  # reused: the same problems, replayed
+    # An edit of the same size in the same second is still seen (inode times, not whole seconds).
+    ascend = root / "02-ascend" / "sources.yaml"
+    text = ascend.read_text(encoding="utf-8")
+    assert "An in-flight PR." in text
+    ascend.write_text(text.replace("An in-flight PR.", "An in-flight PX."), encoding="utf-8")
+    (root / "01-gpu" / "sources.yaml").write_text(SOURCES_GPU, encoding="utf-8")
+    corpus, problems = registry.read(root)
+    assert not any(p.severity == "error" for p in problems)
+    assert corpus.by_id["tilelang-pr-2900"].note.startswith("An in-flight PX.")
+    assert corpus == registry.read(root)[0]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,6 +280,47 @@ def _section_folders(checker: _Checker) -> list[Path]:
 def _section_number(folder: str) -> int:
     match = SECTION_FOLDER.match(folder)
     return int(match.group(1)) if match else 0
+
+
+# Sections read in this process, by the identity of their two files: `corpus-build build`
+# reads the registry, then the plugin reads it again inside MkDocs, and `mkdocs serve` reads
+# it at every edit, when one file of a hundred changed. Bounded by the number of sections.
+_SECTIONS: dict[tuple[Any, ...], tuple[Section, list[Problem], set[str], bool]] = {}
+_SECTIONS_MAX = 4096
+
+
+def _file_identity(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever the file's bytes may have: (device, inode, size, mtime, ctime); None when not a plain file."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return (0,)  # absent: absence is a state too
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a link, FIFO or device: read it the careful way every time (safepath.py, limits.py)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _load_section_once(checker: _Checker, folder: Path) -> Section:
+    """`_load_section`, reusing this process's last read of the folder while its files are unchanged.
+
+    The problems the read reported and what it told the checker are replayed, so a
+    reused section reports exactly what reading it again would.
+    """
+    files = [_file_identity(folder / name) for name in ("section.yaml", "sources.yaml")]
+    key = (str(checker.root), folder.name, *files)
+    if None in files:
+        return _load_section(checker, folder)
+    if key not in _SECTIONS:
+        own = _Checker(root=checker.root)  # what this folder alone reports
+        section = _load_section(own, folder)
+        if len(_SECTIONS) >= _SECTIONS_MAX:
+            _SECTIONS.clear()
+        _SECTIONS[key] = (section, own.problems, own.lost_ids, own.sources_lost)
+    section, problems, lost_ids, lost = _SECTIONS[key]
+    checker.problems.extend(problems)
+    checker.lost_ids.update(lost_ids)
+    checker.sources_lost = checker.sources_lost or lost
+    return section
 
 
 def _load_section(checker: _Checker, folder: Path) -> Section:
@@ -742,7 +784,7 @@ def read(root: Path) -> tuple[Corpus, list[Problem]]:
         checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --project DIR", code="missing-corpus")
         return Corpus(root=root, settings=Settings(title="Corpus"), sections=()), checker.problems
     settings = _load_settings(checker)
-    sections = tuple(_load_section(checker, folder) for folder in _section_folders(checker))
+    sections = tuple(_load_section_once(checker, folder) for folder in _section_folders(checker))
     chapters, chapter_lines = _load_chapters(checker)
     paths = _load_paths(checker)
     digests = _load_digests(checker)
