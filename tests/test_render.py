@@ -359,3 +359,25 @@ def test_a_new_panel_or_front_matter_key_needs_no_layout_change(corpus_dir):
     page = render_template("source.md.j2", view=view, t=builder.t)
     assert "search:\n  boost: 2\n" in page.split("---")[1]
     assert page.index("## Annotation") < page.index("## Cite\n\n```bibtex\n@software{tilelang}\n```") < page.index("## Cited by")
+
+
+def test_unchanged_views_are_read_back_and_a_hand_edit_is_not(corpus_dir, tmp_path):
+    """render/reuse.py: a page whose view record is unchanged comes back from docs/, byte for byte
+    what a fresh layout gives; a hand-edited or corrupted page, or a lost key index, is laid out again."""
+    from corpus_build.render.reuse import INDEX, Reuse
+
+    corpus = registry.load(corpus_dir)
+    docs = tmp_path / "docs"
+    render.render(corpus, docs)
+    fresh = render.build_pages(corpus)  # no reuse at all
+    reuse = Reuse(docs)
+    again = render.build_pages(corpus, reuse=reuse)
+    assert again == fresh
+    assert reuse.reused >= len(corpus.sources)  # every source page came back from docs/
+    page = docs / "sources" / "tilelang.md"
+    original = page.read_bytes()
+    page.write_bytes(original.replace(b"TileLang", b"TileLung"))
+    result = render.render(corpus, docs)
+    assert "sources/tilelang.md" in result.written and page.read_bytes() == original
+    (docs / INDEX).write_text("{not json", encoding="utf-8")
+    assert render.build_pages(corpus, reuse=Reuse(docs)) == fresh

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -192,9 +192,14 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     )
 
 
-def all_facts(corpus: Corpus) -> dict[str, BibFacts]:
-    """Every source's facts, by id: one provenance read per source (once per render)."""
-    return {source.id: facts_of(source, read_provenance(corpus.raw_dir(source))) for source in corpus.sources}
+def all_facts(corpus: Corpus, records: Callable[[Source], Provenance | None] | None = None) -> dict[str, BibFacts]:
+    """Every source's facts, by id: one provenance read per source (once per render).
+
+    `records` gives a source's provenance record when the caller has read it already
+    (render's mirror states): then nothing is read twice.
+    """
+    read = records or (lambda source: read_provenance(corpus.raw_dir(source)))
+    return {source.id: facts_of(source, read(source)) for source in corpus.sources}
 
 
 def facts_for(corpus: Corpus, facts: Mapping[str, BibFacts] | None, source: Source) -> BibFacts:

@@ -1,0 +1,111 @@
+"""Reuse last render's pages whose view record did not change: an edit re-renders what it touches.
+
+Rendering a page is two steps: the builders make its view record (views.py), then
+Jinja lays it out. The layout is most of the cost (at 5,000 sources about half of the
+render stage), and it depends on nothing but the record, the template and our code.
+So each page written to docs/ is remembered by a key of exactly those, in
+`docs/.corpus-build-views.json` (a dot-file: MkDocs never publishes it):
+
+    path -> [key, sha256 of the file's bytes]
+
+A page whose key is unchanged is read back from docs/ instead of laid out again,
+and only when the file still holds exactly what was written (the hash), so a hand
+edit, a half-written file or a swapped file is rendered afresh. A record with no
+stable text (an object printed with its address) gets no key and is always rendered.
+Nothing is stored besides the keys: docs/ itself holds the pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+INDEX = ".corpus-build-views.json"
+SCHEMA = 1  # bump when a key's meaning changes
+
+
+def _code_version() -> str:
+    """Our rendering code and templates, and the template engine's versions."""
+    h = hashlib.sha256(str(SCHEMA).encode())
+    package = Path(__file__).resolve().parent.parent  # corpus_build/: builders, labels, templates
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".j2") and path.is_file():
+            h.update(str(path.relative_to(package)).encode())
+            h.update(path.read_bytes())
+    for name in ("Jinja2", "MarkupSafe"):
+        try:
+            h.update(metadata.version(name).encode())
+        except metadata.PackageNotFoundError:
+            h.update(b"-")
+    return h.hexdigest()
+
+
+class Reuse:
+    """One render's view keys: what can be read back from docs/, and what to remember next."""
+
+    def __init__(self, docs_dir: Path | None):
+        self.docs_dir = docs_dir
+        self.code = _code_version() if docs_dir is not None else ""
+        self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
+        self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key
+        self.reused = 0
+        if docs_dir is None:
+            return
+        try:
+            index = json.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
+            self.previous = {str(key): (str(path), str(sha)) for path, (key, sha) in index.items()}
+        except (OSError, ValueError, TypeError, AttributeError):
+            self.previous = {}
+
+    def key(self, template: str, lang: str, view: object) -> str | None:
+        if self.docs_dir is None:
+            return None
+        text = repr(view)
+        if " at 0x" in text:  # an object without a stable repr: no key describes it
+            return None
+        return hashlib.sha256(f"{self.code}\0{template}\0{lang}\0{text}".encode()).hexdigest()
+
+    def get(self, key: str | None, mark: str) -> str | None:
+        """The page laid out from this key last time, if docs/ still holds exactly that."""
+        if key is None or key not in self.previous or self.docs_dir is None:
+            return None
+        path, sha = self.previous[key]
+        try:
+            data = (self.docs_dir / path).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != sha:
+            return None
+        text = data.decode("utf-8")
+        if not text.endswith(mark):
+            return None
+        self.reused += 1
+        return text[: -len(mark)]
+
+    def made(self, key: str | None, output: str) -> str:
+        if key is not None:
+            self.outputs[output] = key
+        return output
+
+    def save(self, pages: dict[str, Any], mark: str) -> None:
+        """Remember the key of every page written from a layout (pages: path -> content as written)."""
+        if self.docs_dir is None:
+            return
+        index: dict[str, list[str]] = {}
+        for path, content in pages.items():
+            if isinstance(content, str) and content.endswith(mark):
+                key = self.outputs.get(content[: -len(mark)])
+                if key is not None:
+                    index[path] = [key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
+        text = json.dumps(index, sort_keys=True, separators=(",", ":"))
+        target = self.docs_dir / INDEX
+        try:
+            if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                tmp = target.with_name(f".{INDEX}.tmp")
+                tmp.write_text(text, encoding="utf-8")
+                tmp.replace(target)
+        except OSError:  # the keys only save time; a build never fails for them
+            pass
