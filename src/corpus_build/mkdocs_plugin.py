@@ -9,9 +9,7 @@ error keeps the last good site and shows the errors on every page (serve.py).
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import os
 from pathlib import Path
 
 from mkdocs.config import config_options
@@ -19,7 +17,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import buildcache, hosting, registry, render, search, serve, slim
+from . import buildcache, hosting, preview, registry, render, search, serve, slim
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
 from .render import sanitize
@@ -50,6 +48,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._docs_watch: serve.DocsWatch | None = None
         self._cache: buildcache.BuildCache | None = None
         self._nav = None
+        self._env = None
+        self._files = None
+        self._preview: preview.Preview | None = None
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -63,10 +64,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             for problem in problems:
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
-            site_url = hosting.resolve_site_url(corpus.settings.site_url, config.site_url, os.environ)
-            if site_url:
-                config.site_url = site_url
-                corpus = dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, site_url=site_url))
+            corpus = preview.served_corpus(corpus, config)
+            if corpus.settings.site_url:
+                config.site_url = corpus.settings.site_url
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
         except CorpusBuildError as exc:
             if not self._serving:
@@ -82,6 +82,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             self._last_good = corpus
             if self._docs_watch is not None:
                 self._docs_watch.remember()  # our own writes to docs/ trigger no second build
+                self._docs_watch.user_changed = False  # this build reads them
         dictionary = project / self.config.search_dictionary
         render.write_search_dictionary(corpus, dictionary)
         if not self.config.build_cache:  # with the cache: when the first page must be segmented (buildcache.py)
@@ -128,6 +129,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     @event_priority(-100)  # after Material's tags plugin filled its listings into the pages
     def on_env(self, env, config, files):
+        self._env, self._files = env, files  # for the preview's fast path (preview.py)
         if self._cache is not None:
             self._cache.prepare(config, env, files, self._nav)
         return env
@@ -175,11 +177,30 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._cache is not None:
             self._cache.finish()
             self._cache = None
+        if self._serving:
+            self._remember_for_preview(config)
+
+    def _remember_for_preview(self, config) -> None:
+        if self._preview is None:
+            self._preview = preview.Preview(self._corpus_dir, lambda: self._docs_watch)
+            self._preview.on_corpus = self._shown
+        if self._errors or self._env is None or self._files is None or self._nav is None:
+            self._preview.built = None  # pages carry the error banner: the next edit gets a full build
+            return
+        self._preview.remember(config, self._files, self._nav, self._env, self._corpus)
+
+    def _shown(self, corpus: Corpus) -> None:
+        self._last_good = self._corpus = corpus
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
         self._docs_watch = serve.DocsWatch(server, config.docs_dir)
         self._docs_watch.install()
+        if self._preview is None:
+            self._remember_for_preview(config)
+        # An edit of corpus/ rebuilds the pages it changed, not the site (preview.py).
+        if self._preview is not None and not self._preview.install(server, builder):
+            log.info("corpus: this MkDocs has no fast preview path; every edit is a full build")
         return server
 
 

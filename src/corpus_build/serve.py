@@ -79,10 +79,21 @@ class DocsWatch:
         self.server = server
         self.docs_dir = os.path.abspath(docs_dir)
         self.known: dict[str, tuple[int, int]] = snapshot(Path(self.docs_dir))
+        # A user's own change in docs/ since the last full build: the preview's fast path (preview.py)
+        # leaves such changes to MkDocs' full build.
+        self.user_changed = False
 
     def remember(self) -> None:
         """Call after each render: the files as they are now are the plugin's own."""
         self.known = snapshot(Path(self.docs_dir))
+
+    def remember_file(self, path: Path) -> None:
+        """One file the plugin just wrote."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return
+        self.known[os.path.abspath(path)] = (info.st_mtime_ns, info.st_size)
 
     def install(self) -> None:
         import watchdog.events
@@ -108,6 +119,7 @@ class DocsWatch:
         paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
         if not any(self._changed_by_user(os.fsdecode(p)) for p in paths):
             return
+        self.user_changed = True
         server = self.server
         with server._rebuild_cond:
             server._want_rebuild = True
