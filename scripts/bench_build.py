@@ -1,6 +1,7 @@
 """Benchmark: full, no-change and one-edit builds, preview latency and site size, beside the bare engine.
 
     python scripts/bench_build.py [--sizes 1000,5000] [--rows full,nochange,edit,serve] [--keep]
+                                  [--zensical PATH-TO-zensical]
 
 Each corpus is generated (sections of 50 sources, bilingual notes, chapters with reading
 paths, a digest), then measured in a fresh subprocess so memory and caches do not carry
@@ -14,14 +15,20 @@ For every size, in the same run:
     bare engine   plain `mkdocs build` / `mkdocs serve` of the same generated docs/ with
                   mkdocs.yml minus the `corpus` plugin (the nav it supplies written in)
 
+    zensical      with --zensical: Zensical (which runs no MkDocs plugins) building the same
+                  docs/ from mkdocs.generated.yml, with its cache cold (--clean) and warm
+
 rows: full build (empty cache), no-change rebuild, one-edit rebuild (one source's note
 changed in sources.yaml; for the bare engine, that source's page in docs/), one-edit
 preview latency (`mkdocs serve` on 127.0.0.1: save the file, poll the served page
-until it shows the edit), site KB per source. Times are wall seconds and CPU
-seconds (user + system of the build process); peak memory is the build's RSS.
+until it shows the edit), the source pages' size and the whole site per source.
+Times are wall seconds and CPU seconds (user + system of the build process); peak
+memory is the build's RSS.
 
 Goals (issue 11): full build ≤ 1.1× the bare engine's CPU; one-edit rebuild ≤ 20%
-of a full build; one-edit preview ≤ 2 s at 5,000 sources; ≤ 20 KB of site per source.
+of a full build; one-edit preview ≤ 2 s at 5,000 sources; ≤ 20 KB per source page;
+at 20,000 sources under 1 GB peak memory; with several sizes, CPU per source of the
+full build grows by at most 1.25× from the smallest size to the largest (linear).
 """
 
 from __future__ import annotations
@@ -195,7 +202,20 @@ def site_kb_per_source(site: Path, n: int) -> tuple[float, float]:
     return total / 1024 / n, sum(p.stat().st_size for p in pages) / 1024 / max(1, len(pages))
 
 
-def bench(project: Path, n: int, rows: set[str], timeout: float) -> dict:
+def zensical_rows(project: Path, n: int, zensical: str) -> dict:
+    """Zensical on the same generated docs/: cold (its cache cleaned), warm, and after one page edit."""
+    from corpus_build import registry, site
+
+    config = site.write_generated_config(project, registry.load(project / "corpus"), site_dir="site-zensical")
+    command = [zensical, "build", "-f", str(config)]
+    found = {"zensical_full": run_measured([*command, "--clean"], project)}
+    found["zensical_nochange"] = run_measured(command, project)
+    edit_page(project, n, f"zensicaledit{time.time_ns()}")
+    found["zensical_edit"] = run_measured(command, project)
+    return found
+
+
+def bench(project: Path, n: int, rows: set[str], timeout: float, zensical: str | None = None) -> dict:
     r: dict = {"n": n}
     cb = [bin_path("corpus-build"), "--project", str(project), "build"]
     shutil.rmtree(project / ".corpus-build", ignore_errors=True)
@@ -216,6 +236,8 @@ def bench(project: Path, n: int, rows: set[str], timeout: float) -> dict:
     if "serve" in rows:
         r["serve"] = preview_latency(project, "mkdocs.yml", n, edit_note, timeout)
         r["bare_serve"] = preview_latency(project, str(bare_cfg.name), n, edit_page, timeout)
+    if zensical:
+        r.update(zensical_rows(project, n, zensical))
     return r
 
 
@@ -225,6 +247,7 @@ def main() -> int:
     parser.add_argument("--rows", default="full,nochange,edit,serve", help="which rows beyond the full build")
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for a served page")
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
+    parser.add_argument("--zensical", metavar="PATH", help="a zensical executable: add its rows (it needs no MkDocs)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = set(args.rows.split(","))
@@ -234,7 +257,7 @@ def main() -> int:
         for n in sizes:
             project = work / f"corpus-{n}"
             generate(project, n)
-            results.append(bench(project, n, rows, args.timeout))
+            results.append(bench(project, n, rows, args.timeout, args.zensical))
             print(f"measured {n} sources", file=sys.stderr)
     finally:
         if args.keep:
@@ -257,19 +280,35 @@ def main() -> int:
         build_row("one-edit rebuild", "edit")
         if "serve" in r:
             line("one-edit preview", f"{r['serve']:.2f} s", f"{r['bare_serve']:.2f} s", r["serve"] / r["bare_serve"])
-        line("site KB per source", f"{r['kb']:.1f} KB", f"{r['bare_kb']:.1f} KB", r["kb"] / r["bare_kb"])
-        line("source page KB", f"{r['page_kb']:.1f} KB", f"{r['bare_page_kb']:.1f} KB", None)
-        line("peak memory (full)", f"{r['full']['peak_mb']:.0f} MB", f"{r['bare_full']['peak_mb']:.0f} MB", None)
+        line("source page KB", f"{r['page_kb']:.1f} KB", f"{r['bare_page_kb']:.1f} KB", r["page_kb"] / r["bare_page_kb"])
+        line("whole site KB / source", f"{r['kb']:.1f} KB", f"{r['bare_kb']:.1f} KB", r["kb"] / r["bare_kb"])
+        line("peak memory (full)", f"{r['full']['peak_mb']:.0f} MB", f"{r['bare_full']['peak_mb']:.0f} MB", r["full"]["peak_mb"] / r["bare_full"]["peak_mb"])
+        for key, label in (("zensical_full", "zensical cold"), ("zensical_nochange", "zensical warm"), ("zensical_edit", "zensical one-edit")):
+            if key in r:  # beside the bare MkDocs full build of the same pages
+                z, b = r[key], r["bare_full"]
+                line(label, f"{z['wall']:.1f} s, cpu {z['cpu']:.1f} s", f"{b['wall']:.1f} s, cpu {b['cpu']:.1f} s", z["cpu"] / b["cpu"])
         goals = [("full build <= 1.1x bare CPU", r["full"]["cpu"] / r["bare_full"]["cpu"] <= 1.1)]
         if "edit" in r:
             goals.append(("one-edit rebuild <= 20% of full (CPU)", r["edit"]["cpu"] / r["full"]["cpu"] <= 0.20))
             print(f"{r['n']:>7} one-edit / full build: {r['edit']['cpu'] / r['full']['cpu']:.0%} CPU, {r['edit']['wall'] / r['full']['wall']:.0%} wall")
         if "serve" in r and r["n"] >= 5000:
             goals.append(("one-edit preview <= 2 s", r["serve"] <= 2.0))
-        goals.append(("<= 20 KB of site per source", r["kb"] <= 20))
+        goals.append(("<= 20 KB per source page", r["page_kb"] <= 20))
+        if r["n"] >= 20000:
+            goals.append(("peak memory < 1 GB", r["full"]["peak_mb"] < 1024))
         for name, met in goals:
             print(f"{r['n']:>7} goal {name}: {'met' if met else 'MISSED'}")
             ok = ok and met
+    if len(results) > 1:  # growth: CPU per source of the full build, smallest size against largest
+        small, large = results[0], results[-1]
+        per = [x["full"]["cpu"] / x["n"] for x in (small, large)]
+        bare = [x["bare_full"]["cpu"] / x["n"] for x in (small, large)]
+        print(f"growth {small['n']} -> {large['n']}: full build {per[0] * 1000:.1f} -> {per[1] * 1000:.1f} ms CPU per source "
+              f"({per[1] / per[0]:.2f}x; bare engine {bare[1] / bare[0]:.2f}x), peak memory "
+              f"{small['full']['peak_mb']:.0f} -> {large['full']['peak_mb']:.0f} MB")
+        met = per[1] / per[0] <= 1.25
+        print(f"goal full build grows linearly (<= 1.25x CPU per source): {'met' if met else 'MISSED'}")
+        ok = ok and met
     return 0 if ok else 1
 
 
