@@ -217,3 +217,31 @@ def test_a_reread_registry_reuses_unchanged_sections_and_sees_every_edit(tmp_pat
     assert not any(p.severity == "error" for p in problems)
     assert corpus.by_id["tilelang-pr-2900"].note.startswith("An in-flight PX.")
     assert corpus == registry.read(root)[0]
+
+
+def test_sections_cached_between_runs_read_back_exactly_and_follow_every_byte(tmp_path):
+    """sectioncache.py: a later process reads unchanged sections from .corpus-build/cache/sections/
+    and gets the same corpus and problems as a fresh parse; a changed byte or a damaged entry is read afresh."""
+    from corpus_build import sectioncache
+
+    root = write_corpus(tmp_path)
+    (root / "01-gpu" / "sources.yaml").write_text(replace(SOURCES_GPU, "  tags: [cuda]", "  tag: [cuda]"), encoding="utf-8")
+    fresh = registry.read(root)  # parses, and writes the cache
+    stored = tmp_path / sectioncache.FOLDER
+    assert sorted(p.name for p in stored.iterdir()) == ["01-gpu.json", "02-ascend.json"]
+    registry._SECTIONS.clear()  # as a new process
+    assert registry.read(root) == fresh
+    # A byte changed: read afresh, not from the cache.
+    ascend = root / "02-ascend" / "sources.yaml"
+    ascend.write_text(ascend.read_text(encoding="utf-8").replace("An in-flight PR.", "An in-flight PX."), encoding="utf-8")
+    registry._SECTIONS.clear()
+    assert registry.read(root)[0].by_id["tilelang-pr-2900"].note.startswith("An in-flight PX.")
+    # A damaged or foreign cache entry costs a parse, never a wrong corpus.
+    (stored / "01-gpu.json").write_text('{"key": "x", "section": {}}', encoding="utf-8")
+    (stored / "02-ascend.json").write_text("not json", encoding="utf-8")
+    registry._SECTIONS.clear()
+    again = registry.read(root)
+    registry._SECTIONS.clear()
+    for entry in stored.iterdir():
+        entry.unlink()
+    assert again == registry.read(root)

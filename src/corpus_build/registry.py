@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import checks, limits, safepath, urls, yamlfile
+from . import checks, limits, safepath, sectioncache, urls, yamlfile
 from .errors import Problem, RegistryError
 from .model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
 from .yamlfile import LocatedList, LocatedMap
@@ -311,11 +311,15 @@ def _load_section_once(checker: _Checker, folder: Path) -> Section:
     if None in files:
         return _load_section(checker, folder)
     if key not in _SECTIONS:
-        own = _Checker(root=checker.root)  # what this folder alone reports
-        section = _load_section(own, folder)
+        # Then the last run's read of exactly these bytes (sectioncache.py), else a fresh read.
+        stored, found = sectioncache.get(checker.root, folder)
+        if found is None:
+            own = _Checker(root=checker.root)  # what this folder alone reports
+            found = (_load_section(own, folder), own.problems, own.lost_ids, own.sources_lost)
+            sectioncache.put(checker.root, folder, stored, found)
         if len(_SECTIONS) >= _SECTIONS_MAX:
             _SECTIONS.clear()
-        _SECTIONS[key] = (section, own.problems, own.lost_ids, own.sources_lost)
+        _SECTIONS[key] = found
     section, problems, lost_ids, lost = _SECTIONS[key]
     checker.problems.extend(problems)
     checker.lost_ids.update(lost_ids)

@@ -1,0 +1,123 @@
+"""Parsed sections kept between runs: reading the registry costs what changed in it.
+
+Every command reads the whole registry, and at 5,000 sources parsing and checking
+the YAML takes over a second; a build after one edit would spend it on a hundred
+unchanged files. A section's result (its sources, and the problems its two files
+report) depends only on those files' bytes, where the corpus is, and our code. It
+is kept as JSON under `.corpus-build/cache/sections/` beside the corpus folder,
+keyed by exactly those, so any change of a byte reads the files afresh.
+
+JSON, not pickle: the cache folder may be restored from elsewhere (CI), and loading
+it must never run code. A file that is not a plain, readable, small UTF-8 file is
+not cached (registry.py reads it the careful way and reports it). Nothing here ever
+fails a command: an unreadable or unwritable cache is a slower read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from . import yamlfile
+from .errors import Problem
+from .model import Section, Source
+
+FOLDER = Path(".corpus-build") / "cache" / "sections"
+SCHEMA = 1
+# The code whose behaviour a cached section stands for.
+_CODE = ("registry.py", "model.py", "yamlfile.py", "urls.py", "checks.py", "limits.py", "safepath.py", "errors.py", "sectioncache.py")
+
+Result = tuple[Section, list[Problem], set[str], bool]  # section, its problems, lost ids, sources lost
+
+
+@lru_cache(maxsize=1)
+def _code_version() -> str:
+    h = hashlib.sha256(str(SCHEMA).encode())
+    here = Path(__file__).resolve().parent
+    for name in _CODE:
+        try:
+            h.update(name.encode() + (here / name).read_bytes())
+        except OSError:
+            h.update(name.encode())
+    return h.hexdigest()
+
+
+def _key(root: Path, folder: Path) -> str | None:
+    """The key of the folder's two files as they are now; None when one of them is not cacheable."""
+    h = hashlib.sha256(f"{_code_version()}\0{root}\0{folder.name}\0".encode())
+    for name in ("section.yaml", "sources.yaml"):
+        path = folder / name
+        if not os.path.lexists(path):
+            h.update(b"absent\0")
+            continue
+        scratch: list[Problem] = []
+        text = yamlfile.read_text(path, scratch)
+        if text is None or scratch or path.is_symlink():
+            return None
+        h.update(hashlib.sha256(text.encode("utf-8")).digest())
+    return h.hexdigest()
+
+
+def _place(root: Path, folder: Path) -> Path:
+    return root.parent / FOLDER / f"{folder.name}.json"
+
+
+def get(root: Path, folder: Path) -> tuple[str | None, Result | None]:
+    """(key, the cached result when it is for exactly these files)."""
+    try:
+        key = _key(root, folder)
+        if key is None:
+            return None, None
+        data = json.loads(_place(root, folder).read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return key, None
+        return key, (_section(data["section"]), [Problem(**p) for p in data["problems"]], set(data["lost_ids"]), bool(data["lost"]))
+    except (OSError, ValueError, TypeError, KeyError):
+        return (key if "key" in locals() else None), None
+
+
+def put(root: Path, folder: Path, key: str | None, result: Result) -> None:
+    if key is None:
+        return
+    section, problems, lost_ids, lost = result
+    data = {"key": key, "section": _plain(section), "problems": [dataclasses.asdict(p) for p in problems], "lost_ids": sorted(lost_ids), "lost": lost}
+    target = _place(root, folder)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        tmp.replace(target)
+    except OSError:
+        pass
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+def _source(data: dict[str, Any]) -> Source:
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(Source):
+        value = data[f.name]
+        if isinstance(value, list):
+            value = tuple(value)
+        elif f.name == "added" and value is not None:
+            value = dt.date.fromisoformat(value)
+        values[f.name] = value
+    return Source(**values)
+
+
+def _section(data: dict[str, Any]) -> Section:
+    return Section(**{**data, "sources": tuple(_source(s) for s in data["sources"])})
