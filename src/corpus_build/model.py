@@ -115,7 +115,7 @@ class Settings:
     # Sections used by later stages (fetch, watch), kept raw and validated there.
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
-    @property
+    @cached_property
     def tzinfo(self) -> dt.tzinfo:
         """`timezone` as a tzinfo: an offset (+08:00, -05:30, UTC) or an IANA name (Asia/Shanghai)."""
         return parse_timezone(self.timezone) or dt.timezone(dt.timedelta(hours=8))
@@ -171,12 +171,18 @@ class Corpus:
     def by_id(self) -> dict[str, Source]:
         return {s.id: s for s in self.sources}
 
+    @cached_property
+    def _sections_by_folder(self) -> dict[str, Section]:  # render asks tens of thousands of times
+        return {section.folder: section for section in self.sections}
+
     def section(self, folder: str) -> Section:
-        for section in self.sections:
-            if section.folder == folder:
-                return section
-        raise KeyError(folder)
+        return self._sections_by_folder[folder]
+
+    @cached_property
+    def _raw_dirs(self) -> dict[tuple[str, str], Path]:
+        return {(s.section, s.id): self.root / s.section / "raw" / s.id for s in self.sources}
 
     def raw_dir(self, source: Source) -> Path:
         """Where the fetch stage mirrors a source: corpus/<section>/raw/<id>/."""
-        return self.root / source.section / "raw" / source.id
+        found = self._raw_dirs.get((source.section, source.id))
+        return found if found is not None else self.root / source.section / "raw" / source.id
