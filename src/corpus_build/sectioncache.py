@@ -5,7 +5,8 @@ the YAML takes over a second; a build after one edit would spend it on a hundred
 unchanged files. A section's result (its sources, and the problems its two files
 report) depends only on those files' bytes, where the corpus is, and our code. It
 is kept as JSON under `.corpus-build/cache/sections/` beside the corpus folder,
-keyed by exactly those, so any change of a byte reads the files afresh.
+keyed by exactly those (the corpus folder by its name: problems name files relative to
+the project), so any change of a byte reads the files afresh.
 
 JSON, not pickle: the cache folder may be restored from elsewhere (CI), and loading
 it must never run code. A file that is not a plain, readable, small UTF-8 file is
@@ -50,7 +51,9 @@ def _code_version() -> str:
 
 def _key(root: Path, folder: Path) -> str | None:
     """The key of the folder's two files as they are now; None when one of them is not cacheable."""
-    h = hashlib.sha256(f"{_code_version()}\0{root}\0{folder.name}\0".encode())
+    # The corpus folder's name, not its path: problems name files relative to the project,
+    # so a cache restored into another checkout (CI) is still valid.
+    h = hashlib.sha256(f"{_code_version()}\0{root.name}\0{folder.name}\0".encode())
     for name in ("section.yaml", "sources.yaml"):
         path = folder / name
         if not os.path.lexists(path):
