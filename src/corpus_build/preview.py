@@ -117,11 +117,16 @@ class Preview:
         self.built = _Built(config, files, nav, env, corpus, render.nav(corpus), _fingerprint(self._outside(config)))
         _release_cache_hooks(env, _search_plugin(config))
 
-    @staticmethod
-    def _outside(config: Any) -> list[Path]:
+    def _outside(self, config: Any) -> list[Path]:
+        """What MkDocs watches besides docs/ and corpus/: the config, the theme's own folder, `watch:` paths."""
         found = [Path(config.config_file_path)] if config.config_file_path else []
         if config.theme.custom_dir:
             found.append(Path(config.theme.custom_dir))
+        corpus = self.corpus_dir.resolve()
+        for item in config.watch or []:
+            path = Path(item).resolve()
+            if path != corpus and corpus not in path.parents:
+                found.append(path)
         return found
 
     # --- the rebuild ---------------------------------------------------------------
