@@ -100,7 +100,7 @@ def html_path(md: str) -> str:
 
 
 def _largest_tag_page(docs: Path) -> str | None:
-    pages = [p for p in (docs / "tags").rglob("*.md") if not p.relative_to(docs / "tags").parts[0] == "page"] if (docs / "tags").is_dir() else []
+    pages = [p for p in (docs / "tags").rglob("*.md") if p.relative_to(docs / "tags").parts[0] != "page"] if (docs / "tags").is_dir() else []
     return str(max(pages, key=lambda p: p.stat().st_size).relative_to(docs)) if pages else None
 
 
@@ -116,7 +116,7 @@ def measure(project: Path, build: bool) -> dict:
             out["html"][name] = (site / html_path(path)).stat().st_size if path and (site / html_path(path)).is_file() else None
     out["md"]["source (mean)"] = statistics.mean((docs / "sources" / f"{i}.md").stat().st_size for i in ids)
     out["data"] = (docs / "sources-index.js").stat().st_size
-    out["tag pages"] = len([p for p in (docs / "tags").rglob("*.md")]) if (docs / "tags").is_dir() else 0
+    out["tag pages"] = len(list((docs / "tags").rglob("*.md"))) if (docs / "tags").is_dir() else 0
     if build:
         sizes = [(site / "sources" / i / "index.html").stat().st_size for i in ids]
         out["html"]["source (mean)"] = statistics.mean(sizes)

@@ -498,7 +498,7 @@ def _bounded(lines: tuple[ListItem, ...], t: Labels) -> tuple[ListItem, ...]:
     """At most HOME_ROWS lines, the last saying how many more (the home page does not grow with a big import)."""
     if len(lines) <= HOME_ROWS:
         return lines
-    return lines[: HOME_ROWS - 1] + (ListItem((t("home_more_lines", n=len(lines) - HOME_ROWS + 1),)),)
+    return (*lines[: HOME_ROWS - 1], ListItem((t("home_more_lines", n=len(lines) - HOME_ROWS + 1),)))
 
 
 def _join(items: list[Piece], sep: str) -> list[Piece]:
