@@ -58,7 +58,7 @@ def test_a_source_pages_tag_chip_opens_the_tags_own_page_listing_its_sources(pag
     assert len(carrying) <= 100, "the default corpus's tags fit one page; the paging is tested in test_bounded_pages.py"
     assert sorted(shown) == carrying and source.title in shown
     # Material's listing on the page draws nothing: no list of every page carrying the tag
-    assert page.locator("article ul li a").count() == 0
+    assert page.locator("article ul a[href*='/sources/']").count() == 0
     # the tags index lists the tag with its count and links the same page
     here = page.url
     page.goto(page.base + "tags/")
@@ -66,6 +66,12 @@ def test_a_source_pages_tag_chip_opens_the_tags_own_page_listing_its_sources(pag
     link.click()
     page.wait_for_load_state()
     assert page.url == here.split("#")[0]
+    # a digest's tag chip opens its tag's page too, which lists the digest
+    digest = next(d for d in corpus.digests if d.tags)
+    page.goto(page.base + f"digests/{digest.date.isoformat()}/")
+    page.locator("nav.md-tags a.md-tag", has_text=digest.tags[-1]).first.click()
+    page.wait_for_load_state()
+    assert "/tags/" in page.url and digest.title in page.locator("article ul").inner_text()
     assert page.errors == []
 
 

@@ -86,8 +86,8 @@ def test_each_tag_has_its_own_pages_listing_every_source_that_carries_it(two_siz
     index = pages[paths.tags]
     links = re.findall(r'<a class="cb-tag" href="([^"]+)">([^<]+) <span class="cb-tag-n">(\d+)</span>', index)
     assert {name: (href, int(n)) for href, name, n in links} == {
-        t: (f"{slug[t]}/", sum(t in s.tags for s in corpus.sources)) for t in slug
-    }
+        t: (f"{slug[t]}/", sum(t in s.tags for s in corpus.sources) + sum(t in d.tags for d in corpus.digests)) for t in slug
+    }  # sources and digests carrying the tag
     assert "material/tags" not in index  # no listing of every page under every tag
 
 
@@ -149,3 +149,14 @@ def test_tag_slugs_are_unique_safe_and_readable():
     assert "-->" not in arguments and "<" not in arguments
     assert yaml.safe_load(arguments) == {"include": ["end --> <b>"], "toc": False}
     assert json.loads(arguments) == {"include": ["end --> <b>"], "toc": False}
+
+
+def test_a_tag_of_digests_lists_the_latest_of_them_and_links_the_rest(two_sizes):
+    corpus, pages = two_sizes[LARGE]
+    page = pages[tagpages.tag_path(tagpages.slugs({t for s in corpus.sources for t in s.tags} | {"tile"})["tile"])]
+    digests = page[page.index("## 日报") :]
+    assert len(re.findall(r"^- \[", digests, re.M)) == tagpages.DIGESTS_ON_TAG_PAGE < DIGESTS
+    newest = corpus.digests[0]
+    assert f"- [{newest.date} · {newest.title}](../digests/{newest.date}.md)" in digests
+    assert f"[全部日报（{DIGESTS} 期带此标签）→](../digests/index.md)" in digests
+    assert f"{DIGESTS} 期日报" in page.split("\n\n")[2]  # the count line under the title

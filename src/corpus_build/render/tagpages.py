@@ -39,9 +39,10 @@ from .pages import PageBuilder, paths, rel, site_rel, sort_key
 from .views import Link, Piece, TagCount, TagPage, TagsPage
 
 if TYPE_CHECKING:
-    from ..model import Source
+    from ..model import Digest, Source
 
 TAGS_PAGE_SIZE = 200  # tags per page of the tags index
+DIGESTS_ON_TAG_PAGE = 20  # the latest digests carrying the tag, on its first page
 _RESERVED = {"page", "index"}  # tags/page/N.md are the index's own pages
 _NOT_WORD = re.compile(r"[\W_]+")
 _SLUG_MAX = 60
@@ -77,15 +78,24 @@ def _pages(n: int, size: int) -> int:
 
 
 def tag_pages(builder: PageBuilder) -> dict[str, str]:
-    """The tags index (paged) and every tag's pages: docs/ path -> Markdown."""
+    """The tags index (paged) and every tag's pages: docs/ path -> Markdown.
+
+    A tag of digests gets its page too (their chips link there): it lists the latest
+    DIGESTS_ON_TAG_PAGE of them, the digests index has the rest.
+    """
     by_tag: dict[str, list[Source]] = defaultdict(list)
+    digests: dict[str, list[Digest]] = defaultdict(list)
     for source in builder.corpus.sources:
         for tag in dict.fromkeys(source.tags):
             by_tag[tag].append(source)
+    for digest in builder.corpus.digests:  # newest first
+        for tag in dict.fromkeys(digest.tags):
+            by_tag.setdefault(tag, [])
+            digests[tag].append(digest)
     slug = slugs(by_tag)
-    out = _index(builder, Counter({tag: len(found) for tag, found in by_tag.items()}), slug)
+    out = _index(builder, Counter({tag: len(found) + len(digests.get(tag, ())) for tag, found in by_tag.items()}), slug)
     for tag, found in by_tag.items():
-        out.update(_one_tag(builder, tag, slug[tag], sorted(found, key=lambda s: (sort_key(s.title), s.id))))
+        out.update(_one_tag(builder, tag, slug[tag], sorted(found, key=lambda s: (sort_key(s.title), s.id)), digests.get(tag, [])))
     return out
 
 
@@ -111,7 +121,7 @@ def _index(builder: PageBuilder, counts: Counter[str], slug: dict[str, str]) -> 
     return out
 
 
-def _one_tag(builder: PageBuilder, tag: str, slug: str, found: list[Source]) -> dict[str, str]:
+def _one_tag(builder: PageBuilder, tag: str, slug: str, found: list[Source], digests: list[Digest]) -> dict[str, str]:
     t = builder.t
     size = listing.PAGE_SIZE
     count = _pages(len(found), size)
@@ -122,7 +132,8 @@ def _one_tag(builder: PageBuilder, tag: str, slug: str, found: list[Source]) -> 
         first = (number - 1) * size + 1
         title = t("tag_title", tag=tag)
         top: tuple[Piece, ...] = (
-            t("sources_n", n=len(found)),
+            *((t("sources_n", n=len(found)),) if found or not digests else ()),
+            *((t("digests_n", n=len(digests)),) if digests else ()),
             Link(t("tag_all_tags"), rel(page, paths.tags)),
             Link(t("tag_filter"), rel(page, paths.sources) + f"?tag={quote(tag)}"),
         )
@@ -137,6 +148,8 @@ def _one_tag(builder: PageBuilder, tag: str, slug: str, found: list[Source]) -> 
             pager=listing._pager(builder, number, count, page, path=lambda n: tag_path(slug, n)),
             strings={"pager": t("pager")},
             listing=_directive(tag) if number == 1 else "",
+            digests=tuple(Link(f"{d.date} · {d.title}", rel(page, paths.digest(d))) for d in digests[:DIGESTS_ON_TAG_PAGE]) if number == 1 else (),
+            more_digests=Link(t("tag_more_digests", n=len(digests)), rel(page, paths.digests)) if number == 1 and len(digests) > DIGESTS_ON_TAG_PAGE else None,
         )
         out[page] = builder._render("tag.md.j2", view)
     return out

@@ -329,6 +329,8 @@ class TagPage:
     pager: tuple[PagerLink, ...] = ()
     strings: dict[str, str] = field(default_factory=dict)
     listing: str = ""  # the Material tags directive's arguments (JSON, read as YAML), on page 1 only
+    digests: tuple[Link, ...] = ()  # the latest digests carrying the tag (page 1)
+    more_digests: Link | None = None  # the digests index, when there are more
 
 
 @dataclass(frozen=True)
