@@ -104,8 +104,10 @@ PAGE_SIZE = 100  # rows on a page of "All sources" (render/listing.py)
 
 
 def _ready(page):
-    """The script has read the data file and drawn the table (the filters show then)."""
+    """The controls show; the pointer over them has the script read the data file and draw the table."""
     page.wait_for_selector(".cb-filters:not([hidden])")
+    page.hover(".cb-filters")  # the data file is read when the reader reaches for the controls (sources.js)
+    page.wait_for_selector("table.cb-sources[data-cb-loaded]", state="attached")
 
 
 def test_all_sources_filters_from_the_address_sorts_and_works_without_script(site_page, browser, default_site):

@@ -22,7 +22,7 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
         "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "sources.xml", "corpus.bib", "corpus.json", "corpus.ris",
         "sources-index.js",
-    } | {f"sources/{s.id}.md" for s in corpus.sources} | {
+    } | {f"sources/{s.id}.md" for s in corpus.sources} | {f"tags/{tag}.md" for s in corpus.sources for tag in s.tags} | {
         f"export/{group}.{ext}" for group in ("sections/01-gpu", "sections/02-ascend", "chapters/01", "chapters/02") for ext in ("bib", "json", "ris")
     }
     assert set(result.written) == expected
@@ -282,7 +282,9 @@ def test_home_counts_link_to_filtered_views_and_lists_recently_added(corpus_dir,
     assert recent.index("Define backend architecture") < recent.index("CUDA C++ Programming Guide")
     assert "- [Define backend architecture](sources/tilelang-pr-2900.md) — 2026-11-20 · pull request" in recent
     tags = (docs / "tags.md").read_text(encoding="utf-8")
-    assert '<a class="cb-tag" href="../sources/?tag=ascend">ascend <span class="cb-tag-n">1</span></a>' in tags
+    assert '<a class="cb-tag" href="ascend/">ascend <span class="cb-tag-n">1</span></a>' in tags  # the tag's own page
+    ascend = (docs / "tags" / "ascend.md").read_text(encoding="utf-8")
+    assert "in All sources](../sources/index.md?tag=ascend)" in ascend and "<!-- material/tags {\"include\": [\"ascend\"], \"toc\": false} -->" in ascend
 
 
 def test_bad_added_date_and_time_zone_are_reported_with_their_line(corpus_dir):

@@ -5,8 +5,8 @@
  * title, with links to the next pages (sources/page/2/ …); the filter controls
  * stay hidden. With it, the whole corpus comes from the data file the table
  * names (data-cb-rows: sources-index.js, which sets window.cbSources; a script
- * element, so that it also loads from file://), and filters, sorting and pages
- * work across every source. Filters and the page are read from and written to
+ * element, so that it also loads from file://), read the first time the reader
+ * uses the controls, and filters, sorting and pages work across every source. Filters and the page are read from and written to
  * the address (sources/?kind=paper&tag=ascend&page=2), so links from the home,
  * tags and status pages open a filtered view. Registry text is written with
  * textContent, never as HTML.
@@ -14,12 +14,73 @@
 (function () {
   "use strict";
 
+  // The controls show at once; the data file (every row of the corpus: 0.6 MB for 5,000
+  // sources) is read only when the reader uses them — sorts, filters, pages through the
+  // script's pager, points at or tabs into the controls — or arrives with filters in the
+  // address (the home, tags and status pages link such views). Reading page 1 costs nothing more.
   function init() {
     var table = document.querySelector("table.cb-sources[data-cb-rows]");
     var panel = document.querySelector(".cb-filters");
     if (!table || !panel || table.getAttribute("data-cb-ready")) return;
     table.setAttribute("data-cb-ready", "1");
-    load(table.getAttribute("data-cb-rows"), function (data) { start(table, panel, data); });
+    var engine = null;
+    var waiting = [];
+    var loading = false;
+
+    function withData(action) {
+      if (engine) return action(engine);
+      waiting.push(action);
+      if (loading) return;
+      loading = true;
+      load(table.getAttribute("data-cb-rows"), function (data) {
+        engine = start(table, panel, data);
+        table.setAttribute("data-cb-loaded", "1");
+        var queued = waiting;
+        waiting = [];
+        queued.forEach(function (queuedAction) { queuedAction(engine); });
+      });
+    }
+    function nothing() {}
+
+    var headers = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(headers, function (header, column) {
+      var sortButton = element("button", header.textContent, "cb-sort");
+      sortButton.type = "button";
+      sortButton.title = panel.getAttribute("data-sort-hint") || "";
+      header.textContent = "";
+      header.appendChild(sortButton);
+      sortButton.addEventListener("click", function () {
+        withData(function (e) { e.sortBy(header, column); });
+      });
+    });
+    var controls = Array.prototype.slice.call(panel.querySelectorAll("[data-key]"));
+    controls.forEach(function (control) {
+      control.addEventListener(control.tagName === "SELECT" ? "change" : "input", function () {
+        withData(function (e) { e.filter(); });
+      });
+      if (control.tagName !== "SELECT") return;
+      // A choice list opened before the data came would be empty: open it once it is filled.
+      control.addEventListener("mousedown", function (event) {
+        if (engine) return;
+        event.preventDefault();
+        withData(function () {
+          control.focus();
+          if (typeof control.showPicker === "function") {
+            try { control.showPicker(); } catch (error) { /* no user activation left: a click opens it */ }
+          }
+        });
+      });
+    });
+    var reset = panel.querySelector(".cb-filter-reset");
+    if (reset) reset.addEventListener("click", function () { withData(function (e) { e.reset(); }); });
+    // Intent: the pointer over the controls or the column titles, or the keyboard in them.
+    panel.addEventListener("pointerenter", function () { withData(nothing); });
+    panel.addEventListener("focusin", function () { withData(nothing); });
+    table.tHead.addEventListener("pointerenter", function () { withData(nothing); });
+    panel.hidden = false;
+    var params = new URLSearchParams(window.location.search);
+    var asked = controls.some(function (control) { return params.get(control.getAttribute("data-key")) !== null; });
+    if (asked || params.get("page") !== null) withData(nothing);
   }
 
   function load(src, done) {
@@ -233,34 +294,23 @@
     }
 
     var headers = table.tHead.rows[0].cells;
-    Array.prototype.forEach.call(headers, function (header, column) {
-      var sortButton = element("button", header.textContent, "cb-sort");
-      sortButton.type = "button";
-      sortButton.title = panel.getAttribute("data-sort-hint") || "";
-      header.textContent = "";
-      header.appendChild(sortButton);
-      sortButton.addEventListener("click", function () {
+    apply();
+    return {
+      sortBy: function (header, column) {
         var ascending = header.getAttribute("aria-sort") !== "ascending";
         Array.prototype.forEach.call(headers, function (cell) { cell.removeAttribute("aria-sort"); });
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         sort = { column: column, ascending: ascending };
         page = 1;
         apply();
-      });
-    });
-    controls.forEach(function (control) {
-      control.addEventListener(control.tagName === "SELECT" ? "change" : "input", function () { page = 1; apply(); });
-    });
-    var reset = panel.querySelector(".cb-filter-reset");
-    if (reset) {
-      reset.addEventListener("click", function () {
+      },
+      filter: function () { page = 1; apply(); },
+      reset: function () {
         controls.forEach(function (control) { control.value = ""; });
         page = 1;
         apply();
-      });
-    }
-    panel.hidden = false;
-    apply();
+      }
+    };
   }
 
   // Material's instant navigation announces each new page on document$; without it, wait for the DOM.

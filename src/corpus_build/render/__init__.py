@@ -53,13 +53,13 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | N
     builder.bib_facts = bib_facts = bibfacts.all_facts(corpus, lambda source: builder.mirror_info(source).record)
     pages = {
         paths.home: builder.home(),
-        paths.sections: builder.sections_index(),
         paths.chapters: builder.chapters_index(),
-        paths.digests: builder.digests_index(),
-        paths.tags: builder.tags_page(),
         paths.status: mirror.status_page(corpus, builder.t, builder.mirror_info) + link_status_section(corpus, builder.t),  # links stage
     }
     pages.update(builder.sources_pages())  # "All sources", in pages, and its data file (listing.py)
+    pages.update(builder.sections_index())  # the sections and the digests, in pages of INDEX_PAGE_SIZE
+    pages.update(builder.digests_index())
+    pages.update(builder.tags_pages())  # the tags index and each tag's pages (tagpages.py)
     for section in corpus.sections:
         pages[paths.section(section)] = builder.section_page(section)
     for source in corpus.sources:

@@ -274,6 +274,20 @@ _LABELS: dict[str, dict[str, str]] = {
     "link_since": {"zh": "自", "en": "since"},
     "link_new_address": {"zh": "新地址", "en": "new address"},
     "offline_copy": {"zh": "下载离线版（zip，解压后直接打开 index.html）", "en": "Download the offline copy (zip; unzip and open index.html)"},
+    # --- the tags index, each tag's own pages, and the bounded home/sections pages (render/tagpages.py) ---
+    "tags_index_intro": {"zh": "每个标签后的数字是带该标签的条目与日报数；点击标签查看它们。", "en": "Each tag shows how many sources and digests carry it; click one to see them."},
+    "tag_more_digests": {"zh": "全部日报（{n} 期带此标签）→", "en": "All digests ({n} carry this tag) →"},
+    "tag_digests": {"zh": "日报", "en": "Digests"},
+    "tag_title": {"zh": "标签：{tag}", "en": "Tag: {tag}"},
+    "tag_all_tags": {"zh": "全部标签", "en": "All tags"},
+    "tag_filter": {"zh": "在全部条目中继续筛选、排序", "en": "Filter and sort them in All sources"},
+    "tag_range": {"zh": "第 {first}–{last} 个标签，共 {total} 个（按条目数排序）", "en": "Tags {first}–{last} of {total}, most used first"},
+    "tags_n": {"zh": "{n} 个标签", "en": "{n} tags"},
+    "home_more_sections": {"zh": "全部 {n} 个分区 →", "en": "All {n} sections →"},
+    "home_more_chapters": {"zh": "全部 {n} 个章节 →", "en": "All {n} chapters →"},
+    "home_more_lines": {"zh": "……另有 {n} 项", "en": "… and {n} more"},
+    "sections_range": {"zh": "第 {first}–{last} 个分区，共 {total} 个", "en": "Sections {first}–{last} of {total}"},
+    "digests_range": {"zh": "第 {first}–{last} 期，共 {total} 期（最新在前）", "en": "Digests {first}–{last} of {total}, newest first"},
 }
 
 KIND_LABELS: dict[str, dict[str, str]] = {

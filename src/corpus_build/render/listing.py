@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import posixpath
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from . import export, mirror
 from .pages import PageBuilder, paths, site_rel, site_url, sort_key
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 PAGE_SIZE = 100  # rows per page, with or without JavaScript
 PAGER_WINDOW = 2  # page numbers shown either side of the current one
 DATA_FILE = "sources-index.js"  # under docs/, beside corpus.bib: no source id can take the name
+T = TypeVar("T")
 MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never")
 
 
@@ -119,14 +121,17 @@ def _filters(builder: PageBuilder, sources: list[Source]) -> tuple[Filter, ...]:
     )
 
 
-def _pager(builder: PageBuilder, number: int, count: int, page: str) -> tuple[PagerLink, ...]:
-    """Previous, the first page, a window around this one, the last page, next: a bounded row of links."""
+def _pager(builder: PageBuilder, number: int, count: int, page: str, path: Callable[[int], str] = page_path) -> tuple[PagerLink, ...]:
+    """Previous, the first page, a window around this one, the last page, next: a bounded row of links.
+
+    `path` names page n's docs/ path (All sources by default; the tags index and tag pages pass theirs).
+    """
     if count == 1:
         return ()
     t, du = builder.t, builder.directory_urls
 
     def href(n: int) -> str:
-        return site_rel(page, page_path(n), du)
+        return site_rel(page, path(n), du)
 
     shown = sorted({1, count, *range(max(1, number - PAGER_WINDOW), min(count, number + PAGER_WINDOW) + 1)})
     links = [PagerLink(f"‹ {t('page_prev')}", href(number - 1) if number > 1 else "")]
@@ -136,6 +141,20 @@ def _pager(builder: PageBuilder, number: int, count: int, page: str) -> tuple[Pa
         links.append(PagerLink(str(n), href(n), current=n == number))
     links.append(PagerLink(f"{t('page_next')} ›", href(number + 1) if number < count else ""))
     return tuple(links)
+
+
+def paged(builder: PageBuilder, items: Sequence[T], size: int, path: Callable[[int], str], range_key: str) -> Iterator[tuple[int, str, Sequence[T], str, tuple[PagerLink, ...]]]:
+    """Split an index into pages of `size`: (number, docs/ path, its items, "items a–b of n", pager) each.
+
+    The range line is the label `range_key` (with first, last, total), only when there is more than one page.
+    """
+    count = max(1, -(-len(items) // size))
+    for number in range(1, count + 1):
+        page = path(number)
+        chunk = items[(number - 1) * size : number * size]
+        first = (number - 1) * size + 1
+        label = builder.t(range_key, first=first, last=first + len(chunk) - 1, total=len(items)) if count > 1 else ""
+        yield number, page, chunk, label, _pager(builder, number, count, page, path=path)
 
 
 def _data_src(builder: PageBuilder) -> str:

@@ -7,6 +7,7 @@ layouts live in render/templates/, one template per page kind.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections import Counter, defaultdict
@@ -41,8 +42,6 @@ from .views import (
     SourcePage,
     Step,
     Strong,
-    TagCount,
-    TagsPage,
     local_time,
     render,
     safe_url,
@@ -67,6 +66,16 @@ class paths:
     feed = "feed.xml"
     bibtex = "corpus.bib"
     csl_json = "corpus.json"
+
+    @staticmethod
+    def sections_page(number: int) -> str:
+        """Page `number` (from 1) of the sections index; no section folder is named `page` (NN-slug)."""
+        return "sections/index.md" if number == 1 else f"sections/page/{number}.md"
+
+    @staticmethod
+    def digests_page(number: int) -> str:
+        """Page `number` (from 1) of the digests index; digests are named by date, never `page`."""
+        return "digests/index.md" if number == 1 else f"digests/page/{number}.md"
 
     @staticmethod
     def section(section: Section) -> str:
@@ -259,7 +268,10 @@ class PageBuilder:
             Link(t("chapters_n", n=len(c.chapters)), rel(page, paths.chapters)),
             Link(t("digests_n", n=len(c.digests)), rel(page, paths.digests)),
         )
-        by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in c.sections)
+        # A summary, not a list of everything: the largest HOME_ROWS sections (in their order) and a link to all.
+        largest = set(sorted(range(len(c.sections)), key=lambda i: (-len(c.sections[i].sources), i))[:HOME_ROWS])
+        shown = tuple(s for i, s in enumerate(c.sections) if i in largest)
+        by_section = tuple(CountRow(self.section_link(s, page), len(s.sources), self.filtered(page, "section", s.folder).href) for s in shown)
         kinds = Counter(s.kind for s in sources)
         by_kind = tuple(
             CountRow(t.kind(kind), count, self.filtered(page, "kind", kind).href) for kind, count in kinds.most_common()
@@ -274,17 +286,20 @@ class PageBuilder:
             by_section=by_section,
             by_kind=by_kind,
             chapters_heading=Link(t("chapters"), rel(page, paths.chapters)) if c.chapters else None,
-            chapters=tuple(Link(self.chapter_title(ch), rel(page, paths.chapter(ch.number))) for ch in c.chapters),
+            chapters=tuple(Link(self.chapter_title(ch), rel(page, paths.chapter(ch.number))) for ch in c.chapters[:HOME_ROWS]),
             since_heading=since_heading,
-            since=since,
-            thread_changes=self.recent_changes(page),
+            since=_bounded(since, t),
+            thread_changes=_bounded(self.recent_changes(page), t),
             latest_digest=Link(f"{latest.date} · {latest.title}", rel(page, paths.digest(latest))) if latest else None,
             offline_link=Markup(offline.home_link(c, t("offline_copy"))),
             recently_added=tuple(
                 ListItem((self.source_link(s, page),), (s.added.isoformat(), " · ", self.t.kind(s.kind))) for s in added if s.added
             ),
-            charts=(charts.sections_by_kind(c, t, self.section_title), charts.threads_over_time(c, t, [self.mirror_info(s) for s in sources])),
+            charts=(charts.sections_by_kind(dataclasses.replace(c, sections=shown), t, self.section_title),
+                    charts.threads_over_time(c, t, [self.mirror_info(s) for s in sources])),
             how_to_use=_HOW_TO_USE[t.lang],
+            more_sections=Link(t("home_more_sections", n=len(c.sections)), rel(page, paths.sections)) if len(shown) < len(c.sections) else None,
+            more_chapters=Link(t("home_more_chapters", n=len(c.chapters)), rel(page, paths.chapters)) if len(c.chapters) > HOME_ROWS else None,
         )
         return self._render("home.md.j2", view)
 
@@ -334,14 +349,21 @@ class PageBuilder:
             lines.append(ListItem((head, self.t.colon, self.state_word(change.before), " → ", Strong(self.state_word(change.after)))))
         return tuple(lines)
 
-    def sections_index(self) -> str:
-        t, page = self.t, paths.sections
-        blocks = []
-        for section in self.corpus.sections:
-            other = section.title if t.lang == "zh" and section.title_zh else section.title_zh
-            lines: tuple[Piece, ...] = (t("sources_n", n=len(section.sources)),) + ((other,) if other else ())
-            blocks.append(Block(self.section_link(section, page), lines, section.intro.strip()))
-        return self._render("sections.md.j2", IndexPage(t("sections"), blocks=tuple(blocks)))
+    def sections_index(self) -> dict[str, str]:
+        """The sections, INDEX_PAGE_SIZE to a page: sections/index.md, then sections/page/N.md."""
+        from .listing import paged
+
+        t, out = self.t, {}
+        for number, page, chunk, range_label, pager in paged(self, self.corpus.sections, INDEX_PAGE_SIZE, paths.sections_page, "sections_range"):
+            blocks = []
+            for section in chunk:
+                other = section.title if t.lang == "zh" and section.title_zh else section.title_zh
+                lines: tuple[Piece, ...] = (t("sources_n", n=len(section.sources)),) + ((other,) if other else ())
+                blocks.append(Block(self.section_link(section, page), lines, section.intro.strip()))
+            title = t("sections") if number == 1 else f"{t('sections')} · {t('page_n', n=number)}"
+            view = IndexPage(title, blocks=tuple(blocks), number=number, range_label=range_label, pager=pager, strings={"pager": t("pager")})
+            out[page] = self._render("sections.md.j2", view)
+        return out
 
     def section_page(self, section: Section) -> str:
         page = paths.section(section)
@@ -436,12 +458,18 @@ class PageBuilder:
         view = ReadingPage(learning_path.title, learning_path.title_en, learning_path.summary.strip(), self.reading_steps(learning_path.path, page))
         return self._render("reading.md.j2", view)
 
-    def digests_index(self) -> str:
-        t, page = self.t, paths.digests
-        blocks = tuple(
-            Block(Link(f"{d.date} · {d.title}", rel(page, paths.digest(d))), items=self.digest_facts(d)) for d in self.corpus.digests
-        )
-        return self._render("digests.md.j2", IndexPage(t("digests"), top=(Link(t("feed"), rel(page, paths.feed)),), blocks=blocks))
+    def digests_index(self) -> dict[str, str]:
+        """The digests, newest first, INDEX_PAGE_SIZE to a page: digests/index.md, then digests/page/N.md."""
+        from .listing import paged
+
+        t, out = self.t, {}
+        for number, page, chunk, range_label, pager in paged(self, self.corpus.digests, INDEX_PAGE_SIZE, paths.digests_page, "digests_range"):
+            blocks = tuple(Block(Link(f"{d.date} · {d.title}", rel(page, paths.digest(d))), items=self.digest_facts(d)) for d in chunk)
+            title = t("digests") if number == 1 else f"{t('digests')} · {t('page_n', n=number)}"
+            view = IndexPage(title, top=(Link(t("feed"), rel(page, paths.feed)),), blocks=blocks, number=number, range_label=range_label,
+                             pager=pager, strings={"pager": t("pager")})
+            out[page] = self._render("digests.md.j2", view)
+        return out
 
     def digest_facts(self, digest: Digest) -> tuple[ListItem, ...]:
         t, meta = self.t, digest.meta
@@ -480,16 +508,18 @@ class PageBuilder:
 
         return WIKILINK.sub(replace, body)
 
-    def tags_page(self) -> str:
-        page = paths.tags
-        counts = Counter(tag for s in self.corpus.sources for tag in s.tags)
-        from urllib.parse import quote
+    def tags_pages(self) -> dict[str, str]:
+        """The tags index (tags.md, tags/page/N.md) and each tag's own pages (tags/<slug>.md …)."""
+        from . import tagpages  # bounded pages whatever the corpus's size
 
-        index = site_rel(page, paths.sources, self.directory_urls)
-        tags = tuple(
-            TagCount(tag, n, f"{index}?tag={quote(tag)}") for tag, n in sorted(counts.items(), key=lambda item: (-item[1], item[0].casefold()))
-        )
-        return self._render("tags.md.j2", TagsPage(self.t("tags"), self.t("tags_intro"), tags))
+        return tagpages.tag_pages(self)
+
+
+def _bounded(lines: tuple[ListItem, ...], t: Labels) -> tuple[ListItem, ...]:
+    """At most HOME_ROWS lines, the last saying how many more (the home page does not grow with a big import)."""
+    if len(lines) <= HOME_ROWS:
+        return lines
+    return (*lines[: HOME_ROWS - 1], ListItem((t("home_more_lines", n=len(lines) - HOME_ROWS + 1),)))
 
 
 def _join(items: list[Piece], sep: str) -> list[Piece]:
@@ -502,6 +532,8 @@ def _join(items: list[Piece], sep: str) -> list[Piece]:
 
 
 RECENTLY_ADDED = 10
+INDEX_PAGE_SIZE = 20  # sections or digests per page of their index
+HOME_ROWS = 20  # sections, chapters and change lines the home page shows at most; the index pages list them all
 
 _HOW_TO_USE = {
     "zh": (

@@ -179,6 +179,8 @@ class HomePage:
     charts: tuple[Markup, ...] = ()
     how_to_use: tuple[str, ...] = ()
     offline_link: str = ""  # Markdown: the offline zip's link (offline.py), already escaped
+    more_sections: Link | None = None  # "All N sections →" when the table shows only the largest
+    more_chapters: Link | None = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,11 @@ class IndexPage:
     blocks: tuple[Block, ...] = ()
     extra_heading: str = ""
     extra: tuple[ListItem, ...] = ()
+    # Paged when there are many blocks (sections, digests): page number, "a–b of n", the pager.
+    number: int = 1
+    range_label: str = ""
+    pager: tuple[PagerLink, ...] = ()
+    strings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -301,6 +308,29 @@ class TagsPage:
     title: str
     intro: str
     tags: tuple[TagCount, ...]
+    # Paged when the corpus has many tags (render/tagpages.py): which tags of how many, the pager.
+    number: int = 1
+    range_label: str = ""
+    pager: tuple[PagerLink, ...] = ()
+    strings: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TagPage:
+    """One tag's own page (tags/<slug>/): a page of its sources, a pager, and Material's listing marker."""
+
+    title: str
+    tag: str
+    top: tuple[Piece, ...]  # the count, the tags index, the filtered view of "All sources"
+    rows: tuple[SourceRow, ...]
+    columns: tuple[str, ...]
+    number: int = 1
+    range_label: str = ""
+    pager: tuple[PagerLink, ...] = ()
+    strings: dict[str, str] = field(default_factory=dict)
+    listing: str = ""  # the Material tags directive's arguments (JSON, read as YAML), on page 1 only
+    digests: tuple[Link, ...] = ()  # the latest digests carrying the tag (page 1)
+    more_digests: Link | None = None  # the digests index, when there are more
 
 
 @dataclass(frozen=True)
