@@ -89,12 +89,13 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             _load_search_dictionary(dictionary)
         if self.config.nav and not config.nav:
             config.nav = render.nav(corpus)
-            collapsed = render.collapsed_nav(corpus)
-            if collapsed:  # the pages of a collapsed list are linked from its index page, not the nav
+            # Pages linked from index pages, not the nav (per-source pages, tag pages, a collapsed list's pages).
+            declared = [p.pattern for p in config.not_in_nav.patterns] if config.not_in_nav else []
+            missing = [p for p in render.collapsed_nav(corpus) if p not in declared]
+            if missing:
                 import pathspec
 
-                declared = [p.pattern for p in config.not_in_nav.patterns] if config.not_in_nav else []
-                config.not_in_nav = pathspec.gitignore.GitIgnoreSpec.from_lines([*declared, *collapsed])
+                config.not_in_nav = pathspec.gitignore.GitIgnoreSpec.from_lines([*declared, *missing])
         # The registry is the source of truth for the corpus's name and interface language.
         # short_title when set (header and tabs); escaped, because Material prints it unescaped,
         # quotes too: it also lands in attributes (the logo's aria-label, our feed links' title).
