@@ -205,3 +205,14 @@ def test_build_publishes_where_mkdocs_yml_says(project, capsys):
     assert (project / "public" / "sources" / "tilelang" / "index.html").is_file()
     assert not (project / "site").exists() and not (project / ".public.partial").exists()
     assert f"into {project / 'public'}" in capsys.readouterr().out
+
+
+def test_zensical_alone_builds_the_site_and_says_the_offline_copy_needs_mkdocs(zensical_venv, tmp_path):
+    """`offline: true` with only Zensical installed: the site is built, the zip is skipped with a warning, no traceback."""
+    from tests.corpus_fixture import CORPUS_YAML
+
+    project = write_project(tmp_path, {"corpus.yaml": CORPUS_YAML + "offline: true\n"})
+    result = _run(zensical_venv, "--project", str(project), "build", "--engine", "zensical")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "Traceback" not in result.stderr and "offline copy" in result.stderr and "mkdocs-material" in result.stderr
+    assert (project / "site" / "index.html").is_file() and not (project / "site" / "offline.zip").exists()

@@ -47,6 +47,7 @@ def home_link(corpus: Corpus, label: str) -> str:
 
 def build_offline(project: Path, target: Path, *, strict: bool = False, folder: str = "site") -> Path:
     """Build the offline flavour of the project's site and zip it to `target` (files under `folder/`)."""
+    _mkdocs_api()
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError, PluginError
@@ -94,6 +95,20 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
                     archive.writestr(entry, path.read_bytes())
         os.replace(partial, target)
     return target
+
+
+def _mkdocs_api() -> None:
+    """MkDocs' build API, or ProperDocs' under its name; a SiteError when neither is installed (Zensical alone)."""
+    try:
+        import mkdocs  # noqa: F401
+    except ImportError:
+        try:
+            import properdocs.replacement  # noqa: F401  (maps mkdocs.* to properdocs.*)
+        except ImportError:
+            raise SiteError(
+                "the offline copy (offline: true in corpus.yaml) is built with MkDocs or ProperDocs, and neither is "
+                "installed here; `pip install mkdocs-material` (or properdocs), or set offline: false"
+            ) from None
 
 
 def publish_zip(project: Path, site_dir: Path, *, strict: bool = False) -> Path:
