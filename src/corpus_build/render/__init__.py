@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,29 +48,16 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | N
 
     With `reuse`, pages whose view record is unchanged are read back from docs/ (reuse.py).
     """
+    return dict(iter_pages(corpus, directory_urls=directory_urls, reuse=reuse))
+
+
+def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | None = None) -> Iterator[tuple[str, str | bytes | Path]]:
+    """build_pages one file at a time: render writes each as it comes, so a corpus of 20,000
+    sources never holds all its pages at once (that was half a gigabyte at the build's start)."""
     builder = PageBuilder(corpus, directory_urls=directory_urls)
     builder.reuse = reuse
     # Read each mirror's facts once, for the exports and every source page's cite box.
     builder.bib_facts = bib_facts = bibfacts.all_facts(corpus, lambda source: builder.mirror_info(source).record)
-    pages = {
-        paths.home: builder.home(),
-        paths.chapters: builder.chapters_index(),
-        paths.status: mirror.status_page(corpus, builder.t, builder.mirror_info) + link_status_section(corpus, builder.t),  # links stage
-    }
-    pages.update(builder.sources_pages())  # "All sources", in pages, and its data file (listing.py)
-    pages.update(builder.sections_index())  # the sections and the digests, in pages of INDEX_PAGE_SIZE
-    pages.update(builder.digests_index())
-    pages.update(builder.tags_pages())  # the tags index and each tag's pages (tagpages.py)
-    for section in corpus.sections:
-        pages[paths.section(section)] = builder.section_page(section)
-    for source in corpus.sources:
-        pages[paths.source(source.id)] = builder.source_page(source)
-    for chapter in corpus.chapters:
-        pages[paths.chapter(chapter.number)] = builder.chapter_page(chapter)
-    for learning_path in corpus.paths:
-        pages[paths.learning_path(learning_path.id)] = builder.learning_path_page(learning_path)
-    for digest in corpus.digests:
-        pages[paths.digest(digest)] = builder.digest_page(digest)
 
     def digest_url(digest) -> str:
         page = paths.digest(digest)
@@ -79,21 +67,40 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | N
         page = paths.source(source.id)
         return page[: -len(".md")] + "/" if directory_urls else page[: -len(".md")] + ".html"
 
-    pages[paths.feed] = feed.atom(corpus, digest_url)
-    pages[feed.SOURCES_FEED] = feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
-    # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
-    pages.update(export.export_files(corpus, bib_facts))
-    pages.update(mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info))
-    marked: dict[str, str | bytes | Path] = {path: content + GENERATED_MARK if path.endswith(".md") else content for path, content in pages.items()}
-    marked.update(mirror.extra_files(corpus, builder.mirror_info))
-    return marked
+    def pages() -> Iterator[tuple[str, str | bytes | Path]]:
+        yield paths.home, builder.home()
+        yield paths.chapters, builder.chapters_index()
+        yield paths.status, mirror.status_page(corpus, builder.t, builder.mirror_info) + link_status_section(corpus, builder.t)  # links stage
+        yield from builder.sources_pages().items()  # "All sources", in pages, and its data file (listing.py)
+        yield from builder.sections_index().items()  # the sections and the digests, in pages of INDEX_PAGE_SIZE
+        yield from builder.digests_index().items()
+        yield from builder.tags_pages().items()  # the tags index and each tag's pages (tagpages.py)
+        for section in corpus.sections:
+            yield paths.section(section), builder.section_page(section)
+        for source in corpus.sources:
+            yield paths.source(source.id), builder.source_page(source)
+        for chapter in corpus.chapters:
+            yield paths.chapter(chapter.number), builder.chapter_page(chapter)
+        for learning_path in corpus.paths:
+            yield paths.learning_path(learning_path.id), builder.learning_path_page(learning_path)
+        for digest in corpus.digests:
+            yield paths.digest(digest), builder.digest_page(digest)
+        yield paths.feed, feed.atom(corpus, digest_url)
+        yield feed.SOURCES_FEED, feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
+        # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
+        yield from export.export_files(corpus, bib_facts).items()
+        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info).items()
+
+    for path, content in pages():
+        yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
+    yield from mirror.extra_files(corpus, builder.mirror_info).items()
 
 
 def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> RenderResult:
     docs_dir = Path(docs_dir)
     docs_dir.mkdir(parents=True, exist_ok=True)
     reuse = Reuse(docs_dir)
-    pages = build_pages(corpus, directory_urls=directory_urls, reuse=reuse)
+    pages: set[str] = set()
     manifest_path = docs_dir / MANIFEST
     try:
         previous = set(json.loads(manifest_path.read_text(encoding="utf-8")))
@@ -101,7 +108,9 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         previous = set()
     written, unchanged = [], 0
     checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
-    for relative, content in pages.items():
+    for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
+        pages.add(relative)
+        reuse.note(relative, content, GENERATED_MARK)
         target = docs_dir / relative
         if target.parent not in checked:
             checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
@@ -134,7 +143,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
             target.unlink()
             removed.append(relative)
             _remove_empty_parents(target.parent, docs_dir)
-    reuse.save(pages, GENERATED_MARK)
+    reuse.save()
     new_manifest = json.dumps(sorted(pages), indent=0)
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
         manifest_path.write_text(new_manifest, encoding="utf-8")

@@ -50,7 +50,8 @@ class Reuse:
         self.docs_dir = docs_dir
         self.code = _code_version() if docs_dir is not None else ""
         self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
-        self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key
+        self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
+        self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render
         self.reused = 0
         if docs_dir is None:
             return
@@ -90,17 +91,19 @@ class Reuse:
             self.outputs[output] = key
         return output
 
-    def save(self, pages: dict[str, Any], mark: str) -> None:
-        """Remember the key of every page written from a layout (pages: path -> content as written)."""
+    def note(self, path: str, content: Any, mark: str) -> None:
+        """A page as written (after build_pages marked it): remember its key, if a layout made it."""
+        if self.docs_dir is None or not isinstance(content, str) or not content.endswith(mark):
+            return
+        key = self.outputs.pop(content[: -len(mark)], None)  # popped: the page's text is not kept
+        if key is not None:
+            self.index[path] = [key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
+
+    def save(self) -> None:
+        """Write the keys of this render's pages for the next one."""
         if self.docs_dir is None:
             return
-        index: dict[str, list[str]] = {}
-        for path, content in pages.items():
-            if isinstance(content, str) and content.endswith(mark):
-                key = self.outputs.get(content[: -len(mark)])
-                if key is not None:
-                    index[path] = [key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
-        text = json.dumps(index, sort_keys=True, separators=(",", ":"))
+        text = json.dumps(self.index, sort_keys=True, separators=(",", ":"))
         target = self.docs_dir / INDEX
         try:
             if not target.is_file() or target.read_text(encoding="utf-8") != text:
