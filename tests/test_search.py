@@ -223,3 +223,28 @@ def test_simplified_queries_reach_the_traditional_digest(browser, default_site):
             hrefs = [a.get_attribute("href") or "" for a in page.locator("a.md-search-result__link").all()]
             assert any("digests/2026-10-22/" in h for h in hrefs), (query, len(hrefs))
         page.close()
+
+
+def test_the_index_tuned_in_memory_equals_the_index_tuned_from_materials_file(tmp_path):
+    """search.tuned_json (the plugin's hook on Material's generate_search_index) gives, byte for
+    byte, what tuning the file Material would have written gives: odd values included."""
+    import datetime as dt
+    import json as json_module
+
+    from markupsafe import Markup
+    from material.plugins.search.plugin import SearchIndex
+
+    corpus = _corpus(tmp_path, _source())
+    index = SearchIndex(lang=["zh", "en"], separator=r"[\s\-]+", pipeline=[], fields={"title": {"boost": 1e3}, "text": {"boost": 1.0}, "tags": {"boost": 1e6}})
+    index.entries = [
+        {"location": "sources/tilelang/", "title": Markup("TileLang <b>x</b>"), "text": "<p>A tile DSL.</p>", "tags": ["dsl", 2026, dt.date(2026, 1, 2)]},
+        {"location": "sources/tilelang/#annotation", "title": "注释", "text": "<p>昇腾 算子</p>"},
+        {"location": "", "title": "Home", "text": "Welcome", "boost": 2, "extra": (1, 2.5, None, True)},
+    ]
+    path = tmp_path / "search_index.json"
+    path.write_text(index.generate_search_index(None), encoding="utf-8")
+    from_file = search.tune_index_file(path, corpus)
+    text, stats = search.tuned_json(index, corpus)
+    assert text == path.read_text(encoding="utf-8")
+    assert (stats.docs_before, stats.docs_after) == (from_file.docs_before, from_file.docs_after)
+    assert json_module.loads(text)["docs"][0]["title"] == "TileLang <b>x</b>"

@@ -9,6 +9,7 @@ error keeps the last good site and shows the errors on every page (serve.py).
 
 from __future__ import annotations
 
+import functools
 import logging
 from pathlib import Path
 
@@ -51,6 +52,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._env = None
         self._files = None
         self._preview: preview.Preview | None = None
+        self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -139,7 +141,19 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._env, self._files = env, files  # for the preview's fast path (preview.py)
         if self._cache is not None:
             self._cache.prepare(config, env, files, self._nav)
+        self._tuned = None
+        plugin = config.plugins.get("material/search") or config.plugins.get("search")
+        index = getattr(plugin, "search_index", None)
+        if self.config.search_tuning and index is not None and hasattr(index, "generate_search_index"):
+            # Material writes the tuned index itself: no untuned file written and read back (search.py).
+            index.generate_search_index = functools.partial(self._tuned_index, index, type(index).generate_search_index, config)
         return env
+
+    def _tuned_index(self, index, generate, config, prev):
+        if prev is not None:  # `mkdocs serve --dirty`: Material merges the last index; tuned from the file after
+            return generate(index, prev)
+        text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls)
+        return text
 
     def on_build_error(self, error):
         if self._cache is not None:
@@ -178,9 +192,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if not config.site_url:
             hosting.make_404_portable(Path(config.site_dir))
         index = Path(config.site_dir) / "search" / "search_index.json"
-        if self.config.search_tuning and index.is_file():
+        stats = self._tuned
+        if stats is None and self.config.search_tuning and index.is_file():
             stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
-            log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_before} -> {stats.bytes_after} bytes")
+        if stats is not None:
+            log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_after} bytes")
+        self._tuned = None
         if self._cache is not None:
             self._cache.finish()
             self._cache = None

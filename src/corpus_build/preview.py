@@ -189,9 +189,9 @@ class Preview:
         if result.removed:
             raise NeedFullBuild("generated pages were removed")
         pages.build(list(result.written))
-        pages.publish_index(corpus, partial=False)
         built.corpus = corpus
-        self.on_corpus(corpus)
+        self.on_corpus(corpus)  # the plugin's hook tunes the index for this corpus
+        pages.publish_index(corpus, partial=False)
         self.last = "fast"
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
         self._bump()
@@ -268,8 +268,9 @@ class _Pages:
             return
         target = Path(self.config.site_dir) / "search" / "search_index.json"
         if not partial:
-            self.search.on_post_build(config=self.config)  # Material writes its index
-            search.tune_index_file(target, corpus, directory_urls=self.config.use_directory_urls)
+            self.search.on_post_build(config=self.config)  # Material writes its index (tuned, by the plugin's hook)
+            if "generate_search_index" not in vars(self.search.search_index):
+                search.tune_index_file(target, corpus, directory_urls=self.config.use_directory_urls)
             return
         data = json.loads(target.read_text(encoding="utf-8"))
         urls = set(self.rebuilt)
