@@ -150,7 +150,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return env
 
     def _tuned_index(self, index, generate, config, prev):
-        if prev is not None:  # `mkdocs serve --dirty`: Material merges the last index; tuned from the file after
+        if prev is not None:  # a dirty reload of `mkdocs serve`: Material merges the last index; tuned from the file after
             return generate(index, prev)
         text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls)
         return text
