@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import logging
 import os
 import re
 from dataclasses import dataclass
@@ -199,23 +198,12 @@ def search_vocabulary(corpus: Corpus) -> list[str]:
     return [w for w in words if w.strip()]
 
 
-_tokenizer = None
-
-
-def _default_tokenizer():
-    """jieba with its stock dictionary only: the process-wide one learns our own words."""
-    global _tokenizer
-    if _tokenizer is None:
-        import jieba
-
-        jieba.setLogLevel(logging.WARNING)
-        _tokenizer = jieba.Tokenizer()
-    return _tokenizer
-
-
 def _unknown_terms(texts: list[str]) -> list[str]:
+    # jieba with its stock dictionary only: the process-wide tokenizer learns our own words.
+    from . import stockcut
+
     try:
-        tokenizer = _default_tokenizer()
+        import jieba  # noqa: F401  (without it, search indexes Chinese unsegmented: no terms to add)
     except ImportError:
         return []
     found: dict[str, None] = {}
@@ -223,7 +211,7 @@ def _unknown_terms(texts: list[str]) -> list[str]:
         for run in _CJK_RUN.findall(text):
             # A run jieba cuts into known words plus unknown single characters: the
             # single characters next to each other form the unknown term (昇腾 in 昇腾适配).
-            pieces = tokenizer.lcut(run)
+            pieces = stockcut.cut(run)
             singles: list[str] = []
             for piece in [*pieces, ""]:
                 if len(piece) == 1:

@@ -1,0 +1,70 @@
+"""What makes a full build cheap must not change what it builds.
+
+- The search vocabulary is computed with jieba's stock dictionary whether the
+  process-wide tokenizer has learned the corpus's words or not (render/stockcut.py
+  shares that tokenizer only while it is stock).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.corpus_fixture import write_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Runs in a fresh interpreter: jieba's process-wide tokenizer is not loaded yet.
+_VOCABULARY = r"""
+import json, sys
+import jieba
+from corpus_build import registry, render
+from corpus_build.render import stockcut
+
+corpus = registry.load(sys.argv[1])
+out = {}
+if sys.argv[2] == "taught-first":  # someone taught jieba before our first question
+    jieba.add_word("毕昇编译器", 10**6)
+    jieba.add_word("流水线调度", 10**6)
+out["first"] = render.search_vocabulary(corpus)
+out["first_shared"] = stockcut.tokenizer() is jieba.dt
+# What the plugin does next: teach jieba the corpus's words (and more that would change a cut).
+for word in out["first"] + ["毕昇编译器", "流水线调度"]:
+    jieba.add_word(word, 10**6)
+jieba.del_word("用户")
+out["after"] = render.search_vocabulary(corpus)
+out["other"] = render.search_vocabulary(registry.load(sys.argv[3]))  # titles not cut before
+out["after_shared"] = stockcut.tokenizer() is jieba.dt
+print(json.dumps(out, ensure_ascii=False))
+"""
+
+
+def _vocabulary(corpus_dir: Path, mode: str, other: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", _VOCABULARY, str(corpus_dir), mode, str(other)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_search_vocabulary_is_the_same_whether_jieba_learned_the_corpus_words_or_not(tmp_path):
+    def corpus(name: str, title: str) -> Path:
+        corpus_dir = write_corpus(tmp_path / name)
+        path = corpus_dir / "01-gpu" / "sources.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("title: CUDA C++ Programming Guide", f"title: {title}"), encoding="utf-8")
+        return corpus_dir
+
+    one = corpus("one", "毕昇编译器用户指南与流水线调度")
+    two = corpus("two", "用户指南：毕昇编译器与流水线调度器")
+    fresh = _vocabulary(one, "fresh", two)
+    assert "毕昇" in fresh["first"]  # stock jieba cuts it into 毕 / 昇
+    assert fresh["first_shared"] is True  # one dictionary loaded, shared with search
+    assert fresh["after_shared"] is False  # once taught, the stock cut comes from a tokenizer of its own
+    assert fresh["after"] == fresh["first"]
+
+    taught = _vocabulary(one, "taught-first", two)
+    assert taught["first_shared"] is False  # loaded by someone else: not known to be stock
+    assert taught["first"] == taught["after"] == fresh["first"]
+    # The other corpus's titles were first cut after jieba learned words: the same as in a fresh process.
+    assert fresh["other"] == taught["other"] == _vocabulary(two, "fresh", two)["first"]
+    assert "毕昇" in fresh["other"]
