@@ -68,3 +68,43 @@ def test_search_vocabulary_is_the_same_whether_jieba_learned_the_corpus_words_or
     # The other corpus's titles were first cut after jieba learned words: the same as in a fresh process.
     assert fresh["other"] == taught["other"] == _vocabulary(two, "fresh", two)["first"]
     assert "毕昇" in fresh["other"]
+
+
+# --- the command line starts without the stage modules ----------------------------------------
+
+
+def test_a_core_command_line_parses_the_same_without_the_stage_commands():
+    from corpus_build.cli import CORE_COMMANDS, _command_on_line, make_parser
+
+    lines = [
+        ["build"], ["build", "--strict", "--engine", "mkdocs"], ["--project", "build", "check", "--json"], ["--proj", "fetch", "build"],
+        ["-q", "--project=x", "render"], ["add", "https://example.org/x", "--section", "01", "--note", "fetch"], ["check", "-v"],
+    ]
+    full, core = make_parser(), make_parser(stage_commands=False)
+    for argv in lines:
+        assert _command_on_line(argv) in CORE_COMMANDS, argv
+        assert vars(core.parse_args(argv)) == vars(full.parse_args(argv)), argv
+    # Other lines get the whole parser: a stage command, help before any command, no command.
+    for argv in (["fetch"], ["--project", "check", "fetch"], ["--help", "build"], ["-h"], [], ["--version"], ["-q"]):
+        assert _command_on_line(argv) not in CORE_COMMANDS, argv
+
+
+def test_help_still_lists_every_command(capsys):
+    from corpus_build.cli import main, make_parser
+
+    names = next(a for a in make_parser()._actions if a.dest == "command").choices
+    assert {"fetch", "watch", "links", "clean"} <= set(names)
+    assert main(["--help"]) == 0
+    listing = capsys.readouterr().out
+    for name, parser in names.items():
+        assert f"    {name} " in listing, name
+    assert main(["build", "--help"]) == 0
+    assert "example:\n  corpus-build build" in capsys.readouterr().out
+
+
+def test_a_core_command_does_not_import_the_stage_modules():
+    code = ("import sys; from corpus_build import cli; cli.main(['check', '--help']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('corpus_build.fetch', 'corpus_build.watch', 'httpx'))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
