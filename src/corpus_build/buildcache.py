@@ -101,8 +101,14 @@ def stable(value: Any, depth: int = 0) -> Any:
 def digest(*parts: Any) -> str:
     h = hashlib.sha256()
     for part in parts:
-        h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        h.update(b"\0")
+        if isinstance(part, str):  # most parts, some long (a page's Markdown): hashed as they are, length first
+            data = part.encode("utf-8", "surrogatepass")
+            h.update(b"s%d:" % len(data))
+            h.update(data)
+        else:  # JSON holds no raw NUL: the terminator is unambiguous
+            h.update(b"j")
+            h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
     return h.hexdigest()
 
 
@@ -195,19 +201,26 @@ class Store:
         self.hits = dict.fromkeys(KINDS, 0)
         self.misses = dict.fromkeys(KINDS, 0)
         self._pending: list[tuple[str, str, str]] = []
+        # The keys stored when the build began: a key not among them is a miss without a query
+        # (a full build asks for every page's three records). One written meanwhile by another
+        # build is then computed again, which costs time, never correctness.
+        self._stored: set[tuple[str, str]] = set()
         self.db: Any = None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.root / "cache.sqlite", timeout=60, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last entries, never the file
             self.db.execute("CREATE TABLE IF NOT EXISTS entry (kind TEXT, key TEXT, value TEXT, PRIMARY KEY (kind, key))")
             self.db.execute("CREATE TABLE IF NOT EXISTS build (flavour TEXT PRIMARY KEY, used TEXT, at REAL)")
+            self._stored = set(self.db.execute("SELECT kind, key FROM entry"))
         except (OSError, sqlite3.Error) as exc:  # an unwritable cache costs speed, never the build
             log.info(f"corpus: build cache off ({exc})")
             self.db = None
 
     def get(self, kind: str, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if self.db else None
+        known = self.db is not None and (kind, key) in self._stored
+        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if known else None
         if row is None:
             self.misses[kind] += 1
             return None

@@ -58,6 +58,8 @@ FIELD_BOOSTS: dict[str, float] = {
 MAX_WORD = 8
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# A whole run of 2 to MAX_WORD Han characters (a longer run is a phrase, not a word).
+_HAN_WORD = re.compile(rf"(?<!{_HAN.pattern[:-1]}){_HAN.pattern[:-1]}{{2,{MAX_WORD}}}(?!{_HAN.pattern[:-1]})")
 _TAG = re.compile(r"<[^>]*>")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _GITHUB_THREAD = re.compile(r"^https?://github\.com/([^/]+)/([^/]+)/(pull|issues)/(\d+)")
@@ -280,10 +282,7 @@ class ScriptFolder:
         vocabulary: set[str] = {w for w in extra if _HAN.fullmatch(w)}
         for doc in docs:
             for value in (doc.get("title", ""), doc.get("text", "")):
-                for piece in re.split(r"[\u200b\s]+", _TAG.sub(" ", value)):
-                    for run in _HAN.findall(piece):
-                        if 2 <= len(run) <= MAX_WORD:
-                            vocabulary.add(run)
+                vocabulary.update(_HAN_WORD.findall(_TAG.sub(" ", value)))  # runs between jieba's cuts, spaces and tags
         return cls(_equivalents(vocabulary, _converters()))
 
     def variants(self, markup: str) -> set[str]:
