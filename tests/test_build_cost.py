@@ -139,3 +139,28 @@ def test_slimming_matches_the_reference_on_awkward_markup():
     for _ in range(3000):
         page = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
         assert slim.html(page) == _slim_reference(page), page
+
+
+# --- changes.take: sources without a mirror are known from one listing per section ------------
+
+
+def test_the_build_snapshot_is_what_mirror_state_says_of_every_source(tmp_path):
+    from corpus_build import registry
+    from corpus_build.provenance import Provenance, Status, mirror_state, write_failure, write_provenance
+    from corpus_build.render import changes
+
+    corpus = registry.load(write_corpus(tmp_path))
+    ids = [s.id for s in corpus.sources]
+    assert len(ids) >= 4
+    ok = Provenance(id=ids[0], kind="article", cited_url="", status=Status.OK, checked_at="2026-12-01T08:00:00Z", fetched_at="2026-12-01T08:00:00Z")
+    write_provenance(corpus.raw_dir(corpus.source(ids[0])), ok)
+    failed = Provenance(id=ids[1], kind="article", cited_url="", status=Status.FAILED, checked_at="2026-12-01T08:00:00Z", error="gone")
+    write_failure(corpus.raw_dir(corpus.source(ids[1])), failed)
+    corpus.raw_dir(corpus.source(ids[2])).mkdir(parents=True)  # a folder without a record
+
+    def expected() -> dict:
+        return {s.id: mirror_state(corpus.raw_dir(s), corpus.settings.stale_after_days)[0] for s in corpus.sources}
+
+    states = {i: entry["mirror"] for i, entry in changes.take(corpus)["sources"].items()}
+    assert states == expected()
+    assert states[ids[0]] in ("ok", "stale") and states[ids[1]] == "failed" and states[ids[3]] == "never fetched"
