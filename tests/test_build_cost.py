@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,51 @@ def test_the_build_snapshot_is_what_mirror_state_says_of_every_source(tmp_path):
     states = {i: entry["mirror"] for i, entry in changes.take(corpus)["sources"].items()}
     assert states == expected()
     assert states[ids[0]] in ("ok", "stale") and states[ids[1]] == "failed" and states[ids[3]] == "never fetched"
+
+
+# --- the allow-list's output, cached by content -----------------------------------------------
+
+INJECT_HOOK = '''
+import os
+
+def on_page_content(html, page, config, files):  # runs before the corpus plugin's allow-list (priority -50)
+    if page.file.src_uri == "sources/tilelang.md" and os.environ.get("INJECT_MARKUP"):
+        return html + os.environ["INJECT_MARKUP"]
+    return html
+'''
+
+
+def test_a_page_changed_after_its_cleaning_was_cached_is_cleaned_again(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from corpus_build import site
+    from corpus_build.render.sanitize import clean_page
+    from tests.corpus_fixture import write_project
+
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    (project / "inject.py").write_text(INJECT_HOOK, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "\nhooks:\n  - inject.py\n", encoding="utf-8")
+    page = project / "site" / "sources" / "tilelang" / "index.html"
+
+    monkeypatch.delenv("INJECT_MARKUP", raising=False)
+    site.build(project, quiet=False)
+    clean = page.read_text(encoding="utf-8")
+    assert "build cache" in caplog.text and "clean 0 hit(s)" in caplog.text  # the first build filled the cache
+
+    hostile = '<p id="x1">added</p><script>alert(1)</script><img src="https://evil.example/t.png" onerror="alert(2)"><a href="javascript:alert(3)">x</a>'
+    for attempt in ("first", "again"):  # cleaned afresh, then reused: the reused output is the clean one
+        monkeypatch.setenv("INJECT_MARKUP", hostile)
+        caplog.clear()
+        site.build(project, quiet=False)
+        built = page.read_text(encoding="utf-8")
+        assert '<p id="x1">added</p>' in built, attempt
+        for gone in ("<script>alert", "onerror", "evil.example", "javascript:"):
+            assert gone not in built, (attempt, gone)
+        assert clean_page(hostile) in built
+    assert re.search(r"clean [1-9]\d* hit\(s\) 0 miss\(es\)", caplog.text)  # the second time, every page's cleaning came from the cache
+
+    monkeypatch.delenv("INJECT_MARKUP")
+    site.build(project)
+    assert page.read_text(encoding="utf-8") == clean

@@ -18,6 +18,9 @@ CI may restore it: nothing in a key is a path or a time):
              and the versions
     search   the search entries Material makes of a page (jieba segmentation),
              keyed by the page's text and the search vocabulary
+    clean    a generated page's body after the nh3 allow-list (render/sanitize.py),
+             keyed by that very HTML and the code that cleans it: a page whose body
+             changed in any byte is cleaned again
 
 Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
 skips the expensive step, so the search index is always whole and the site is
@@ -49,12 +52,12 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
-KINDS = ("render", "page", "search")
+KINDS = ("render", "page", "search", "clean")
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # The distributions whose code turns Markdown into the site's HTML.
 VERSIONED = (
     "mkdocs", "properdocs", "mkdocs-material", "mkdocs-material-extensions", "Markdown",
-    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel",
+    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel", "nh3",
 )
 # Markdown extensions that read other files while converting a page: what they read is not in
 # the page's key, so with one of them configured the cache is off.
@@ -154,8 +157,18 @@ def theme_key(theme: Any) -> Any:
 def config_key(config: Any) -> Any:
     """Everything in the effective configuration that can change a page's HTML."""
     options = {k: stable(v) for k, v in config.items() if k not in _NOT_OUTPUT}
-    plugins = {name: stable(dict(plugin.config)) for name, plugin in config.plugins.items()}
+    plugins = {name: _plugin_key(name, plugin) for name, plugin in config.plugins.items()}
     return {"options": options, "plugins": plugins, "theme": theme_key(config.theme)}
+
+
+def _plugin_key(name: str, plugin: Any) -> Any:
+    if hasattr(plugin, "config"):
+        return stable(dict(plugin.config))
+    source = getattr(plugin, "__file__", None)  # a module of mkdocs.yml's `hooks:`: what it does is its code
+    if isinstance(source, str) and os.path.isfile(source):
+        with open(source, "rb") as f:
+            return {"hook": hashlib.sha256(f.read()).hexdigest()}
+    raise Unstable(f"the plugin {name}")
 
 
 def nav_key(nav: Any) -> Any:
@@ -496,6 +509,23 @@ class BuildCache:
         before = len(index.entries)
         add(index, page)
         self.store.put("search", key, json.dumps(index.entries[before:], ensure_ascii=False))
+
+    # --- the allow-list -------------------------------------------------------------------
+
+    def cleaned(self, html: str, clean: Callable[[str], str]) -> str:
+        """`clean(html)`, reused when this exact HTML went through this same `clean` before."""
+        if not self.enabled:
+            return clean(html)
+        try:
+            key = digest(SCHEMA, self.versions, stable(clean), html)
+        except Unstable:
+            return clean(html)
+        cached = self.store.get("clean", key)
+        if cached is not None:
+            return cached
+        output = clean(html)
+        self.store.put("clean", key, output)
+        return output
 
     def abandon(self) -> None:
         """A failed build: keep what was written, prune nothing."""
