@@ -85,13 +85,13 @@ class TuneStats:
 
 def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) -> TuneStats:
     """Rewrite Material's search index at `path` in place (see the module docstring)."""
-    raw = path.read_text(encoding="utf-8")
-    data = json.loads(raw)
+    bytes_before = path.stat().st_size
+    data = json.loads(path.read_bytes())  # no text copy of the file kept beside what it holds
     before = len(data.get("docs", []))
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
-    out = json.dumps(tuned, ensure_ascii=False, separators=(",", ":"))
-    path.write_text(out, encoding="utf-8")
-    return TuneStats(len(raw.encode()), len(out.encode()), before, len(tuned["docs"]), alt_words)
+    del data
+    path.write_text(json.dumps(tuned, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words)
 
 
 def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, folder: ScriptFolder | None = None) -> tuple[dict[str, Any], int]:
