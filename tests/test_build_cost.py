@@ -213,3 +213,38 @@ def test_a_page_changed_after_its_cleaning_was_cached_is_cleaned_again(tmp_path,
     monkeypatch.delenv("INJECT_MARKUP")
     site.build(project)
     assert page.read_text(encoding="utf-8") == clean
+
+
+_WITH_MEMO = r"""
+import json, sys
+import jieba
+from pathlib import Path
+from corpus_build import registry, render
+
+words = render.search_vocabulary(registry.load(sys.argv[1]), cuts_memo=Path(sys.argv[2]))
+print(json.dumps({"words": words, "loaded": jieba.dt.initialized}, ensure_ascii=False))
+"""
+
+
+def test_a_rebuild_whose_titles_were_cut_before_loads_no_jieba_dictionary(tmp_path):
+    corpus_dir = write_corpus(tmp_path)
+    path = corpus_dir / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("title: CUDA C++ Programming Guide", "title: 毕昇编译器用户指南"), encoding="utf-8")
+    memo = tmp_path / ".corpus-build" / "jieba_user_dict.cuts.json"
+
+    def run() -> dict:
+        result = subprocess.run([sys.executable, "-c", _WITH_MEMO, str(corpus_dir), str(memo)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    first = run()
+    assert "毕昇" in first["words"] and first["loaded"] and memo.is_file()
+    again = run()
+    assert again == {"words": first["words"], "loaded": False}  # every title's cut came from the memo
+    for broken in ("{not json", json.dumps({"stamp": {"jieba": "0.0"}, "cuts": {"毕昇编译器用户指南": ["毕昇编译器用户指南"]}}, ensure_ascii=False)):
+        memo.write_text(broken, encoding="utf-8")  # unreadable, or made by another jieba: cut again
+        assert run() == first
+    saved = json.loads(memo.read_text(encoding="utf-8"))
+    saved["cuts"]["毕昇编译器用户指南"] = ["毕昇", "编译器", "用户指南", "多余"]  # not a cut of its text: the memo is not used
+    memo.write_text(json.dumps(saved, ensure_ascii=False), encoding="utf-8")
+    assert run() == first
