@@ -375,6 +375,7 @@ class BuildCache:
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
+        self._clean_bases: dict[Callable[[str], str], str] = {}
         self.page_key_base = ""
         self.search_key_base = ""
         self.nav_hash = ""
@@ -517,9 +518,10 @@ class BuildCache:
         if not self.enabled:
             return clean(html)
         try:
-            key = digest(SCHEMA, self.versions, stable(clean), html)
+            base = self._clean_bases.get(clean) or self._clean_bases.setdefault(clean, digest(SCHEMA, self.versions, stable(clean)))
         except Unstable:
             return clean(html)
+        key = digest(base, html)
         cached = self.store.get("clean", key)
         if cached is not None:
             return cached
