@@ -18,6 +18,9 @@ CI may restore it: nothing in a key is a path or a time):
              and the versions
     search   the search entries Material makes of a page (jieba segmentation),
              keyed by the page's text and the search vocabulary
+    clean    a generated page's body after the nh3 allow-list (render/sanitize.py),
+             keyed by that very HTML and the code that cleans it: a page whose body
+             changed in any byte is cleaned again
 
 Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
 skips the expensive step, so the search index is always whole and the site is
@@ -49,12 +52,12 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
-KINDS = ("render", "page", "search")
+KINDS = ("render", "page", "search", "clean")
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # The distributions whose code turns Markdown into the site's HTML.
 VERSIONED = (
     "mkdocs", "properdocs", "mkdocs-material", "mkdocs-material-extensions", "Markdown",
-    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel",
+    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel", "nh3",
 )
 # Markdown extensions that read other files while converting a page: what they read is not in
 # the page's key, so with one of them configured the cache is off.
@@ -101,8 +104,14 @@ def stable(value: Any, depth: int = 0) -> Any:
 def digest(*parts: Any) -> str:
     h = hashlib.sha256()
     for part in parts:
-        h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-        h.update(b"\0")
+        if isinstance(part, str):  # most parts, some long (a page's Markdown): hashed as they are, length first
+            data = part.encode("utf-8", "surrogatepass")
+            h.update(b"s%d:" % len(data))
+            h.update(data)
+        else:  # JSON holds no raw NUL: the terminator is unambiguous
+            h.update(b"j")
+            h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
     return h.hexdigest()
 
 
@@ -148,8 +157,18 @@ def theme_key(theme: Any) -> Any:
 def config_key(config: Any) -> Any:
     """Everything in the effective configuration that can change a page's HTML."""
     options = {k: stable(v) for k, v in config.items() if k not in _NOT_OUTPUT}
-    plugins = {name: stable(dict(plugin.config)) for name, plugin in config.plugins.items()}
+    plugins = {name: _plugin_key(name, plugin) for name, plugin in config.plugins.items()}
     return {"options": options, "plugins": plugins, "theme": theme_key(config.theme)}
+
+
+def _plugin_key(name: str, plugin: Any) -> Any:
+    if hasattr(plugin, "config"):
+        return stable(dict(plugin.config))
+    source = getattr(plugin, "__file__", None)  # a module of mkdocs.yml's `hooks:`: what it does is its code
+    if isinstance(source, str) and os.path.isfile(source):
+        with open(source, "rb") as f:
+            return {"hook": hashlib.sha256(f.read()).hexdigest()}
+    raise Unstable(f"the plugin {name}")
 
 
 def nav_key(nav: Any) -> Any:
@@ -195,19 +214,26 @@ class Store:
         self.hits = dict.fromkeys(KINDS, 0)
         self.misses = dict.fromkeys(KINDS, 0)
         self._pending: list[tuple[str, str, str]] = []
+        # The keys stored when the build began: a key not among them is a miss without a query
+        # (a full build asks for every page's three records). One written meanwhile by another
+        # build is then computed again, which costs time, never correctness.
+        self._stored: set[tuple[str, str]] = set()
         self.db: Any = None
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.root / "cache.sqlite", timeout=60, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last entries, never the file
             self.db.execute("CREATE TABLE IF NOT EXISTS entry (kind TEXT, key TEXT, value TEXT, PRIMARY KEY (kind, key))")
             self.db.execute("CREATE TABLE IF NOT EXISTS build (flavour TEXT PRIMARY KEY, used TEXT, at REAL)")
+            self._stored = set(self.db.execute("SELECT kind, key FROM entry"))
         except (OSError, sqlite3.Error) as exc:  # an unwritable cache costs speed, never the build
             log.info(f"corpus: build cache off ({exc})")
             self.db = None
 
     def get(self, kind: str, key: str) -> str | None:
-        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if self.db else None
+        known = self.db is not None and (kind, key) in self._stored
+        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if known else None
         if row is None:
             self.misses[kind] += 1
             return None
@@ -349,6 +375,7 @@ class BuildCache:
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
+        self._clean_bases: dict[Callable[[str], str], str] = {}
         self.page_key_base = ""
         self.search_key_base = ""
         self.nav_hash = ""
@@ -483,6 +510,24 @@ class BuildCache:
         before = len(index.entries)
         add(index, page)
         self.store.put("search", key, json.dumps(index.entries[before:], ensure_ascii=False))
+
+    # --- the allow-list -------------------------------------------------------------------
+
+    def cleaned(self, html: str, clean: Callable[[str], str]) -> str:
+        """`clean(html)`, reused when this exact HTML went through this same `clean` before."""
+        if not self.enabled:
+            return clean(html)
+        try:
+            base = self._clean_bases.get(clean) or self._clean_bases.setdefault(clean, digest(SCHEMA, self.versions, stable(clean)))
+        except Unstable:
+            return clean(html)
+        key = digest(base, html)
+        cached = self.store.get("clean", key)
+        if cached is not None:
+            return cached
+        output = clean(html)
+        self.store.put("clean", key, output)
+        return output
 
     def abandon(self) -> None:
         """A failed build: keep what was written, prune nothing."""

@@ -218,7 +218,8 @@ def _global_options(parser: argparse.ArgumentParser, *, on_command: bool) -> Non
     option("-v", "--verbose", action="store_true", default=default if on_command else False, help="also print what each stage does (the site generator's log…)")
 
 
-def make_parser() -> argparse.ArgumentParser:
+def make_parser(*, stage_commands: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; without `stage_commands`, only check, add, render and build (see `main`)."""
     parser = argparse.ArgumentParser(
         prog="corpus-build",
         description="Registry of annotated sources -> mirrored corpus -> static site.",
@@ -284,7 +285,8 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=ENGINES, help="the site generator (default: the first installed, in this order)")
 
     # Later stages register their commands here.
-    _register_stage_commands(sub)
+    if stage_commands:
+        _register_stage_commands(sub)
     seen: set[int] = set()
     for command in sub.choices.values():
         if id(command) not in seen:
@@ -316,6 +318,25 @@ def _register_links_commands(sub) -> None:
     register_publish(sub)
 
 
+CORE_COMMANDS = ("check", "add", "render", "build")  # defined above; the others come from their stage modules
+
+
+def _command_on_line(argv: Sequence[str]) -> str | None:
+    """The command's name, found without a parser: the first word that is neither a global option nor its value.
+
+    None when a help option comes first (the full list of commands is asked for).
+    """
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if len(word) > 2 and "--project".startswith(word):  # --project DIR, or an abbreviation argparse accepts
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def _configure_logging(args: argparse.Namespace) -> None:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -331,7 +352,10 @@ def _silence_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = make_parser()
+    # The stage modules (fetch, watch, links…) cost 0.4 s to import: a core command's line is
+    # parsed without them. Any other line, `--help` included, gets the whole parser.
+    line = sys.argv[1:] if argv is None else argv
+    parser = make_parser(stage_commands=_command_on_line(line) not in CORE_COMMANDS)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse already printed

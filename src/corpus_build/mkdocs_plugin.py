@@ -175,7 +175,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         # the builders' own escaping of registry and mirror text. The user's own pages in docs/
         # are theirs and keep what they wrote.
         if render.GENERATED_MARK.strip() in (page.markdown or ""):
-            return sanitize.clean_page(html)
+            # With the cache: the allow-list's output for this very HTML, when a build made it before.
+            return self._cache.cleaned(html, sanitize.clean_page) if self._cache is not None else sanitize.clean_page(html)
         return html
 
     def on_post_page(self, output, page, config):

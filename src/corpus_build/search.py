@@ -58,6 +58,8 @@ FIELD_BOOSTS: dict[str, float] = {
 MAX_WORD = 8
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# A whole run of 2 to MAX_WORD Han characters (a longer run is a phrase, not a word).
+_HAN_WORD = re.compile(rf"(?<!{_HAN.pattern[:-1]}){_HAN.pattern[:-1]}{{2,{MAX_WORD}}}(?!{_HAN.pattern[:-1]})")
 _TAG = re.compile(r"<[^>]*>")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _GITHUB_THREAD = re.compile(r"^https?://github\.com/([^/]+)/([^/]+)/(pull|issues)/(\d+)")
@@ -83,13 +85,13 @@ class TuneStats:
 
 def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) -> TuneStats:
     """Rewrite Material's search index at `path` in place (see the module docstring)."""
-    raw = path.read_text(encoding="utf-8")
-    data = json.loads(raw)
+    bytes_before = path.stat().st_size
+    data = json.loads(path.read_bytes())  # no text copy of the file kept beside what it holds
     before = len(data.get("docs", []))
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
-    out = json.dumps(tuned, ensure_ascii=False, separators=(",", ":"))
-    path.write_text(out, encoding="utf-8")
-    return TuneStats(len(raw.encode()), len(out.encode()), before, len(tuned["docs"]), alt_words)
+    del data
+    path.write_text(json.dumps(tuned, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words)
 
 
 def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tuple[str, TuneStats]:
@@ -324,10 +326,7 @@ class ScriptFolder:
         vocabulary: set[str] = {w for w in extra if _HAN.fullmatch(w)}
         for doc in docs:
             for value in (doc.get("title", ""), doc.get("text", "")):
-                for piece in re.split(r"[\u200b\s]+", _TAG.sub(" ", value)):
-                    for run in _HAN.findall(piece):
-                        if 2 <= len(run) <= MAX_WORD:
-                            vocabulary.add(run)
+                vocabulary.update(_HAN_WORD.findall(_TAG.sub(" ", value)))  # runs between jieba's cuts, spaces and tags
         return cls(_equivalents(vocabulary, _converters()))
 
     def variants(self, markup: str) -> set[str]:

