@@ -67,7 +67,7 @@ def take(corpus: Corpus) -> dict:
     listed: dict[str, set[str] | None] = {}
     for source in corpus.sources:
         if source.section not in listed:
-            listed[source.section] = _mirror_names(corpus.root / source.section / "raw")
+            listed[source.section] = mirror_names(corpus.root / source.section / "raw")
         names = listed[source.section]
         if names is not None and source.id not in names and f"{FAILED_DIR}/{source.id}.json" not in names:
             sources[source.id] = {"title": source.title, "mirror": "never fetched"}  # what mirror_state says of it, without two failed opens
@@ -80,7 +80,7 @@ def take(corpus: Corpus) -> dict:
     return {"built_at": utc_stamp(now_utc()), "sources": sources, "digests": [d.date.isoformat() for d in corpus.digests]}
 
 
-def _mirror_names(raw: Path) -> set[str] | None:
+def mirror_names(raw: Path) -> set[str] | None:
     """What a section's raw/ folder holds: mirror folders and `.failed/<id>.json` records; None when unreadable."""
     try:
         names = set(os.listdir(raw))
