@@ -4,14 +4,12 @@ the pages it changed, and the served site is then the same, byte for byte, as Mk
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import time
 
 import pytest
 
-from tests.test_serve import SERVE, Log, _free_port, _get, _wait_for
+from tests.test_serve import _get, _wait_for, start_serve
 
 pytestmark = pytest.mark.slow
 _LIVERELOAD = re.compile(r"livereload\(\d+, \d+\)")
@@ -36,13 +34,7 @@ def _served(base: str, docs) -> dict[str, str]:
 
 
 def test_an_edit_rebuilds_its_pages_and_the_site_equals_a_full_build(project):
-    port = _free_port()
-    server = subprocess.Popen(
-        [str(SERVE), "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    log = Log(server)
-    base = f"http://127.0.0.1:{port}/"
+    server, log, base = start_serve(project)
     sources = project / "corpus" / "01-gpu" / "sources.yaml"
     chapters = project / "corpus" / "chapters.yaml"
     try:

@@ -66,15 +66,18 @@ class Log:
         return "".join(self.lines)
 
 
-def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
+def start_serve(project: Path) -> tuple[subprocess.Popen, Log, str]:
+    """`mkdocs serve` (or `properdocs serve`) of the project on a free port: the process, its log, the base URL."""
     port = _free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     server = subprocess.Popen(
         [str(SERVE), "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    log = Log(server)
-    base = f"http://127.0.0.1:{port}/"
+    return server, Log(server), f"http://127.0.0.1:{port}/"
+
+
+def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
+    server, log, base = start_serve(project)
     path = project / "corpus" / "01-gpu" / "sources.yaml"
     good = path.read_text(encoding="utf-8")
     try:
@@ -114,13 +117,7 @@ def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
 def test_serve_started_on_a_broken_registry_answers_with_the_errors(project):
     path = project / "corpus" / "01-gpu" / "sources.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("kind: docs", "kind: doc"), encoding="utf-8")
-    port = _free_port()
-    server = subprocess.Popen(
-        [str(SERVE), "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    log = Log(server)
-    base = f"http://127.0.0.1:{port}/"
+    server, log, base = start_serve(project)
     try:
         assert _wait_for(lambda: _get(base)[0] == 200, 90), "mkdocs serve did not start:\n" + log.text()
         status, body, seconds = _get(base + "sources/tilelang/")

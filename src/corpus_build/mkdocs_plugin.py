@@ -61,6 +61,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         project = Path(config.config_file_path).parent
         corpus_dir = project / self.config.corpus_dir
         self._errors = []
+        if self._docs_watch is not None:
+            self._docs_watch.begin()  # render writes into docs/: not a user's change
         try:
             corpus, problems = registry.load_with_problems(corpus_dir)
             for problem in problems:
@@ -79,6 +81,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             for problem in self._errors:
                 log.error(str(problem))
             corpus = self._last_good or self._first_render(corpus_dir, config, exc)
+            if self._docs_watch is not None:
+                self._docs_watch.remember()
         else:
             log.info(f"corpus: {len(corpus.sources)} sources; {result}")
             self._last_good = corpus

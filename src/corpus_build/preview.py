@@ -173,16 +173,22 @@ class Preview:
         builder = PageBuilder(corpus, directory_urls=built.config.use_directory_urls)
         changed = [s for s in corpus.sources if _entry(s) != _entry(old.by_id[s.id])]
         first = []
+        if watch is not None:
+            watch.begin()  # our writes into docs/ are not a user's change
         for source in changed:
             relative = paths.source(source.id)
-            if _write_docs(Path(built.config.docs_dir) / relative, builder.source_page(source) + GENERATED_MARK, watch):
+            if _write_docs(Path(built.config.docs_dir) / relative, builder.source_page(source) + GENERATED_MARK):
                 first.append(relative)
+        if watch is not None:
+            watch.remember()
         pages.build(first)
         if first:
             pages.publish_index(corpus, partial=True)
             self._show()
             log.info(f"corpus: {len(first)} changed source page(s) shown in {time.perf_counter() - started:.2f} s")
         # 2. Everything else the edit changed, while the server answers.
+        if watch is not None:
+            watch.begin()
         result = render.render(corpus, Path(built.config.docs_dir), directory_urls=built.config.use_directory_urls)
         if watch is not None:
             watch.remember()
@@ -285,7 +291,7 @@ class _Pages:
         tmp.replace(target)  # a reader never sees half an index
 
 
-def _write_docs(target: Path, text: str, watch: Any) -> bool:
+def _write_docs(target: Path, text: str) -> bool:
     """A generated page into docs/ when it changed (atomically); True when written."""
     data = text.encode("utf-8")
     try:
@@ -296,8 +302,6 @@ def _write_docs(target: Path, text: str, watch: Any) -> bool:
     tmp = target.with_name(f".{target.name}.tmp")
     tmp.write_bytes(data)
     tmp.replace(target)
-    if watch is not None:
-        watch.remember_file(target)  # our own write: no second build
     return True
 
 

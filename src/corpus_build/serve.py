@@ -82,18 +82,23 @@ class DocsWatch:
         # A user's own change in docs/ since the last full build: the preview's fast path (preview.py)
         # leaves such changes to MkDocs' full build.
         self.user_changed = False
+        # While the plugin writes into docs/, events are held and checked once it is done:
+        # compared with the snapshot from before the writes, every one of them looked like a
+        # user's change and asked for a second build.
+        self._writing = False
+        self._held: list[str] = []
+
+    def begin(self) -> None:
+        """Call before the plugin writes into docs/ (then `remember`)."""
+        self._writing = True
 
     def remember(self) -> None:
         """Call after each render: the files as they are now are the plugin's own."""
         self.known = snapshot(Path(self.docs_dir))
-
-    def remember_file(self, path: Path) -> None:
-        """One file the plugin just wrote."""
-        try:
-            info = os.stat(path)
-        except OSError:
-            return
-        self.known[os.path.abspath(path)] = (info.st_mtime_ns, info.st_size)
+        self._writing = False
+        held, self._held = self._held, []
+        if any(self._changed_by_user(path) for path in held):  # changed again since: a user's edit
+            self._request_build()
 
     def install(self) -> None:
         import watchdog.events
@@ -116,9 +121,14 @@ class DocsWatch:
     def _on_event(self, event: Any) -> None:
         if event.is_directory:
             return
-        paths = [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])
-        if not any(self._changed_by_user(os.fsdecode(p)) for p in paths):
+        paths = [os.fsdecode(p) for p in [event.src_path] + ([event.dest_path] if getattr(event, "dest_path", "") else [])]
+        if self._writing:
+            self._held.extend(paths)
             return
+        if any(self._changed_by_user(p) for p in paths):
+            self._request_build()
+
+    def _request_build(self) -> None:
         self.user_changed = True
         server = self.server
         with server._rebuild_cond:
