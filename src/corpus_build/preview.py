@@ -171,7 +171,8 @@ class Preview:
         from .render import GENERATED_MARK, PageBuilder, paths
 
         builder = PageBuilder(corpus, directory_urls=built.config.use_directory_urls)
-        changed = [s for s in corpus.sources if _entry(s) != _entry(old.by_id[s.id])]
+        # Unchanged sections come back as the same objects (registry.py): compare those by identity.
+        changed = [s for s in corpus.sources if s is not (o := old.by_id[s.id]) and s != o and _entry(s) != _entry(o)]
         first = []
         if watch is not None:
             watch.begin()  # our writes into docs/ are not a user's change
