@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
+from typing import Any
 
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
@@ -48,9 +49,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._errors: list[Problem] = []
         self._docs_watch: serve.DocsWatch | None = None
         self._cache: buildcache.BuildCache | None = None
-        self._nav = None
-        self._env = None
-        self._files = None
+        self._nav: Any = None
+        self._env: Any = None  # the last build's Jinja environment and files (preview.py)
+        self._files: Any = None
         self._preview: preview.Preview | None = None
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
 
