@@ -8,8 +8,10 @@ import http.server
 import os
 import shutil
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -54,3 +56,29 @@ def serve(directory: Path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def recorded_files(raw: Path, names: list[str]) -> tuple:
+    """Provenance entries for files a test wrote into a mirror folder, hashed as the fetch stage hashes them."""
+    from corpus_build.fetch.records import swhid_of_file
+    from corpus_build.provenance import OutputFile
+
+    out = []
+    for name in names:
+        sha256, swhid, size = swhid_of_file(raw / name)
+        out.append(OutputFile(name, size, sha256, swhid))
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def chromium(sync_api: ModuleType) -> Iterator[Any]:
+    """Debian's Chromium through Playwright, launched as the browser tests launch it."""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
+from tests.site_helpers import chromium, playwright_or_skip, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -15,10 +15,8 @@ DATA = "sources-index.js"
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+    with chromium(sync_api) as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
+from tests.site_helpers import chromium, playwright_or_skip, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -15,13 +15,8 @@ sync_api = playwright_or_skip(module=True)
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        )
+    with chromium(sync_api) as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture

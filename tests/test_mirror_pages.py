@@ -8,7 +8,6 @@ stand-in), then the site is built for real and opened in headless Chromium.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import http.server
 import os
 import re
@@ -25,7 +24,6 @@ import pytest
 from corpus_build import registry, render, site
 from corpus_build.provenance import (
     Document,
-    OutputFile,
     Provenance,
     RepoFacts,
     Status,
@@ -33,7 +31,7 @@ from corpus_build.provenance import (
     write_failure,
     write_provenance,
 )
-from tests.site_helpers import serve
+from tests.site_helpers import recorded_files, serve
 
 # Every way a page can run script or reach another origin, each leaving a trace if it works.
 HOSTILE_TEMPLATE = """<!doctype html><script>document.documentElement.setAttribute("data-pwned", "before-html")</script>
@@ -99,15 +97,6 @@ def _pdf() -> bytes:
     return doc.tobytes()
 
 
-def _files(raw: Path, names: list[str]) -> tuple[OutputFile, ...]:
-    out = []
-    for name in names:
-        data = (raw / name).read_bytes()
-        sha1 = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        out.append(OutputFile(name, len(data), hashlib.sha256(data).hexdigest(), f"swh:1:cnt:{sha1}"))
-    return tuple(out)
-
-
 def _mirror(corpus, source_id: str, files: dict[str, bytes], **facts) -> None:
     source = corpus.source(source_id)
     raw = corpus.raw_dir(source)
@@ -117,7 +106,7 @@ def _mirror(corpus, source_id: str, files: dict[str, bytes], **facts) -> None:
     record = Provenance(
         id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK,
         fetched_at="2026-12-01T08:05:28Z", checked_at="2026-12-01T08:05:28Z", fetched_url=source.url,
-        http_status=200, files=_files(raw, [n for n in files if n != "screenshot.png"]), **facts,
+        http_status=200, files=recorded_files(raw, [n for n in files if n != "screenshot.png"]), **facts,
     )
     write_provenance(raw, record)
 

@@ -115,20 +115,31 @@ def digest(*parts: Any) -> str:
     return h.hexdigest()
 
 
-def versions() -> dict[str, str]:
-    """The versions involved: Python, the rendering libraries, and corpus-build's own code."""
-    found = {"python": sys.version}
-    for name in VERSIONED:
-        with suppress(metadata.PackageNotFoundError):
-            found[name] = metadata.version(name)
-    # An editable install keeps its version while its code changes: hash the code too.
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """A hash of corpus-build's own code and templates.
+
+    An editable install keeps its version while its code changes, so the code is hashed.
+    Once per process: a key describes the code that runs, which a process does not reload.
+    Every cache keyed by our output (this one, render/reuse.py, sectioncache.py) uses it.
+    """
     package = Path(__file__).parent
     h = hashlib.sha256()
     for path in sorted(package.rglob("*")):
         if path.is_file() and path.suffix in (".py", ".html", ".md", ".j2", ".jinja"):
             h.update(str(path.relative_to(package)).encode())
             h.update(path.read_bytes())
-    found["corpus_build"] = h.hexdigest()
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def versions() -> dict[str, str]:
+    """The versions involved: Python, the rendering libraries, and corpus-build's own code."""
+    found = {"python": sys.version}
+    for name in VERSIONED:
+        with suppress(metadata.PackageNotFoundError):
+            found[name] = metadata.version(name)
+    found["corpus_build"] = code_version()
     return found
 
 

@@ -15,12 +15,15 @@ which `404.html` itself exists (one same-origin HEAD request per level).
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from . import urls
 from .errors import SiteError
+from .model import Corpus
 
 SITE_URL_ENV = "CORPUS_BUILD_SITE_URL"
 
@@ -42,6 +45,14 @@ def resolve_site_url(corpus_value: str, mkdocs_value: str | None, environ: Mappi
             raise SiteError(f"site_url '{value}' from {origin} is not an http(s) address; write it in full, e.g. https://user.github.io/repo/, or leave it empty")
         return value.rstrip("/") + "/"
     return ""
+
+
+def with_site_url(corpus: Corpus, mkdocs_value: str | None) -> Corpus:
+    """The corpus with the one address the site is built for (resolve_site_url), as the plugin renders it."""
+    site_url = resolve_site_url(corpus.settings.site_url, mkdocs_value, os.environ)
+    if not site_url:
+        return corpus
+    return dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, site_url=site_url))
 
 
 def make_404_portable(site_dir: Path) -> bool:

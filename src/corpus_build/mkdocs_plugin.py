@@ -69,7 +69,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             for problem in problems:
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
-            corpus = preview.served_corpus(corpus, config)
+            corpus = hosting.with_site_url(corpus, config.site_url)
             if corpus.settings.site_url:
                 config.site_url = corpus.settings.site_url
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
@@ -212,8 +212,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:
-            self._preview = preview.Preview(self._corpus_dir, lambda: self._docs_watch)
-            self._preview.on_corpus = self._shown
+            self._preview = preview.Preview(self._corpus_dir, lambda: self._docs_watch, self._shown)
         if self._errors or self._env is None or self._files is None or self._nav is None:
             self._preview.built = None  # pages carry the error banner: the next edit gets a full build
             return

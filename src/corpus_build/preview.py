@@ -31,7 +31,6 @@ import functools
 import hashlib
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,20 +39,13 @@ from typing import Any
 from . import hosting, registry, render, search
 from .errors import CorpusBuildError
 from .model import Corpus, Source
+from .provenance import write_atomic
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
 
 class NeedFullBuild(Exception):
     """The edit touches more than pages' content: MkDocs' full build must run."""
-
-
-def served_corpus(corpus: Corpus, config: Any) -> Corpus:
-    """The corpus as the plugin renders it: with the address the site is built for (hosting.py)."""
-    site_url = hosting.resolve_site_url(corpus.settings.site_url, config.site_url, os.environ)
-    if not site_url:
-        return corpus
-    return dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, site_url=site_url))
 
 
 def _fingerprint(paths: list[Path]) -> str:
@@ -88,9 +80,10 @@ class _Built:
 
 
 class Preview:
-    def __init__(self, corpus_dir: Path, docs_watch: Callable[[], Any]):
+    def __init__(self, corpus_dir: Path, docs_watch: Callable[[], Any], on_corpus: Callable[[Corpus], None]):
         self.corpus_dir = corpus_dir
         self._docs_watch = docs_watch  # the plugin's serve.DocsWatch (its user_changed flag)
+        self.on_corpus = on_corpus  # tells the plugin the corpus now shown (its last good corpus)
         self.built: _Built | None = None
         self.server: Any = None
         self.full: Callable[[], None] | None = None
@@ -160,7 +153,7 @@ class Preview:
             corpus, _warnings = registry.load_with_problems(self.corpus_dir)
         except CorpusBuildError as exc:
             raise NeedFullBuild("the registry has errors") from exc
-        corpus = served_corpus(corpus, built.config)
+        corpus = hosting.with_site_url(corpus, built.config.site_url)
         old = built.corpus
         if render.nav(corpus) != built.nav_items:
             raise NeedFullBuild("the navigation changed")
@@ -203,9 +196,6 @@ class Preview:
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
         self._bump()
         return True
-
-    # The plugin sets this to learn the corpus now shown (its last good corpus).
-    on_corpus: Callable[[Corpus], None] = staticmethod(lambda corpus: None)
 
     def _show(self) -> None:
         """Let the browsers reload now, and keep answering requests while the rest is built."""
@@ -287,22 +277,17 @@ class _Pages:
         at = next((i for i, d in enumerate(docs) if d["location"].split("#", 1)[0] in urls), len(docs))
         rest = [d for d in docs if d["location"].split("#", 1)[0] not in urls]
         data["docs"] = rest[:at] + tuned + rest[at:]
-        tmp = target.with_name(".search_index.json.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(target)  # a reader never sees half an index
+        write_atomic(target, json.dumps(data, ensure_ascii=False, separators=(",", ":")))  # a reader never sees half an index
 
 
 def _write_docs(target: Path, text: str) -> bool:
     """A generated page into docs/ when it changed (atomically); True when written."""
-    data = text.encode("utf-8")
     try:
-        if target.read_bytes() == data:
+        if target.read_bytes() == text.encode("utf-8"):
             return False
     except OSError:
         raise NeedFullBuild(f"{target} is not there") from None
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(target)
+    write_atomic(target, text)
     return True
 
 

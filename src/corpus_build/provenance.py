@@ -312,6 +312,41 @@ def clear_failure(raw_dir: Path) -> None:
         path.parent.rmdir()
 
 
+class RawListing:
+    """Which sources the corpus's raw/ folders know of, one listing per section.
+
+    A source its section's raw/ names neither as a mirror folder nor as a `.failed/`
+    record was never fetched; asking `mirror_state` would cost two failed opens per
+    source, and renders and snapshots ask for thousands of sources.
+    """
+
+    def __init__(self, corpus_root: Path):
+        self.root = Path(corpus_root)
+        self._names: dict[str, set[str] | None] = {}
+
+    def never_fetched(self, section: str, source_id: str) -> bool:
+        if section not in self._names:
+            self._names[section] = self._list(self.root / section / "raw")
+        names = self._names[section]
+        return names is not None and source_id not in names and f"{FAILED_DIR}/{source_id}.json" not in names
+
+    @staticmethod
+    def _list(raw: Path) -> set[str] | None:
+        """Mirror folders and `.failed/<id>.json` records; None when unreadable (then every source is asked)."""
+        try:
+            names = set(os.listdir(raw))
+        except FileNotFoundError:
+            return set()
+        except OSError:
+            return None
+        if FAILED_DIR in names:
+            try:
+                names.update(f"{FAILED_DIR}/{name}" for name in os.listdir(raw / FAILED_DIR))
+            except OSError:
+                return None
+        return names
+
+
 def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
     """(state, mirror record, failure record) of one source's mirror.
 

@@ -98,9 +98,8 @@ def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tu
     """The tuned index as text, straight from the entries Material's search holds in memory.
 
     What `tune_index_file` does to the file Material writes, without the file: Material's
-    `generate_search_index` would serialise every entry, and we would read it all back
-    (at 20,000 sources, seconds and over a hundred megabytes at the build's peak).
-    `_as_json` gives exactly what that round trip gives.
+    `generate_search_index` would serialise every entry, and we would read it all back and
+    hold both at the build's peak. `_as_json` gives exactly what that round trip gives.
     """
     config = {key: index.config[key] for key in ("lang", "separator", "pipeline", "fields")}
     data = {"config": _as_json(config), "docs": _as_json(index.entries)}
@@ -113,8 +112,6 @@ def _as_json(value: Any) -> Any:
     """json.loads(json.dumps(value, default=str)), without the text in between."""
     if value is None or type(value) in (str, bool, int, float):
         return value
-    if isinstance(value, bool):
-        return bool(value)
     if isinstance(value, str):
         return str(value)  # a str subclass (Markup) is written as plain text
     if isinstance(value, int):
@@ -131,9 +128,7 @@ def _as_json(value: Any) -> Any:
 def _json_key(key: Any) -> str:
     if isinstance(key, str):
         return str(key)
-    if key is True or key is False or key is None:
-        return json.dumps(key)
-    if isinstance(key, (int, float)):
+    if key is None or isinstance(key, (int, float)):  # bool is an int: true, false, 1, 1.5, null
         return json.dumps(key)
     return str(key)
 

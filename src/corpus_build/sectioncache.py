@@ -16,44 +16,30 @@ fails a command: an unreadable or unwritable cache is a slower read.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from . import yamlfile
+from . import buildcache, yamlfile
 from .errors import Problem
 from .model import Section, Source
+from .provenance import write_atomic
 
 FOLDER = Path(".corpus-build") / "cache" / "sections"
 SCHEMA = 1
-# The code whose behaviour a cached section stands for.
-_CODE = ("registry.py", "model.py", "yamlfile.py", "urls.py", "checks.py", "limits.py", "safepath.py", "errors.py", "sectioncache.py")
-
 Result = tuple[Section, list[Problem], set[str], bool]  # section, its problems, lost ids, sources lost
-
-
-@lru_cache(maxsize=1)
-def _code_version() -> str:
-    h = hashlib.sha256(str(SCHEMA).encode())
-    here = Path(__file__).resolve().parent
-    for name in _CODE:
-        try:
-            h.update(name.encode() + (here / name).read_bytes())
-        except OSError:
-            h.update(name.encode())
-    return h.hexdigest()
 
 
 def _key(root: Path, folder: Path) -> str | None:
     """The key of the folder's two files as they are now; None when one of them is not cacheable."""
     # The corpus folder's name, not its path: problems name files relative to the project,
     # so a cache restored into another checkout (CI) is still valid.
-    h = hashlib.sha256(f"{_code_version()}\0{root.name}\0{folder.name}\0".encode())
+    h = hashlib.sha256(f"{SCHEMA}\0{buildcache.code_version()}\0{root.name}\0{folder.name}\0".encode())
     for name in ("section.yaml", "sources.yaml"):
         path = folder / name
         if not os.path.lexists(path):
@@ -91,13 +77,8 @@ def put(root: Path, folder: Path, key: str | None, result: Result) -> None:
     section, problems, lost_ids, lost = result
     data = {"key": key, "section": _plain(section), "problems": [dataclasses.asdict(p) for p in problems], "lost_ids": sorted(lost_ids), "lost": lost}
     target = _place(root, folder)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-        tmp.replace(target)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):  # an unwritable cache is a slower read next time
+        write_atomic(target, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def _plain(value: Any) -> Any:

@@ -9,7 +9,6 @@ payloads.txt; every `url:` carries the URL payloads of urls.txt that `check` acc
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -20,8 +19,9 @@ import yaml
 
 from corpus_build import registry, urls
 from corpus_build.links.records import LinkResult, LinkState, save_results
-from corpus_build.provenance import Document, OutputFile, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
+from corpus_build.provenance import Document, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
 from tests.corpus_fixture import PROJECT_ROOT
+from tests.site_helpers import recorded_files
 
 HERE = Path(__file__).parent
 
@@ -124,15 +124,6 @@ def write_hostile_project(root: Path) -> Hostile:
     return out
 
 
-def _files(raw: Path, names: list[str]) -> tuple[OutputFile, ...]:
-    out = []
-    for name in names:
-        data = (raw / name).read_bytes()
-        sha1 = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-        out.append(OutputFile(name, len(data), hashlib.sha256(data).hexdigest(), f"swh:1:cnt:{sha1}"))
-    return tuple(out)
-
-
 def _record(corpus, source_id: str, files: dict[str, str], **facts) -> None:
     source = corpus.source(source_id)
     raw = corpus.raw_dir(source)
@@ -141,7 +132,7 @@ def _record(corpus, source_id: str, files: dict[str, str], **facts) -> None:
         (raw / name).write_text(text, encoding="utf-8")
     facts.setdefault("fetched_url", source.url)
     record = Provenance(id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at="2026-11-30T08:05:28Z",
-                        checked_at="2026-11-30T08:05:28Z", http_status=200, files=_files(raw, list(files)), **facts)
+                        checked_at="2026-11-30T08:05:28Z", http_status=200, files=recorded_files(raw, list(files)), **facts)
     write_provenance(raw, record)
 
 

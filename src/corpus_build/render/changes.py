@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Corpus
-from ..provenance import FAILED_DIR, mirror_state, now_utc, utc_stamp
+from ..provenance import RawListing, mirror_state, now_utc, utc_stamp
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
 WATCH_STATE = Path(".watch") / "state.json"  # written by `corpus-build watch`
@@ -64,12 +64,9 @@ def snapshot_path(corpus: Corpus) -> Path:
 def take(corpus: Corpus) -> dict:
     """The facts the next build compares against."""
     sources = {}
-    listed: dict[str, set[str] | None] = {}
+    listing = RawListing(corpus.root)
     for source in corpus.sources:
-        if source.section not in listed:
-            listed[source.section] = mirror_names(corpus.root / source.section / "raw")
-        names = listed[source.section]
-        if names is not None and source.id not in names and f"{FAILED_DIR}/{source.id}.json" not in names:
+        if listing.never_fetched(source.section, source.id):
             sources[source.id] = {"title": source.title, "mirror": "never fetched"}  # what mirror_state says of it, without two failed opens
             continue
         state, record, _failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
@@ -78,22 +75,6 @@ def take(corpus: Corpus) -> dict:
             entry["state"] = record.thread.display_state
         sources[source.id] = entry
     return {"built_at": utc_stamp(now_utc()), "sources": sources, "digests": [d.date.isoformat() for d in corpus.digests]}
-
-
-def mirror_names(raw: Path) -> set[str] | None:
-    """What a section's raw/ folder holds: mirror folders and `.failed/<id>.json` records; None when unreadable."""
-    try:
-        names = set(os.listdir(raw))
-    except FileNotFoundError:
-        return set()
-    except OSError:  # unreadable: ask mirror_state about every source
-        return None
-    if FAILED_DIR in names:
-        try:
-            names.update(f"{FAILED_DIR}/{name}" for name in os.listdir(raw / FAILED_DIR))
-        except OSError:
-            return None
-    return names
 
 
 def load(corpus: Corpus) -> dict | None:

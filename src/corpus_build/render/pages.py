@@ -18,7 +18,7 @@ from markupsafe import Markup
 from .. import offline, urls
 from ..links.site import source_notice as link_notice
 from ..model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
-from ..provenance import FAILED_DIR
+from ..provenance import RawListing
 from ..registry import WIKILINK
 from . import changes, charts, citation, export, mirror
 from . import markdown as md
@@ -180,7 +180,7 @@ class PageBuilder:
         self.by_id = corpus.by_id
         self.directory_urls = directory_urls
         self._mirrors: dict[str, mirror.MirrorInfo] = {}
-        self._raw_names: dict[str, set[str] | None] = {}  # each section's raw/ listing
+        self._raw = RawListing(corpus.root)  # each section's raw/ listing
         # Each mirror's bibliographic facts, read once by build_pages (None: the cite box reads them).
         self.bib_facts: dict | None = None
         # Layouts of unchanged view records, read back from docs/ (reuse.py); build_pages sets it.
@@ -210,12 +210,7 @@ class PageBuilder:
     def mirror_info(self, source: Source) -> mirror.MirrorInfo:
         """The source's mirror state and records (read once per render)."""
         if source.id not in self._mirrors:
-            # A source its section's raw/ folder knows nothing of was never fetched: no reads
-            # (two failed opens per source add up at thousands of sources). changes.mirror_names.
-            if source.section not in self._raw_names:
-                self._raw_names[source.section] = changes.mirror_names(self.corpus.root / source.section / "raw")
-            names = self._raw_names[source.section]
-            if names is not None and source.id not in names and f"{FAILED_DIR}/{source.id}.json" not in names:
+            if self._raw.never_fetched(source.section, source.id):  # no reads (provenance.RawListing)
                 self._mirrors[source.id] = mirror.MirrorInfo("never", None, None)
             else:
                 self._mirrors[source.id] = mirror.info(self.corpus, source)

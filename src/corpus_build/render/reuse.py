@@ -19,28 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .. import buildcache
+from ..provenance import write_atomic
+
 INDEX = ".corpus-build-views.json"
 SCHEMA = 1  # bump when a key's meaning changes
-
-
-def _code_version() -> str:
-    """Our rendering code and templates, and the template engine's versions."""
-    h = hashlib.sha256(str(SCHEMA).encode())
-    package = Path(__file__).resolve().parent.parent  # corpus_build/: builders, labels, templates
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".j2") and path.is_file():
-            h.update(str(path.relative_to(package)).encode())
-            h.update(path.read_bytes())
-    for name in ("Jinja2", "MarkupSafe"):
-        try:
-            h.update(metadata.version(name).encode())
-        except metadata.PackageNotFoundError:
-            h.update(b"-")
-    return h.hexdigest()
 
 
 class Reuse:
@@ -48,7 +34,8 @@ class Reuse:
 
     def __init__(self, docs_dir: Path | None):
         self.docs_dir = docs_dir
-        self.code = _code_version() if docs_dir is not None else ""
+        # Our code and templates, Jinja's and MarkupSafe's versions (and the other rendering libraries').
+        self.code = buildcache.digest(SCHEMA, buildcache.versions()) if docs_dir is not None else ""
         self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
         self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
         self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render
@@ -107,8 +94,6 @@ class Reuse:
         target = self.docs_dir / INDEX
         try:
             if not target.is_file() or target.read_text(encoding="utf-8") != text:
-                tmp = target.with_name(f".{INDEX}.tmp")
-                tmp.write_text(text, encoding="utf-8")
-                tmp.replace(target)
+                write_atomic(target, text)
         except OSError:  # the keys only save time; a build never fails for them
             pass
