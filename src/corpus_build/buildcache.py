@@ -21,6 +21,9 @@ CI may restore it: nothing in a key is a path or a time):
     clean    a generated page's body after the nh3 allow-list (render/sanitize.py),
              keyed by that very HTML and the code that cleans it: a page whose body
              changed in any byte is cleaned again
+    cuts     one record: how jieba cut each run of Han characters the search
+             entries held (segment.py), keyed by jieba's version and the corpus's
+             vocabulary, so a page segmented again rarely needs jieba at all
 
 Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
 skips the expensive step, so the search index is always whole and the site is
@@ -52,7 +55,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
-KINDS = ("render", "page", "search", "clean")
+KINDS = ("render", "page", "search", "clean", "cuts")
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # The distributions whose code turns Markdown into the site's HTML.
 VERSIONED = (
@@ -371,8 +374,13 @@ def _captured_logs() -> Iterator[_Capture]:
 class BuildCache:
     """One build's use of the cache, driven by the plugin's hooks (see mkdocs_plugin.py)."""
 
-    def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None):
+    def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None,
+                 finish_page: Callable[[str], str] | None = None):
         self.store = Store(root)
+        # What the plugin does to every built page (slim.html), done once and stored with the
+        # page: a reused page is then not cut again (1 s at 5,000 sources), and smaller to read.
+        self._finish_page = finish_page
+        self.finished: str | None = None  # the page the template just made, already finished
         self.enabled = self.store.db is not None
         # Loading jieba and the corpus's words costs seconds: only when a page must be segmented.
         self._load_vocabulary: Callable[[], None] | None = load_vocabulary
@@ -386,6 +394,8 @@ class BuildCache:
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
+        self.segmenter: Any = None  # segment.Segmenter, once a page is segmented
+        self._cuts_key = ""
         self._clean_bases: dict[Callable[[str], str], str] = {}
         self.page_key_base = ""
         self.search_key_base = ""
@@ -476,8 +486,22 @@ class BuildCache:
         if search is None or not hasattr(search, "search_index"):
             self.vocabulary_loaded()
         else:
+            from . import segment
+
             index = search.search_index
             index.add_entry_from_context = functools.partial(self._search_entries, index, type(index).add_entry_from_context)
+            if segment.installable(index):
+                self._cuts_key = digest(self.search_key_base, "cuts")  # jieba, its dictionaries, the vocabulary
+                self.store.used["cuts"].add(self._cuts_key)  # kept by a build that segments nothing
+                index._segment_chinese = self._segment
+
+    def _segment(self, data: str) -> str:
+        if self.segmenter is None:
+            from .segment import Segmenter
+
+            stored = self.store.get("cuts", self._cuts_key)
+            self.segmenter = Segmenter(json.loads(stored) if stored else {}, self.vocabulary_loaded)
+        return self.segmenter.segment(data)
 
     def _page_facts(self, page: Any) -> Any:
         def neighbour(p: Any) -> Any:
@@ -490,20 +514,24 @@ class BuildCache:
     def _render_template(self, template: Any, render: Callable[..., str], config: Any, *args: Any, **kwargs: Any) -> str:
         page = getattr(config, "_current_page", None)
         context = args[0] if args and isinstance(args[0], Mapping) else None
+        self.finished = None
         if page is None or context is None or context.get("page") is not page or kwargs or len(args) != 1:
             return render(template, *args, **kwargs)
         try:
             extras = {k: stable(v) for k, v in context.items() if k not in _STANDARD_CONTEXT}
             key = digest(self.page_key_base, template.name, self._page_facts(page), extras,
-                         context.get("base_url"), stable(context.get("extra_css")), stable(context.get("extra_javascript")))
+                         context.get("base_url"), stable(context.get("extra_css")), stable(context.get("extra_javascript")),
+                         stable(self._finish_page))
         except Unstable:
             return render(template, *args, **kwargs)
         cached = self.store.get("page", key)
-        if cached is not None:
-            return cached
-        output = render(template, *args, **kwargs)
-        self.store.put("page", key, output)
-        return output
+        if cached is None:
+            cached = render(template, *args, **kwargs)
+            if self._finish_page is not None:
+                cached = self._finish_page(cached)
+            self.store.put("page", key, cached)
+        self.finished = cached if self._finish_page is not None else None
+        return cached
 
     def _search_entries(self, index: Any, add: Callable[..., None], page: Any) -> None:
         try:
@@ -517,7 +545,8 @@ class BuildCache:
         if cached is not None:
             index.entries.extend(json.loads(cached))
             return
-        self.vocabulary_loaded()
+        if not self._cuts_key:  # without the segmenter, Material's own cuts need jieba now
+            self.vocabulary_loaded()
         before = len(index.entries)
         add(index, page)
         self.store.put("search", key, json.dumps(index.entries[before:], ensure_ascii=False))
@@ -550,6 +579,11 @@ class BuildCache:
         if not self.enabled:
             self.store.close()
             return
+        cuts = self.segmenter
+        if cuts is not None and cuts.new:
+            # A build that segmented every page keeps the runs it used; one that segmented a few adds to the last.
+            kept = cuts.used if self.store.hits["search"] == 0 else {**cuts.known, **cuts.used}
+            self.store.put("cuts", self._cuts_key, json.dumps(kept, ensure_ascii=False, sort_keys=True))
         removed = self.store.prune(self.page_key_base)
         log.info(f"corpus: build cache {self.store.summary()}; {removed} stale entr(ies) removed")
 

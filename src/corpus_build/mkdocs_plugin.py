@@ -129,7 +129,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             self._cache.abandon()
         self._cache = None
         if self.config.build_cache:
-            self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary))
+            self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary),
+                                                 finish_page=slim.html)
 
     def on_nav(self, nav, config, files):
         self._nav = nav
@@ -185,7 +186,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return html
 
     def on_post_page(self, output, page, config):
-        output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
+        if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
+            output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
     def on_post_template(self, output_content, template_name, config):

@@ -301,6 +301,8 @@ def _release_cache_hooks(env: Any, search_plugin: Any) -> None:
 
     buildcache.py wraps them for one build; its store is closed once the build ends,
     and the preview builds pages without it (a handful of pages gains nothing from it).
+    Its segmenter (segment.py) stays on the search index: it loads the corpus's words
+    into jieba before its first cut, which Material's own method would not.
     """
     for template in list(env.cache.values()) if getattr(env, "cache", None) else []:
         if isinstance(vars(template).get("render"), functools.partial):
