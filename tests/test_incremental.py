@@ -176,3 +176,35 @@ def test_a_page_whose_link_target_went_away_is_rendered_again_and_keeps_its_warn
     assert _cache_stats(caplog)["render"][1] == 0
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and "reading.md" in r.getMessage()]
     assert any("sources/zhihu-port.md" in w for w in warnings), warnings
+
+
+def test_a_rebuild_links_unchanged_files_from_the_published_site_and_writes_the_rest(tmp_path):
+    project = write_project(tmp_path / "project")
+    site.build(project, strict=True)
+    published = project / "site"
+    pages = sorted(published.glob("sources/*/index.html"))
+    edited, kept, tampered, planted = pages[0], pages[1], pages[2], pages[3]
+    inode = {p: p.stat().st_ino for p in pages}
+    # A hand edit of the published site that keeps the size: the bytes decide, not the size.
+    good = tampered.read_bytes()
+    tampered.write_bytes(good.replace(b"<", b">", 1))
+    # A symlink where a page was, pointing outside: never followed, never written through.
+    outside = tmp_path / "outside.html"
+    outside.write_bytes(planted.read_bytes())
+    planted_bytes = planted.read_bytes()
+    planted.unlink()
+    planted.symlink_to(outside)
+    source_id = edited.parent.name
+    sources = next(p for p in (project / "corpus").glob("*/sources.yaml") if f"id: {source_id}\n" in p.read_text(encoding="utf-8"))
+    text = sources.read_text(encoding="utf-8")
+    at = text.index(f"id: {source_id}\n")
+    at = text.index("  note: ", at) + len("  note: ")
+    sources.write_text(text[:at] + "Edited first. " + text[at:].lstrip("|>\n"), encoding="utf-8")
+
+    site.build(project, strict=True)
+    assert kept.stat().st_ino == inode[kept] and kept.stat().st_nlink == 1  # the old site is gone, its file lives on
+    assert edited.stat().st_ino != inode[edited] and b"Edited first." in edited.read_bytes()
+    assert tampered.read_bytes() == good
+    assert not planted.is_symlink() and planted.read_bytes() == planted_bytes
+    assert outside.read_bytes() == planted_bytes  # the file outside the site is as it was
+    _assert_same_site(published, _clean_build(tmp_path / "clean", project / "corpus"), "a linked rebuild")

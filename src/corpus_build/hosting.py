@@ -24,6 +24,7 @@ from pathlib import Path
 from . import urls
 from .errors import SiteError
 from .model import Corpus
+from .provenance import write_atomic
 
 SITE_URL_ENV = "CORPUS_BUILD_SITE_URL"
 
@@ -68,5 +69,5 @@ def make_404_portable(site_dir: Path) -> bool:
     html = html.replace('"base": "/"', '"base": "."').replace('"search": "/assets/', '"search": "assets/')
     html = html.replace('new URL("/",location)', 'new URL(".",document.baseURI)')  # its storage scope
     html = re.sub(r"<head>", "<head>" + _FIND_BASE, html, count=1)
-    page.write_text(html, encoding="utf-8")
+    write_atomic(page, html)  # a new file: site.build may have linked the old one from the published site
     return True

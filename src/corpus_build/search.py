@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .model import Corpus, Source
+from .provenance import write_atomic
 from .render.labels import Labels
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -90,7 +91,7 @@ def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) 
     before = len(data.get("docs", []))
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
     del data
-    path.write_text(json.dumps(tuned, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    write_atomic(path, json.dumps(tuned, ensure_ascii=False, separators=(",", ":")))  # never through a link (site.py)
     return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words)
 
 
