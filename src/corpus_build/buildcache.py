@@ -396,6 +396,7 @@ class BuildCache:
         self.vocabulary = vocabulary
         self.segmenter: Any = None  # segment.Segmenter, once a page is segmented
         self._cuts_key = ""
+        self._last_toc: tuple[Any, list[Any]] | None = None
         self._clean_bases: dict[Callable[[str], str], str] = {}
         self.page_key_base = ""
         self.search_key_base = ""
@@ -503,12 +504,19 @@ class BuildCache:
             self.segmenter = Segmenter(json.loads(stored) if stored else {}, self.vocabulary_loaded)
         return self.segmenter.segment(data)
 
+    def _toc(self, page: Any) -> list[Any]:
+        """toc_to_json(page.toc), once for the page's search and template keys (both after every content hook)."""
+        toc = page.toc
+        if self._last_toc is None or self._last_toc[0] is not toc:
+            self._last_toc = (toc, toc_to_json(toc))  # the object itself kept, so its id is never another's
+        return self._last_toc[1]
+
     def _page_facts(self, page: Any) -> Any:
         def neighbour(p: Any) -> Any:
             return None if p is None else [p.url, p.title]
 
         return [page.url, page.canonical_url, page.abs_url, page.edit_url, page.title, page.file.src_uri, page.file.dest_uri,
-                page.is_homepage, stable(page.meta), toc_to_json(page.toc), neighbour(page.previous_page), neighbour(page.next_page),
+                page.is_homepage, stable(page.meta), self._toc(page), neighbour(page.previous_page), neighbour(page.next_page),
                 hashlib.sha256((page.content or "").encode("utf-8")).hexdigest()]
 
     def _render_template(self, template: Any, render: Callable[..., str], config: Any, *args: Any, **kwargs: Any) -> str:
@@ -536,7 +544,7 @@ class BuildCache:
     def _search_entries(self, index: Any, add: Callable[..., None], page: Any) -> None:
         try:
             # What Material's indexer reads (not the canonical URL: a served build has another site_url).
-            key = digest(self.search_key_base, page.url, page.title, stable(page.meta), toc_to_json(page.toc),
+            key = digest(self.search_key_base, page.url, page.title, stable(page.meta), self._toc(page),
                          hashlib.sha256((page.content or "").encode("utf-8")).hexdigest())
         except Unstable:
             add(index, page)
