@@ -151,7 +151,7 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
     static files); a file written any other way is written as it always was. Linking
     needs both folders on one file system; anywhere it fails, the file is written.
     """
-    utils = importlib.import_module(f"{name}.utils")
+    utils: Any = importlib.import_module(f"{name}.utils")
     write_file, copy_file = utils.write_file, utils.copy_file
     if not published.is_dir():
         yield
@@ -194,9 +194,9 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         if not os.path.isdir(output_path):
             with suppress(OSError):
                 old = twin(output_path, os.path.getsize(source_path))
-                if old is not None and not os.path.lexists(output_path) and filecmp.cmp(source_path, old, shallow=False):
-                    if link(old, output_path):
-                        return
+                same = old is not None and not os.path.lexists(output_path) and filecmp.cmp(source_path, old, shallow=False)
+                if same and old is not None and link(old, output_path):
+                    return
             fresh(output_path)
         copy_file(source_path, output_path)
 
