@@ -9,17 +9,19 @@ error keeps the last good site and shows the errors on every page (serve.py).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from pathlib import Path
 from typing import Any
 
+import jinja2
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import buildcache, hosting, preview, registry, render, search, serve, slim
+from . import buildcache, hosting, navmemo, preview, registry, render, search, serve, slim
 from .errors import CorpusBuildError, Problem, RegistryError
 from .model import Corpus
 from .render import sanitize
@@ -54,6 +56,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._files: Any = None
         self._preview: preview.Preview | None = None
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
+        self._navmemo: navmemo.NavMemo | None = None
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -147,6 +150,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._env, self._files = env, files  # for the preview's fast path (preview.py)
         if self._cache is not None:
             self._cache.prepare(config, env, files, self._nav)
+            if self._nav is not None:  # the sidebar of pages the nav does not list, drawn once per folder
+                with contextlib.suppress(jinja2.TemplateNotFound):
+                    self._navmemo = navmemo.NavMemo(env, self._nav)
         self._tuned = None
         plugin = config.plugins.get("material/search") or config.plugins.get("search")
         index = getattr(plugin, "search_index", None)
@@ -206,6 +212,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if stats is not None:
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_after} bytes")
         self._tuned = None
+        if self._navmemo is not None:
+            memo, self._navmemo = self._navmemo, None
+            log.info(f"corpus: navigation sidebar drawn {len(memo.drawn)} time(s) for {len(memo.drawn) + memo.reused} unlisted page(s)")
         if self._cache is not None:
             self._cache.finish()
             self._cache = None

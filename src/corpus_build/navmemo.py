@@ -1,0 +1,87 @@
+"""Material's navigation sidebar, drawn once for all the pages the navigation does not list.
+
+Every page of the site carries the global navigation (`partials/nav.html`). For a
+page the nav lists, it marks where the reader is; for the thousands it does not list
+(each source's page, each tag's page) nothing in it is marked, and its links are
+relative to the page's folder. So those pages' sidebars are the same text for every
+page in one folder: drawn once per folder, not once per page (at 1,000 sources that
+was 0.5 s of every full build).
+
+When it is the same, exactly: `nav.html` reads the page only to ask whether it is a
+nav item or under one (never, for these pages) and through the `url` filter, which
+writes each link relative to the page's URL. Two pages in one folder get the same
+relative link to every address that does not run through the page's own URL path,
+so a page is served from the memo only when no address in the navigation (pages,
+links, the home page) starts with its path. Everything else the sidebar shows (the
+nav, the theme's features and language, the site's name) is one per build: the
+memo lives for one build.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEMPLATE = "partials/nav.html"
+
+
+def _parts(url: str) -> tuple[str, ...]:
+    return tuple(p for p in url.split("/") if p and p != ".")
+
+
+def _addresses(nav: Any) -> set[tuple[str, ...]]:
+    found: set[tuple[str, ...]] = set()
+
+    def walk(items: Any) -> None:
+        for item in items or ():
+            url = getattr(item, "url", None)
+            if isinstance(url, str):
+                found.add(_parts(url))
+            walk(getattr(item, "children", None))
+
+    walk(getattr(nav, "items", ()))
+    homepage = getattr(nav, "homepage", None)
+    if homepage is not None:
+        found.add(_parts(homepage.url))
+    return found
+
+
+class NavMemo:
+    """Installed on one build's Jinja environment (the plugin's on_env)."""
+
+    def __init__(self, env: Any, nav: Any):
+        self.nav = nav
+        self.listed = {id(page) for page in getattr(nav, "pages", ())}
+        self.prefixes = {parts[:n] for parts in _addresses(nav) for n in range(1, len(parts) + 1)}
+        self.drawn: dict[tuple[str, ...], str] = {}
+        self.reused = 0
+        template = env.get_template(TEMPLATE)
+        self._render = template.root_render_func
+        template.root_render_func = self._root
+
+    def _folder(self, context: Any) -> tuple[str, ...] | None:
+        """The key of the page's sidebar, or None when it must be drawn for this page alone."""
+        page = context.get("page")
+        if page is None or id(page) in self.listed or context.get("nav") is not self.nav or getattr(page, "parent", None) is not None:
+            return None
+        url = getattr(page, "url", None)
+        if not isinstance(url, str):
+            return None
+        folder, _, name = url.rpartition("/")
+        if "." in name:  # `page.html` URLs: links are relative to the folder alone, as mkdocs.utils.get_relative_url does
+            return ("file",) + _parts(folder)
+        parts = _parts(url)
+        if not parts or parts in self.prefixes:
+            return None  # an address in the nav runs through this page's own path
+        return ("dir",) + parts[:-1]
+
+    def _root(self, context: Any) -> Any:
+        key = self._folder(context)
+        if key is None:
+            yield from self._render(context)
+            return
+        drawn = self.drawn.get(key)
+        if drawn is None:
+            drawn = self.drawn[key] = "".join(self._render(context))
+        else:
+            self.reused += 1
+        yield drawn

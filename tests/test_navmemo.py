@@ -1,0 +1,69 @@
+"""The navigation sidebar drawn once per folder for unlisted pages (navmemo.py): the same bytes as drawn per page.
+
+Built twice from one registry, with the memo (the build cache on) and without it
+(`build_cache: false`); the sites must be identical. The second project's own nav
+makes it hard: it lists one source page (a listed page is drawn for itself), and
+links to an address under another source's path (a page whose path a nav address
+runs through is drawn for itself too).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus_build import site
+from tests.corpus_fixture import write_project
+
+pytestmark = pytest.mark.slow
+
+USER_NAV = """
+nav:
+  - Home: index.md
+  - Sections: sections/index.md
+  - TileLang: sources/tilelang.md
+  - A link under a source: sources/cuda-guide/notes/
+  - Tags: tags.md
+"""
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _build(root: Path, *, memo: bool, nav: str = "") -> tuple[dict[str, bytes], str]:
+    project = write_project(root)
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8") + nav
+    if not memo:
+        text = re.sub(r"^  - corpus\b.*$", "  - corpus:\n      build_cache: false", text, count=1, flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    logger = logging.getLogger("mkdocs.plugins.corpus")
+    records: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        site.build(project, quiet=False)
+    finally:
+        logger.removeHandler(handler)
+    shutil.rmtree(project / ".corpus-build", ignore_errors=True)
+    return _tree(project / "site"), "\n".join(records)
+
+
+@pytest.mark.parametrize("nav", ["", USER_NAV], ids=["plugin-nav", "user-nav"])
+def test_the_memo_draws_the_very_sidebar_each_page_would_get(tmp_path, nav):
+    with_memo, log = _build(tmp_path / "memo", memo=True, nav=nav)
+    without, _ = _build(tmp_path / "plain", memo=False, nav=nav)
+    drawn, pages = (int(n) for n in re.search(r"navigation sidebar drawn (\d+) time\(s\) for (\d+) unlisted page\(s\)", log).groups())
+    assert pages > drawn >= 1  # the memo was really used
+    assert sorted(with_memo) == sorted(without)
+    differ = [path for path in with_memo if with_memo[path] != without[path]]
+    assert not differ, f"{len(differ)} page(s) differ: {differ[:5]}"
+    if nav:
+        tilelang = with_memo["sources/tilelang/index.html"].decode("utf-8")
+        assert "md-nav__link--active" in tilelang  # the listed source page marks itself in its sidebar
