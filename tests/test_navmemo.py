@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -35,30 +34,23 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def _build(root: Path, *, memo: bool, nav: str = "") -> tuple[dict[str, bytes], str]:
+def _build(root: Path, caplog: pytest.LogCaptureFixture, *, memo: bool, nav: str = "") -> tuple[dict[str, bytes], str]:
     project = write_project(root)
     config = project / "mkdocs.yml"
     text = config.read_text(encoding="utf-8") + nav
     if not memo:
         text = re.sub(r"^  - corpus\b.*$", "  - corpus:\n      build_cache: false", text, count=1, flags=re.M)
     config.write_text(text, encoding="utf-8")
-    logger = logging.getLogger("mkdocs.plugins.corpus")
-    records: list[str] = []
-    handler = logging.Handler()
-    handler.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
-        site.build(project, quiet=False)
-    finally:
-        logger.removeHandler(handler)
-    shutil.rmtree(project / ".corpus-build", ignore_errors=True)
-    return _tree(project / "site"), "\n".join(records)
+    caplog.clear()
+    site.build(project, quiet=False)
+    return _tree(project / "site"), "\n".join(r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.parametrize("nav", ["", USER_NAV], ids=["plugin-nav", "user-nav"])
-def test_the_memo_draws_the_very_sidebar_each_page_would_get(tmp_path, nav):
-    with_memo, log = _build(tmp_path / "memo", memo=True, nav=nav)
-    without, _ = _build(tmp_path / "plain", memo=False, nav=nav)
+def test_the_memo_draws_the_very_sidebar_each_page_would_get(tmp_path, caplog, nav):
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    with_memo, log = _build(tmp_path / "memo", caplog, memo=True, nav=nav)
+    without, _ = _build(tmp_path / "plain", caplog, memo=False, nav=nav)
     drawn, pages = (int(n) for n in re.search(r"navigation sidebar drawn (\d+) time\(s\) for (\d+) unlisted page\(s\)", log).groups())
     assert pages > drawn >= 1  # the memo was really used
     assert sorted(with_memo) == sorted(without)

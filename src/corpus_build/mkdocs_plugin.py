@@ -214,7 +214,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._tuned = None
         if self._navmemo is not None:
             memo, self._navmemo = self._navmemo, None
-            log.info(f"corpus: navigation sidebar drawn {len(memo.drawn)} time(s) for {len(memo.drawn) + memo.reused} unlisted page(s)")
+            drawn = sum(1 for key in memo.drawn if key[0] == "nav")
+            log.info(f"corpus: navigation sidebar drawn {drawn} time(s) for {drawn + memo.reused} unlisted page(s)")
         if self._cache is not None:
             self._cache.finish()
             self._cache = None

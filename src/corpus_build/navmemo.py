@@ -19,7 +19,11 @@ memo lives for one build.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from typing import Any
+
+import jinja2
 
 TEMPLATE = "partials/nav.html"
 
@@ -46,7 +50,14 @@ def _addresses(nav: Any) -> set[tuple[str, ...]]:
 
 
 class NavMemo:
-    """Installed on one build's Jinja environment (the plugin's on_env)."""
+    """Installed on one build's Jinja environment (the plugin's on_env).
+
+    Besides the sidebar, two smaller pieces of every page are drawn once per folder the
+    same way: Material's footer when the page has no previous or next page (unlisted
+    pages never have), and its `config` block (the site's base address and the search
+    worker's, relative to the page, with the theme's features and words): the same for
+    every page of a folder, listed or not.
+    """
 
     def __init__(self, env: Any, nav: Any):
         self.nav = nav
@@ -55,33 +66,62 @@ class NavMemo:
         self.drawn: dict[tuple[str, ...], str] = {}
         self.reused = 0
         template = env.get_template(TEMPLATE)
-        self._render = template.root_render_func
-        template.root_render_func = self._root
+        template.root_render_func = self._memo(template.root_render_func, "nav", self._unlisted)
+        with suppress(jinja2.TemplateNotFound):
+            footer = env.get_template("partials/footer.html")
+            footer.root_render_func = self._memo(footer.root_render_func, "footer", self._alone)
+        with suppress(jinja2.TemplateNotFound):
+            base = env.get_template("base.html")
+            if callable(base.blocks.get("config")):
+                # Its one address is the search worker's, under assets/: a page there is drawn alone.
+                base.blocks["config"] = self._memo(base.blocks["config"], "config", lambda context: ("assets",))
 
-    def _folder(self, context: Any) -> tuple[str, ...] | None:
-        """The key of the page's sidebar, or None when it must be drawn for this page alone."""
+    def _memo(self, draw: Callable[..., Iterator[str]], name: str, through: Callable[[Any], tuple[str, ...] | None]) -> Callable[..., Iterator[str]]:
+        def memo(context: Any, *args: Any, **kwargs: Any) -> Iterator[str]:
+            key = self._folder(context, through(context))
+            if key is None:
+                yield from draw(context, *args, **kwargs)
+                return
+            key = (name, *key)
+            drawn = self.drawn.get(key)
+            if drawn is None:
+                drawn = self.drawn[key] = "".join(draw(context, *args, **kwargs))
+            elif name == "nav":
+                self.reused += 1
+            yield drawn
+
+        return memo
+
+    def _unlisted(self, context: Any) -> tuple[str, ...] | None:
+        """For the sidebar: the page is no nav item (it marks nothing); None otherwise."""
         page = context.get("page")
-        if page is None or id(page) in self.listed or context.get("nav") is not self.nav or getattr(page, "parent", None) is not None:
+        if id(page) in self.listed or context.get("nav") is not self.nav or getattr(page, "parent", None) is not None:
+            return None
+        return ()
+
+    def _alone(self, context: Any) -> tuple[str, ...] | None:
+        """For the footer: the page has no previous or next page (the footer then links nothing of it)."""
+        page = context.get("page")
+        if getattr(page, "previous_page", None) is not None or getattr(page, "next_page", None) is not None:
+            return None
+        return ()
+
+    def _folder(self, context: Any, through: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """The key of the page's piece, or None when it must be drawn for this page alone.
+
+        `through`: () for the nav's own addresses, or one more address the piece links
+        (the config block's assets/), or None when the piece is not the same for this page.
+        """
+        page = context.get("page")
+        if through is None or page is None:
             return None
         url = getattr(page, "url", None)
         if not isinstance(url, str):
             return None
         folder, _, name = url.rpartition("/")
         if "." in name:  # `page.html` URLs: links are relative to the folder alone, as mkdocs.utils.get_relative_url does
-            return ("file",) + _parts(folder)
+            return ("file", *_parts(folder))
         parts = _parts(url)
-        if not parts or parts in self.prefixes:
-            return None  # an address in the nav runs through this page's own path
-        return ("dir",) + parts[:-1]
-
-    def _root(self, context: Any) -> Any:
-        key = self._folder(context)
-        if key is None:
-            yield from self._render(context)
-            return
-        drawn = self.drawn.get(key)
-        if drawn is None:
-            drawn = self.drawn[key] = "".join(self._render(context))
-        else:
-            self.reused += 1
-        yield drawn
+        if not parts or parts in self.prefixes or (through and parts == through[: len(parts)]):
+            return None  # an address the piece links runs through this page's own path
+        return ("dir", *parts[:-1])
