@@ -19,8 +19,9 @@ For every size, in the same run:
                   docs/ from mkdocs.generated.yml, with its cache cold (--clean) and warm
 
 rows: full build (from nothing: no cache, no site, no generated page in docs/; with
---repeat N, N alternating pairs, each side's least CPU kept), no-change rebuild, one-edit rebuild (one source's note
-changed in sources.yaml; for the bare engine, that source's page in docs/), one-edit
+--repeat N, N pairs, the pair with the median ratio shown), no-change rebuild,
+one-edit rebuild (one source's note changed in sources.yaml; for the bare engine,
+that source's page in docs/), one-edit
 preview latency (`mkdocs serve` on 127.0.0.1: save the file, poll the served page
 until it shows the edit), the source pages' size and the whole site per source.
 Times are wall seconds and CPU seconds (user + system of the build process); peak
@@ -229,17 +230,18 @@ def bench(project: Path, n: int, rows: set[str], timeout: float, zensical: str |
     r: dict = {"n": n}
     cb = [bin_path("corpus-build"), "--project", str(project), "build"]
     bare = [bin_path("mkdocs"), "build", "-q", "-f", str(project / "mkdocs.bare.yml")]
-    # Full builds alternate, corpus-build then the bare engine, `repeat` times; each keeps its
-    # least CPU (the measurement least disturbed by the machine's other work).
-    for attempt in range(repeat):
+    # Full builds in pairs, corpus-build then the bare engine, `repeat` times. This machine's
+    # speed drifts by a fifth within minutes, so the two sides of one pair are compared, and
+    # the pair whose ratio is the median stands for the row (every pair's ratio is printed).
+    pairs = []
+    for _ in range(repeat):
         from_nothing(project)
         full = run_measured(cb, project)
         write_bare_config(project)  # after the render: docs/ holds the generated pages
-        bare_full = run_measured(bare, project)
-        if attempt == 0 or full["cpu"] < r["full"]["cpu"]:
-            r["full"] = full
-        if attempt == 0 or bare_full["cpu"] < r["bare_full"]["cpu"]:
-            r["bare_full"] = bare_full
+        pairs.append((full, run_measured(bare, project)))
+    pairs.sort(key=lambda pair: pair[0]["cpu"] / pair[1]["cpu"])
+    r["full"], r["bare_full"] = pairs[(len(pairs) - 1) // 2]
+    r["pair_ratios"] = [a["cpu"] / b["cpu"] for a, b in pairs]
     r["repeat"] = repeat
     r["kb"], r["page_kb"] = site_kb_per_source(project / "site", n)
     bare_cfg = project / "mkdocs.bare.yml"
@@ -267,7 +269,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for a served page")
     parser.add_argument("--keep", action="store_true", help="keep the generated projects")
     parser.add_argument("--zensical", metavar="PATH", help="a zensical executable: add its rows (it needs no MkDocs)")
-    parser.add_argument("--repeat", type=int, default=1, help="full builds of each side, alternating; the least CPU of each is kept")
+    parser.add_argument("--repeat", type=int, default=1, help="pairs of full builds (corpus-build, then the bare engine); the median pair's ratio is the row's")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = set(args.rows.split(","))
@@ -302,7 +304,9 @@ def main() -> int:
                 a, b = r[key], r[f"bare_{key}"]
                 line(label, f"{a['wall']:.1f} s, cpu {a['cpu']:.1f} s", f"{b['wall']:.1f} s, cpu {b['cpu']:.1f} s", a["cpu"] / b["cpu"])
 
-        build_row("full build" if r["repeat"] == 1 else f"full build (best of {r['repeat']})", "full")
+        build_row("full build" if r["repeat"] == 1 else f"full build (median of {r['repeat']})", "full")
+        if r["repeat"] > 1:
+            print(f"{r['n']:>7} full build pairs, corpus-build / bare CPU: {' '.join(f'{x:.2f}x' for x in r['pair_ratios'])}")
         build_row("no-change rebuild", "nochange")
         build_row("one-edit rebuild", "edit")
         if "serve" in r:
