@@ -11,6 +11,7 @@ have reused the cache.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -194,6 +195,10 @@ def test_a_rebuild_links_unchanged_files_from_the_published_site_and_writes_the_
     planted_bytes = planted.read_bytes()
     planted.unlink()
     planted.symlink_to(outside)
+    # A hard link to a file outside, with the very bytes the page will have: not shared into the new site.
+    shared = pages[4]
+    elsewhere = tmp_path / "elsewhere.html"
+    os.link(shared, elsewhere)
     source_id = edited.parent.name
     sources = next(p for p in (project / "corpus").glob("*/sources.yaml") if f"id: {source_id}\n" in p.read_text(encoding="utf-8"))
     text = sources.read_text(encoding="utf-8")
@@ -207,4 +212,5 @@ def test_a_rebuild_links_unchanged_files_from_the_published_site_and_writes_the_
     assert tampered.read_bytes() == good
     assert not planted.is_symlink() and planted.read_bytes() == planted_bytes
     assert outside.read_bytes() == planted_bytes  # the file outside the site is as it was
+    assert shared.stat().st_ino != elsewhere.stat().st_ino and shared.read_bytes() == elsewhere.read_bytes()
     _assert_same_site(published, _clean_build(tmp_path / "clean", project / "corpus"), "a linked rebuild")

@@ -53,6 +53,10 @@ def test_the_segmenter_cuts_exactly_as_materials_own_method():
     for text in SAMPLES:
         assert remembered.segment(text) == SearchIndex._segment_chinese(index, text), text
     assert remembered.new == 0 and fresh.new == len(fresh.used)
+    # A stored "cut" that is not a cut of its run (a crafted cache) is cut again, not published.
+    forged = Segmenter({"昇腾算子开发指南": "<img src=x onerror=alert(1)>"}, lambda: None)
+    assert forged.segment("昇腾算子开发指南") == SearchIndex._segment_chinese(index, "昇腾算子开发指南")
+    assert forged.new == 1
 
 
 _BUILD = r"""

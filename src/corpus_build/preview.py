@@ -174,7 +174,7 @@ class Preview:
             if _write_docs(Path(built.config.docs_dir) / relative, builder.source_page(source) + GENERATED_MARK):
                 first.append(relative)
         if watch is not None:
-            watch.remember()
+            watch.remember([Path(built.config.docs_dir) / relative for relative in first])
         pages.build(first)
         if first:
             pages.publish_index(corpus, partial=True)

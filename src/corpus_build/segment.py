@@ -47,7 +47,7 @@ class Segmenter:
         found = self.used.get(run)
         if found is None:
             found = self.known.get(run)
-            if found is None:
+            if found is None or found.replace(ZWSP, "") != run:  # a stored "cut" of other text is not used
                 if self._load_jieba is not None:
                     load, self._load_jieba = self._load_jieba, None
                     load()  # jieba and the corpus's words, before its first cut

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,9 +92,23 @@ class DocsWatch:
         """Call before the plugin writes into docs/ (then `remember`)."""
         self._writing = True
 
-    def remember(self) -> None:
-        """Call after each render: the files as they are now are the plugin's own."""
-        self.known = snapshot(Path(self.docs_dir))
+    def remember(self, written: Iterable[Path] | None = None) -> None:
+        """Call after each render: the files as they are now are the plugin's own.
+
+        `written`: the only files the plugin wrote since `begin` (the preview's first
+        step writes one page: no walk of 5,000 files for it).
+        """
+        if written is None:
+            self.known = snapshot(Path(self.docs_dir))
+        else:
+            for file in written:
+                path = os.path.abspath(file)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    self.known.pop(path, None)
+                else:
+                    self.known[path] = (info.st_mtime_ns, info.st_size)
         self._writing = False
         held, self._held = self._held, []
         if any(self._changed_by_user(path) for path in held):  # changed again since: a user's edit

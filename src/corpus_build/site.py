@@ -167,7 +167,8 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
             info = os.lstat(old)
         except OSError:
             return None
-        return old if stat.S_ISREG(info.st_mode) and info.st_size == size else None
+        # One name only: a file linked from elsewhere (planted in the old site) is never shared into the new one.
+        return old if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size else None
 
     def link(old: str, output_path: str) -> bool:
         try:
