@@ -498,11 +498,20 @@ class BuildCache:
 
     def _segment(self, data: str) -> str:
         if self.segmenter is None:
+            self.keep_cuts()
+        return self.segmenter.segment(data)
+
+    def keep_cuts(self) -> None:
+        """The stored cuts, read now: while serving, the preview segments its pages after the store is closed.
+
+        A served build whose pages all came from the cache segmented nothing, so it never
+        read them; the first edit's pages then needed jieba's dictionary (1 s at 5,000 sources).
+        """
+        if self.segmenter is None and self._cuts_key:
             from .segment import Segmenter
 
             stored = self.store.get("cuts", self._cuts_key)
             self.segmenter = Segmenter(json.loads(stored) if stored else {}, self.vocabulary_loaded)
-        return self.segmenter.segment(data)
 
     def _toc(self, page: Any) -> list[Any]:
         """toc_to_json(page.toc), once for the page's search and template keys (both after every content hook)."""

@@ -217,6 +217,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
             log.info(f"corpus: navigation sidebar drawn {drawn} time(s) for {drawn + memo.reused} unlisted page(s)")
         if self._cache is not None:
+            if self._serving:
+                self._cache.keep_cuts()  # for the preview's pages (preview.py)
             self._cache.finish()
             self._cache = None
         if self._serving:
