@@ -222,8 +222,10 @@ def from_nothing(project: Path) -> None:
     for folder in (".corpus-build", "site", "site-bare"):
         shutil.rmtree(project / folder, ignore_errors=True)
     for child in (project / "docs").iterdir():
-        if child.name != "assets":
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
+        if child.is_dir() and child.name != "assets":
+            shutil.rmtree(child)
+        elif child.is_file():
+            child.unlink()
 
 
 def bench(project: Path, n: int, rows: set[str], timeout: float, zensical: str | None = None, repeat: int = 1) -> dict:

@@ -22,8 +22,9 @@ CI may restore it: nothing in a key is a path or a time):
              keyed by that very HTML and the code that cleans it: a page whose body
              changed in any byte is cleaned again
     cuts     one record: how jieba cut each run of Han characters the search
-             entries held (segment.py), keyed by jieba's version and the corpus's
-             vocabulary, so a page segmented again rarely needs jieba at all
+             entries held (segment.py), keyed by jieba's version, the search
+             settings and the corpus's vocabulary, so a page segmented again rarely
+             needs jieba at all
 
 Unlike MkDocs' `--dirty`, every page still goes through the build: a hit only
 skips the expensive step, so the search index is always whole and the site is

@@ -10,12 +10,14 @@ segments only the pages an edit changed still had to load jieba's dictionary fir
 So the build cache installs `Segmenter.segment` in place of Material's method. Same
 pattern, same jieba call, same joining with zero-width spaces (a test compares it
 with Material's own on mixed text), but each run is cut once: from the runs stored
-by the last build (`cuts`, keyed by jieba's version and the corpus's vocabulary),
+by the last build (`cuts`, keyed by jieba's version, the search settings and the
+corpus's vocabulary),
 else by jieba, which is loaded only then.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -24,12 +26,7 @@ ZWSP = "\u200b"
 
 def installable(index: Any) -> bool:
     """Material's index segments with jieba through the method this replaces."""
-    import importlib
-
-    try:
-        module = importlib.import_module(type(index).__module__)
-    except ImportError:
-        return False
+    module = sys.modules.get(type(index).__module__)
     return callable(getattr(type(index), "_segment_chinese", None)) and getattr(module, "jieba", None) is not None
 
 

@@ -58,17 +58,23 @@ def _where(problem: Problem) -> str:
     return f"{problem.path}:{problem.line}" if problem.line else problem.path
 
 
+def _stamp(path: str) -> tuple[int, int] | None:
+    """(mtime_ns, size) of the file, or None when it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
 def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
     """Every file under `folder` as (mtime_ns, size): what the last render left there."""
     state: dict[str, tuple[int, int]] = {}
     for root, _dirs, files in os.walk(folder):
         for name in files:
-            path = os.path.join(root, name)
-            try:
-                info = os.stat(path)
-            except OSError:
-                continue
-            state[os.path.abspath(path)] = (info.st_mtime_ns, info.st_size)
+            path = os.path.abspath(os.path.join(root, name))
+            if (stamp := _stamp(path)) is not None:
+                state[path] = stamp
     return state
 
 
@@ -103,12 +109,10 @@ class DocsWatch:
         else:
             for file in written:
                 path = os.path.abspath(file)
-                try:
-                    info = os.stat(path)
-                except OSError:
+                if (stamp := _stamp(path)) is None:
                     self.known.pop(path, None)
                 else:
-                    self.known[path] = (info.st_mtime_ns, info.st_size)
+                    self.known[path] = stamp
         self._writing = False
         held, self._held = self._held, []
         if any(self._changed_by_user(path) for path in held):  # changed again since: a user's edit
@@ -126,11 +130,10 @@ class DocsWatch:
 
     def _changed_by_user(self, path: str) -> bool:
         path = os.path.abspath(path)
-        try:
-            info = os.stat(path)
-        except OSError:  # gone: ours if the last render did not leave it there either
+        stamp = _stamp(path)
+        if stamp is None:  # gone: ours if the last render did not leave it there either
             return path in self.known
-        return self.known.get(path) != (info.st_mtime_ns, info.st_size)
+        return self.known.get(path) != stamp
 
     def _on_event(self, event: Any) -> None:
         if event.is_directory:

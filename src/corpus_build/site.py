@@ -27,7 +27,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -170,8 +170,12 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         # One name only: a file linked from elsewhere (planted in the old site) is never shared into the new one.
         return old if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size else None
 
-    def link(old: str, output_path: str) -> bool:
+    def linked(output_path: str, size: Callable[[], int], same: Callable[[str], bool]) -> bool:
+        """Link the published file at output_path's place when `same` says it holds its bytes; True when linked."""
         try:
+            old = None if os.path.lexists(output_path) else twin(output_path, size())
+            if old is None or not same(old):
+                return False
             os.makedirs(os.path.dirname(output_path), exist_ok=True)
             os.link(old, output_path, follow_symlinks=False)
             return True
@@ -183,21 +187,14 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
             os.unlink(output_path)  # never write through a link made earlier in this build
 
     def linked_write(content: bytes, output_path: str) -> None:
-        old = twin(output_path, len(content))
-        if old is not None and not os.path.lexists(output_path):
-            with suppress(OSError), open(old, "rb") as f:
-                if f.read() == content and link(old, output_path):
-                    return
-        fresh(output_path)
-        write_file(content, output_path)
+        if not linked(output_path, lambda: len(content), lambda old: Path(old).read_bytes() == content):
+            fresh(output_path)
+            write_file(content, output_path)
 
     def linked_copy(source_path: str, output_path: str) -> None:
-        if not os.path.isdir(output_path):
-            with suppress(OSError):
-                old = twin(output_path, os.path.getsize(source_path))
-                same = old is not None and not os.path.lexists(output_path) and filecmp.cmp(source_path, old, shallow=False)
-                if same and old is not None and link(old, output_path):
-                    return
+        if not os.path.isdir(output_path):  # MkDocs' copy_file also takes a folder to copy into
+            if linked(output_path, lambda: os.path.getsize(source_path), lambda old: filecmp.cmp(source_path, old, shallow=False)):
+                return
             fresh(output_path)
         copy_file(source_path, output_path)
 
