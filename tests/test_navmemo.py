@@ -4,7 +4,8 @@ Built twice from one registry, with the memo (the build cache on) and without it
 (`build_cache: false`); the sites must be identical. The second project's own nav
 makes it hard: it lists one source page (a listed page is drawn for itself), and
 links to an address under another source's path (a page whose path a nav address
-runs through is drawn for itself too).
+runs through is drawn for itself too). Both projects hold two pages of the user's own
+under docs/assets/, where the config block's search worker lives.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def _build(root: Path, caplog: pytest.LogCaptureFixture, *, memo: bool, nav: str
     if not memo:
         text = re.sub(r"^  - corpus\b.*$", "  - corpus:\n      build_cache: false", text, count=1, flags=re.M)
     config.write_text(text, encoding="utf-8")
+    for name in ("javascripts/index.md", "guide.md"):  # user pages in the folder the config block links into
+        (project / "docs" / "assets" / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / "docs" / "assets" / name).write_text(f"# {name}\n\nA page of the user's own.\n", encoding="utf-8")
     caplog.clear()
     site.build(project, quiet=False)
     return _tree(project / "site"), "\n".join(r.getMessage() for r in caplog.records)

@@ -109,8 +109,9 @@ class NavMemo:
     def _folder(self, context: Any, through: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """The key of the page's piece, or None when it must be drawn for this page alone.
 
-        `through`: () for the nav's own addresses, or one more address the piece links
-        (the config block's assets/), or None when the piece is not the same for this page.
+        `through`: () for the nav's own addresses, or a folder the piece links into (the
+        config block's assets/, whose full address is not known here: every page under it
+        is drawn alone), or None when the piece is not the same for this page.
         """
         page = context.get("page")
         if through is None or page is None:
@@ -122,6 +123,6 @@ class NavMemo:
         if "." in name:  # `page.html` URLs: links are relative to the folder alone, as mkdocs.utils.get_relative_url does
             return ("file", *_parts(folder))
         parts = _parts(url)
-        if not parts or parts in self.prefixes or (through and parts == through[: len(parts)]):
+        if not parts or parts in self.prefixes or (through and (parts[: len(through)] == through or parts == through[: len(parts)])):
             return None  # an address the piece links runs through this page's own path
         return ("dir", *parts[:-1])
