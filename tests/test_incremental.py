@@ -214,3 +214,28 @@ def test_a_rebuild_links_unchanged_files_from_the_published_site_and_writes_the_
     assert outside.read_bytes() == planted_bytes  # the file outside the site is as it was
     assert shared.stat().st_ino != elsewhere.stat().st_ino and shared.read_bytes() == elsewhere.read_bytes()
     _assert_same_site(published, _clean_build(tmp_path / "clean", project / "corpus"), "a linked rebuild")
+
+
+@pytest.mark.parametrize("damage", ["not a database", "truncated"])
+def test_a_damaged_cache_file_is_replaced_and_the_build_goes_on(tmp_path, caplog, damage):
+    """A cache file that is not (or no longer) a database only held what a build makes again:
+    the build replaces it, says so, and the next build reuses the new one."""
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    site.build(project, quiet=False)
+    clean = _tree(project / "site")
+    path = project / buildcache.CACHE_DIR / "cache.sqlite"
+    if damage == "truncated":  # the header kept, the tree cut off: what a half-copied restore leaves
+        data = path.read_bytes()
+        path.write_bytes(data[:4096] + b"\x07" * 8192)
+    else:
+        path.write_bytes(b"corpus-build would not write this\n" * 100)
+    caplog.clear()
+    site.build(project, quiet=False)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("was unreadable" in m and "starting it afresh" in m for m in messages), messages
+    assert _tree(project / "site") == clean
+    caplog.clear()
+    site.build(project, quiet=False)
+    stats = _cache_stats(caplog)
+    assert stats["render"][1] == 0 and stats["render"][0] > 10, stats

@@ -57,6 +57,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
 KINDS = ("render", "page", "search", "clean", "cuts")
+FLUSH_BYTES = 4_000_000  # characters of pending records written in one transaction
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # The distributions whose code turns Markdown into the site's HTML.
 VERSIONED = (
@@ -222,33 +223,62 @@ class Store:
     """
 
     def __init__(self, root: Path):
-        import sqlite3
-
         self.root = Path(root)
         self.used: dict[str, set[str]] = {kind: set() for kind in KINDS}
         self.hits = dict.fromkeys(KINDS, 0)
         self.misses = dict.fromkeys(KINDS, 0)
         self._pending: list[tuple[str, str, str]] = []
+        self._pending_bytes = 0
         # The keys stored when the build began: a key not among them is a miss without a query
         # (a full build asks for every page's three records). One written meanwhile by another
         # build is then computed again, which costs time, never correctness.
         self._stored: set[tuple[str, str]] = set()
         self.db: Any = None
+        self._open(retry=True)
+
+    def _open(self, *, retry: bool) -> None:
+        import sqlite3
+
+        path = self.root / "cache.sqlite"
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.root / "cache.sqlite", timeout=60, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last entries, never the file
+            self.db = sqlite3.connect(path, timeout=60, isolation_level=None)
+            # A rollback journal, not WAL: WAL writes every page twice (the log, then the file), and a
+            # full build writes ~30 KB per source here; a killed build still leaves the file as it was.
+            self.db.execute("PRAGMA journal_mode=TRUNCATE")
+            self.db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may cost it, never the site
             self.db.execute("CREATE TABLE IF NOT EXISTS entry (kind TEXT, key TEXT, value TEXT, PRIMARY KEY (kind, key))")
             self.db.execute("CREATE TABLE IF NOT EXISTS build (flavour TEXT PRIMARY KEY, used TEXT, at REAL)")
             self._stored = set(self.db.execute("SELECT kind, key FROM entry"))
-        except (OSError, sqlite3.Error) as exc:  # an unwritable cache costs speed, never the build
+        except sqlite3.Error as exc:
+            if self.db is not None:
+                self.db.close()
+                self.db = None
+            damaged = isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)  # not "locked"
+            if retry and damaged and path.is_file():
+                # Not a database, or a damaged one (a power cut, a truncated copy): it only held
+                # what a build can make again, so it is replaced rather than switching the cache off for good.
+                log.info(f"corpus: build cache {path} was unreadable ({exc}); starting it afresh")
+                for suffix in ("", "-journal", "-wal", "-shm"):
+                    with suppress(OSError):
+                        os.unlink(f"{path}{suffix}")
+                self._open(retry=False)
+                return
+            log.info(f"corpus: build cache off ({exc})")
+        except OSError as exc:  # an unwritable cache costs speed, never the build
             log.info(f"corpus: build cache off ({exc})")
             self.db = None
 
     def get(self, kind: str, key: str) -> str | None:
-        known = self.db is not None and (kind, key) in self._stored
-        row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone() if known else None
+        import sqlite3
+
+        row = None
+        if self.db is not None and (kind, key) in self._stored:
+            try:
+                row = self.db.execute("SELECT value FROM entry WHERE kind = ? AND key = ?", (kind, key)).fetchone()
+            except sqlite3.DatabaseError as exc:  # damaged under us: this build goes on without the cache
+                log.info(f"corpus: build cache off ({exc})")
+                self._stored = set()
         if row is None:
             self.misses[kind] += 1
             return None
@@ -259,7 +289,10 @@ class Store:
     def put(self, kind: str, key: str, text: str) -> None:
         self.used[kind].add(key)
         self._pending.append((kind, key, text))
-        if len(self._pending) >= 200:  # bounded memory; an entry is valid whether or not the build ends well
+        self._pending_bytes += len(text)
+        # Bounded memory, few transactions (each rewrites the tree's inner pages); an entry is
+        # valid whether or not the build ends well.
+        if self._pending_bytes >= FLUSH_BYTES:
             self._flush()
 
     def _flush(self) -> None:
@@ -274,6 +307,7 @@ class Store:
         except sqlite3.Error as exc:
             log.info(f"corpus: build cache not written ({exc})")
         self._pending = []
+        self._pending_bytes = 0
 
     def close(self) -> None:
         if self.db is not None:
@@ -296,7 +330,7 @@ class Store:
             with self.db:
                 self.db.execute("BEGIN IMMEDIATE")
                 self.db.executemany("INSERT OR REPLACE INTO entry VALUES (?, ?, ?)", self._pending)
-                self._pending = []
+                self._pending, self._pending_bytes = [], 0
                 used = json.dumps({kind: sorted(keys) for kind, keys in self.used.items()})
                 self.db.execute("INSERT OR REPLACE INTO build VALUES (?, ?, ?)", (flavour, used, time.time()))
                 rows = self.db.execute("SELECT flavour, used FROM build ORDER BY at DESC").fetchall()

@@ -76,6 +76,25 @@ def test_clean_page_keeps_what_our_pages_emit():
         assert clean_page(fragment) == fragment, (fragment, clean_page(fragment))
 
 
+# Inputs where the attribute filter acts, written every way HTML allows: clean_page's fast path
+# (the allow-list alone) must hand each of these to the filtered cleaner.
+FILTER_CASES = [
+    '<p ID=__config>x</p>', "<p id='__x' class=a>x</p>", '<p id="&#95;_config">x</p>', '<p id="&#x5F;&#x5f;c">x</p>',
+    '<p id="&lowbar;_c">x</p>', '<span title="a" id="__search">x</span>', '<svg id="__s"><title>t</title></svg>',
+    '<IMG SRC="//evil.invalid/x.png">', '<img\nsrc=https://evil.invalid/>', '<img/src="x.png">', '<Img src="x.png" alt="a">',
+    '<iframe src="page.html" sandbox="allow-scripts allow-same-origin"></iframe>', '<IFRAME SRC=https://evil.invalid/></IFRAME>',
+    '<input type="file">', '<INPUT TYPE=password>', '<input\ttype="hidden" value="v">', '<p>text id="__x" &lt;img</p>',
+    '<div><p id="__a"><img src="a.png"></p></div>', '<table><tr><td><input type=image src=x></td></tr></table>',
+]
+
+
+@pytest.mark.parametrize("fragment", FILTER_CASES + [f for f, _ in test_clean_page_cuts.pytestmark[0].args[1]])
+def test_clean_page_fast_path_is_the_filtered_cleaner(fragment):
+    from corpus_build.render.sanitize import _cleaner
+
+    assert clean_page(fragment) == _cleaner(filtered=True)(fragment)
+
+
 def test_front_matter_escapes_what_material_prints_raw():
     """Material prints page.meta.title/description/author and tag names without escaping (the last two in attributes)."""
     import yaml
