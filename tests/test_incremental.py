@@ -239,3 +239,22 @@ def test_a_damaged_cache_file_is_replaced_and_the_build_goes_on(tmp_path, caplog
     site.build(project, quiet=False)
     stats = _cache_stats(caplog)
     assert stats["render"][1] == 0 and stats["render"][0] > 10, stats
+
+
+def test_a_build_sets_the_long_lived_objects_aside_from_the_collector_and_then_back(tmp_path, monkeypatch):
+    """The plugin freezes what lives through the build (gc.freeze) and undoes it when the build ends,
+    so a server's next build, or the program after it, collects as before."""
+    import gc
+
+    counts = []
+    real_freeze = gc.freeze
+
+    def freeze() -> None:
+        real_freeze()
+        counts.append(gc.get_freeze_count())
+
+    monkeypatch.setattr(gc, "freeze", freeze)
+    project = write_project(tmp_path)
+    site.build(project)
+    assert counts and counts[0] > 10_000, counts  # the corpus, config and theme were set aside
+    assert gc.get_freeze_count() == 0

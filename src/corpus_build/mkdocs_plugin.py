@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import logging
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._preview: preview.Preview | None = None
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
         self._navmemo: navmemo.NavMemo | None = None
+        self._frozen = False  # gc.freeze() for this build (on_pre_build)
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -127,6 +129,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     # --- the build cache (buildcache.py): small hooks, the work is there -----------------
 
     def on_pre_build(self, config):
+        # What lives through the whole build (the corpus, the config, the theme, jieba's
+        # dictionary) is set aside from the garbage collector's full passes, which would
+        # walk it again each time: undone when the build ends (a server builds again).
+        if not self._frozen:
+            gc.freeze()
+            self._frozen = True
         dictionary = self._project / self.config.search_dictionary
         if self._cache is not None:
             self._cache.abandon()
@@ -167,7 +175,13 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls)
         return text
 
+    def _thaw(self) -> None:
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
+
     def on_build_error(self, error):
+        self._thaw()
         if self._cache is not None:
             self._cache.abandon()  # a failed build prunes nothing
             self._cache = None
@@ -223,6 +237,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             self._cache = None
         if self._serving:
             self._remember_for_preview(config)
+        self._thaw()
 
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:

@@ -94,13 +94,14 @@ def clean_page(fragment: str) -> str:
     every value as it was, and that output is the answer.
     """
     cleaned = _cleaner(filtered=False)(fragment)
-    if _FILTER_ACTS.search(cleaned):
+    if any(mark in cleaned for mark in _FILTER_ACTS):
         cleaned = _cleaner(filtered=True)(fragment)
     return cleaned
 
 
-# Where `_attribute_filter` can change something, in nh3's output (a text's `<` is written `&lt;`).
-_FILTER_ACTS = re.compile(r'<(?:iframe|img|input)[\s/>]|\sid="__')
+# Where `_attribute_filter` can change something, in nh3's output: a text's `<` is written `&lt;`,
+# and every attribute follows one space (substrings, not a regex: 4x faster on a page).
+_FILTER_ACTS = ("<iframe", "<img", "<input", ' id="__')
 
 
 @functools.cache
