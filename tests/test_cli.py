@@ -185,7 +185,10 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path, command):
         argv = [str(BIN / "corpus-build"), "--project", str(project), command]
         if command == "watch":
             argv += ["--since", "2026-10-21T07:00+08:00", "--until", "2026-10-22T07:00+08:00"]
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        # A suite started in the background (`cmd &`) hands its children SIGINT ignored, and Python then
+        # installs no KeyboardInterrupt handler: give the child the default, as a terminal would.
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 30
         while not silent.held and time.monotonic() < deadline:  # interrupt while it waits for the server
             time.sleep(0.1)
