@@ -229,7 +229,14 @@ def from_nothing(project: Path) -> None:
             child.unlink()
 
 
-def together_pairs(project: Path, n: int, repeat: int) -> list[tuple[dict, dict]]:
+def median_pair(pairs: list[tuple[dict, dict]]) -> tuple[dict, dict, list[float]]:
+    """The pair whose CPU ratio is the median, and every pair's ratio (sorted)."""
+    ratios = sorted(((a["cpu"] / b["cpu"], i) for i, (a, b) in enumerate(pairs)))
+    mine, theirs = pairs[ratios[(len(ratios) - 1) // 2][1]]
+    return mine, theirs, [ratio for ratio, _ in ratios]
+
+
+def together_pairs(project: Path, repeat: int) -> list[tuple[dict, dict]]:
     """Full builds with both sides running at the same time, one per core, on two copies of the project.
 
     Run one after the other, the two builds of a pair meet different machines: this one's
@@ -270,23 +277,17 @@ def bench(project: Path, n: int, rows: set[str], timeout: float, zensical: str |
     # the pair whose ratio is the median stands for the row (every pair's ratio is printed).
     pairs = []
     for _ in range(repeat):
-        # Each side's own earlier output is removed just before its own build: this file system
-        # charges the work of deleting thousands of files to whoever creates files next (the
-        # first 1,200 files written after a deletion took 10-20x the system time of the next
-        # 1,200), so removing the bare site before our build charged its deletion to us.
+        # Each side's own earlier output is removed just before its own build: on this file
+        # system creating 1,200 files cost 0.05 to 1.4 s of system time, often most right
+        # after a deletion, so the bare site is not removed before our build.
         from_nothing(project)
         full = run_measured(cb, project)
         write_bare_config(project)  # after the render: docs/ holds the generated pages
         shutil.rmtree(project / "site-bare", ignore_errors=True)
         pairs.append((full, run_measured(bare, project)))
+    r["full"], r["bare_full"], r["pair_ratios"] = median_pair(pairs)
     if together:
-        together_found = together_pairs(project, n, repeat)
-        together_found.sort(key=lambda pair: pair[0]["cpu"] / pair[1]["cpu"])
-        r["together"], r["bare_together"] = together_found[(len(together_found) - 1) // 2]
-        r["together_ratios"] = [a["cpu"] / b["cpu"] for a, b in together_found]
-    pairs.sort(key=lambda pair: pair[0]["cpu"] / pair[1]["cpu"])
-    r["full"], r["bare_full"] = pairs[(len(pairs) - 1) // 2]
-    r["pair_ratios"] = [a["cpu"] / b["cpu"] for a, b in pairs]
+        r["together"], r["bare_together"], r["together_ratios"] = median_pair(together_pairs(project, repeat))
     r["repeat"] = repeat
     r["kb"], r["page_kb"] = site_kb_per_source(project / "site", n)
     bare_cfg = project / "mkdocs.bare.yml"
@@ -353,15 +354,16 @@ def main() -> int:
         build_row("full build" if r["repeat"] == 1 else f"full build (median of {r['repeat']})", "full")
         if r["repeat"] > 1:
             print(f"{r['n']:>7} full build pairs, corpus-build / bare CPU: {' '.join(f'{x:.2f}x' for x in r['pair_ratios'])}")
-        a, b = r["full"], r["bare_full"]  # where the difference lies: user code, or the kernel (files)
-        print(f"{r['n']:>7} full build (row's pair): user {a['user']:.1f} / {b['user']:.1f} s ({a['user'] / b['user']:.2f}x), "
-              f"system {a['cpu'] - a['user']:.1f} / {b['cpu'] - b['user']:.1f} s")
+        def user_and_system(label: str, key: str) -> None:  # where the difference lies: user code, or the kernel (files)
+            a, b = r[key], r[f"bare_{key}"]
+            print(f"{r['n']:>7} {label} (row's pair): user {a['user']:.1f} / {b['user']:.1f} s ({a['user'] / b['user']:.2f}x), "
+                  f"system {a['cpu'] - a['user']:.1f} / {b['cpu'] - b['user']:.1f} s")
+
+        user_and_system("full build", "full")
         if "together" in r:
             build_row("full build, together" if r["repeat"] == 1 else f"full, together (median {r['repeat']})", "together")
             print(f"{r['n']:>7} together pairs, corpus-build / bare CPU: {' '.join(f'{x:.2f}x' for x in r['together_ratios'])}")
-            a, b = r["together"], r["bare_together"]
-            print(f"{r['n']:>7} together (row's pair): user {a['user']:.1f} / {b['user']:.1f} s ({a['user'] / b['user']:.2f}x), "
-                  f"system {a['cpu'] - a['user']:.1f} / {b['cpu'] - b['user']:.1f} s")
+            user_and_system("together", "together")
         build_row("no-change rebuild", "nochange")
         build_row("one-edit rebuild", "edit")
         if "serve" in r:

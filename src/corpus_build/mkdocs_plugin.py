@@ -129,9 +129,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     # --- the build cache (buildcache.py): small hooks, the work is there -----------------
 
     def on_pre_build(self, config):
-        # What lives through the whole build (the corpus, the config, the theme, jieba's
-        # dictionary) is set aside from the garbage collector's full passes, which would
-        # walk it again each time: undone when the build ends (a server builds again).
+        # What lives through the whole build (the corpus, the config, the theme, and jieba's
+        # dictionary when on_config loaded it) is set aside from the garbage collector's full
+        # passes, which would walk it again each time: undone when the build ends (a server
+        # builds again).
         if not self._frozen:
             gc.freeze()
             self._frozen = True

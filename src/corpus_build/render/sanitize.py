@@ -86,8 +86,8 @@ def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
 def clean_page(fragment: str) -> str:
     """A page body's HTML, cut to the allow-list (see the module docstring).
 
-    `_attribute_filter` is a Python call for every attribute nh3 keeps, a third of the
-    cleaning's time, and it only ever changes an `id` starting with `__` and the
+    `_attribute_filter` is a Python call for every attribute nh3 keeps, about a quarter of
+    the cleaning's time on a source page, and it only ever changes an `id` starting with `__` and the
     attributes of `<iframe>`, `<img>` and `<input>`. nh3 writes its output in one form
     (lower-case names, every value in double quotes, `_` as itself), so when the
     output of the allow-list alone holds none of those, the filter would have returned
@@ -100,7 +100,7 @@ def clean_page(fragment: str) -> str:
 
 
 # Where `_attribute_filter` can change something, in nh3's output: a text's `<` is written `&lt;`,
-# and every attribute follows one space (substrings, not a regex: 4x faster on a page).
+# and every attribute follows one space.
 _FILTER_ACTS = ("<iframe", "<img", "<input", ' id="__')
 
 
