@@ -162,11 +162,14 @@ class GitRunner:
         try:
             while True:
                 done, _ = await asyncio.wait([talk], timeout=SIZE_POLL)
-                if done:
-                    return talk.result()
+                # Measured once more after git ended: a clone that finished between two looks
+                # (a fast server: 12 MB in under SIZE_POLL) may be past the cap all the same.
                 size = tree_size(size_of)
+                if size <= cap and done:
+                    return talk.result()
                 if size > cap:
-                    await _kill_group(process)
+                    if not done:  # an ended git is reaped: its process group may be another's by now
+                        await _kill_group(process)
                     raise GitError(
                         f"the clone passed the size cap of {cap:,} bytes (fetch.max_bytes) at {size:,} bytes and was stopped; "
                         "raise fetch.max_bytes in corpus.yaml if the repository really is that large",
