@@ -198,14 +198,18 @@ def test_local_cited_urls_still_redirect_locally(server, tmp_path, options):
 # --- item 4: a clone is bounded ------------------------------------------------------------------------
 
 
-def test_clone_past_max_bytes_is_stopped(server, git_remote, tmp_path, options):
+def _push_big_file(git_remote, tmp_path, size: int):
+    """The remote gains `size` random (incompressible) bytes; returns its URL and a corpus citing it."""
     url, work = git_remote
-    (work / "big.bin").write_bytes(os.urandom(12 * 1024 * 1024))  # random: incompressible
+    (work / "big.bin").write_bytes(os.urandom(size))
     git("add", "big.bin", cwd=work)
     git("commit", "-q", "-m", "big", cwd=work)
     git("push", "-q", "origin", "main", cwd=work)
-    root = write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}])
-    corpus = registry.load(root)
+    return url, registry.load(write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}]))
+
+
+def test_clone_past_max_bytes_is_stopped(server, git_remote, tmp_path, options):
+    url, corpus = _push_big_file(git_remote, tmp_path, 12 * 1024 * 1024)
     started = time.monotonic()
     [result] = fetch_corpus(corpus, replace(options, max_bytes=2 * 1024 * 1024))
     assert result.status is Status.FAILED
@@ -215,7 +219,6 @@ def test_clone_past_max_bytes_is_stopped(server, git_remote, tmp_path, options):
     assert not [p for p in raw.parent.iterdir() if ".tmp-" in p.name]
 
 
-
 def test_clone_that_ends_between_two_looks_is_still_measured(server, git_remote, tmp_path, options, monkeypatch):
     # The size is looked at every SIZE_POLL seconds while git runs; a clone that ends before the
     # next look (a fast server) was once kept whatever its size. With the looks an hour apart,
@@ -223,19 +226,14 @@ def test_clone_that_ends_between_two_looks_is_still_measured(server, git_remote,
     from corpus_build.fetch.kinds import git as git_kind
 
     monkeypatch.setattr(git_kind, "SIZE_POLL", 3600)
-    url, work = git_remote
-    (work / "big.bin").write_bytes(os.urandom(3 * 1024 * 1024))
-    git("add", "big.bin", cwd=work)
-    git("commit", "-q", "-m", "big", cwd=work)
-    git("push", "-q", "origin", "main", cwd=work)
-    root = write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}])
-    corpus = registry.load(root)
+    url, corpus = _push_big_file(git_remote, tmp_path, 3 * 1024 * 1024)
     [result] = fetch_corpus(corpus, replace(options, max_bytes=1024 * 1024))
     assert result.status is Status.FAILED
     assert "size cap of 1,048,576 bytes" in result.error and url in result.error
     raw = corpus.raw_dir(corpus.source("demo"))
     assert not raw.exists()
     assert not [p for p in raw.parent.iterdir() if ".tmp-" in p.name]
+
 
 # --- item 7: shutdown leaves no process and no staging -------------------------------------------------
 

@@ -165,8 +165,6 @@ class GitRunner:
                 # Measured once more after git ended: a clone that finished between two looks
                 # (a fast server: 12 MB in under SIZE_POLL) may be past the cap all the same.
                 size = tree_size(size_of)
-                if size <= cap and done:
-                    return talk.result()
                 if size > cap:
                     if not done:  # an ended git is reaped: its process group may be another's by now
                         await _kill_group(process)
@@ -175,6 +173,8 @@ class GitRunner:
                         "raise fetch.max_bytes in corpus.yaml if the repository really is that large",
                         url=url,
                     )
+                if done:
+                    return talk.result()
         finally:
             if not talk.done():
                 talk.cancel()
