@@ -52,6 +52,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from . import mdshared
+
 log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
@@ -417,6 +419,10 @@ class BuildCache:
         self._finish_page = finish_page
         self.finished: str | None = None  # the page the template just made, already finished
         self.enabled = self.store.db is not None
+        # The pages it converts share one Markdown converter, where that gives MkDocs' own output.
+        self.markdown = mdshared.SharedMarkdown(config)
+        if not self.markdown.shared:
+            log.info(f"corpus: a Markdown converter for each page ({self.markdown.reason})")
         # Loading jieba and the corpus's words costs seconds: only when a page must be segmented.
         self._load_vocabulary: Callable[[], None] | None = load_vocabulary
         try:
@@ -466,7 +472,8 @@ class BuildCache:
         del page.render
         recorder = _RecordingFiles(files)
         with _captured_logs() as capture:
-            original(config, recorder)
+            if not self.markdown.render(page, config, recorder):
+                original(config, recorder)
         if recorder.other_use:
             return
         record = {
