@@ -98,12 +98,12 @@ def test_properdocs_builds_the_same_site_without_the_mkdocs_package(properdocs_v
 
 
 def test_properdocs_passes_the_site_serve_and_browser_tests(properdocs_venv):
-    """The site, live-preview (its fast path too) and browser tests, run in the ProperDocs environment (no mkdocs there)."""
+    """The site, live-preview (its fast path too), browser and shared-converter tests, run in the ProperDocs environment (no mkdocs there)."""
     # test_site's plain-`mkdocs` tests call the `mkdocs` executable by name; ProperDocs has
     # none (its `properdocs` executable is exercised by test_serve.py instead).
     deselect = ["tests/test_site.py::test_plain_mkdocs_build_regenerates_from_the_registry", "tests/test_site.py::test_mkdocs_serve_rebuilds_when_a_source_is_added"]
     print("deselected under ProperDocs (they run the `mkdocs` executable by name):", *deselect, sep="\n  ")
-    command = [str(properdocs_venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_site.py", "tests/test_serve.py", "tests/test_preview.py", "tests/test_browser.py"]
+    command = [str(properdocs_venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_site.py", "tests/test_serve.py", "tests/test_preview.py", "tests/test_browser.py", "tests/test_mdshared.py"]
     command += [f"--deselect={test}" for test in deselect]
     result = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=1500)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else result.stderr[-2000:]

@@ -7,9 +7,13 @@ from one page to the next shows as a difference.
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 
 import pytest
+
+with contextlib.suppress(ImportError):  # run under ProperDocs too (test_engines.py): mkdocs.* maps to it
+    import properdocs.replacement  # noqa: F401
 from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.pages import Page
@@ -113,7 +117,7 @@ def _project(tmp_path, extensions):
         (docs / name).write_text(textwrap.dedent(text), encoding="utf-8")
     import yaml
 
-    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "markdown_extensions": extensions}), encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump({"site_name": "t", "theme": {"name": "material"}, "markdown_extensions": extensions}), encoding="utf-8")
     config = load_config(str(tmp_path / "mkdocs.yml"))
     return config, get_files(config)
 

@@ -8,7 +8,7 @@ and calls the reset of each extension that registered one. That is only as good
 as the extensions, so the converter is shared only when every configured one is
 known to keep no state past its reset (SHAREABLE; tests/test_mdshared.py converts
 documents using each of them both ways and compares), and only while the engine's
-`Page.render` is the one this module repeats (its source is compared). Otherwise
+`Page.render` is one this module repeats (its source is compared). Otherwise
 `render` returns False and the page takes MkDocs' own path.
 """
 
@@ -30,8 +30,12 @@ SHAREABLE = frozenset(
         "smartsymbols", "superfences", "tabbed", "tasklist", "tilde",
     )]
 )
-# sha256 of MkDocs 1.6.1's Page.render source, which `render` below does step for step.
-KNOWN_RENDER = "320529348f7a8af152073d0a3ab02960ccce91f9204716144e51b20931983cc6"
+# sha256 of the `Page.render` sources that `render` below repeats step for step: MkDocs 1.6.1's,
+# and ProperDocs 1.6.7's, which differs only in keeping `links_to_anchors` at every log level.
+KNOWN_RENDERS = {
+    "320529348f7a8af152073d0a3ab02960ccce91f9204716144e51b20931983cc6": "mkdocs 1.6.1",
+    "ee04724746238ac17c0004482b10be71d084369ec5be615642eedee83a9f6171": "properdocs 1.6.7",
+}
 
 
 def _module(extension: Any) -> str:
@@ -57,8 +61,9 @@ class SharedMarkdown:
         unknown = sorted({_module(e) for e in extensions} - SHAREABLE)
         if unknown:
             self.reason = f"Markdown extensions not known to reset between pages: {', '.join(unknown)}"
-        elif render_source_hash() != KNOWN_RENDER:
-            self.reason = "this engine renders pages differently from MkDocs 1.6.1"
+        self.engine = KNOWN_RENDERS.get(render_source_hash(), "")
+        if not unknown and not self.engine:
+            self.reason = f"this engine renders pages differently from {' and '.join(KNOWN_RENDERS.values())}"
         self._extensions = extensions
         self._configs = config["mdx_configs"] or {}
 
@@ -94,6 +99,6 @@ class SharedMarkdown:
         page.toc = get_toc(getattr(md, "toc_tokens", []))
         page._title_from_render = extract_title_ext.title
         page.present_anchor_ids = extract_anchors_ext.present_anchor_ids | raw_html_ext.present_anchor_ids
-        if pages.log.getEffectiveLevel() > logging.DEBUG:
+        if self.engine.startswith("properdocs") or pages.log.getEffectiveLevel() > logging.DEBUG:
             page.links_to_anchors = relative_path_ext.links_to_anchors
         return True
