@@ -19,7 +19,8 @@ For every size, in the same run:
                   docs/ from mkdocs.generated.yml, with its cache cold (--clean) and warm
 
 rows: full build (from nothing: no cache, no site, no generated page in docs/, and the
-bare engine without its site; with --repeat N, N pairs, the pair with the median ratio
+bare engine without its site; earlier outputs are moved aside and deleted only at the end,
+so no build meets inodes freed moments before, see TRASH; with --repeat N, N pairs, the pair with the median ratio
 shown, and the user and system time of that pair), no-change rebuild,
 one-edit rebuild (one source's note changed in sources.yaml; for the bare engine,
 that source's page in docs/), one-edit
@@ -218,15 +219,36 @@ def zensical_rows(project: Path, n: int, zensical: str) -> dict:
     return found
 
 
+# Where the measured builds' earlier outputs go instead of being deleted (emptied at the end).
+# This machine's ext4 has no journal, and without one ext4 skips, when it allocates an inode,
+# every inode freed in the last one to five minutes, reading each one's inode-table block to
+# tell (fs/ext4/ialloc.c, recently_deleted): creating 5,000 files right after deleting 20,000
+# cost 1.7-1.9 s of system time against 0.11 s (`perf`: find_get_block_common and
+# recently_deleted), and most for the side that creates the most files. A move frees no inode.
+TRASH: Path | None = None
+
+
+def set_aside(path: Path) -> None:
+    """Move `path` out of the way without deleting it (see TRASH); deleted when TRASH is None."""
+    if not path.exists():
+        return
+    if TRASH is None:
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        return
+    TRASH.mkdir(parents=True, exist_ok=True)
+    path.rename(TRASH / f"{len(list(TRASH.iterdir()))}-{path.name}")
+
+
 def from_nothing(project: Path) -> None:
     """Our side of the project as generated: no cache, no site, docs/ holding only its assets."""
     for folder in (".corpus-build", "site"):
-        shutil.rmtree(project / folder, ignore_errors=True)
+        set_aside(project / folder)
     for child in (project / "docs").iterdir():
-        if child.is_dir() and child.name != "assets":
-            shutil.rmtree(child)
-        elif child.is_file():
-            child.unlink()
+        if child.name != "assets":
+            set_aside(child)
 
 
 def median_pair(pairs: list[tuple[dict, dict]]) -> tuple[dict, dict, list[float]]:
@@ -246,7 +268,7 @@ def together_pairs(project: Path, repeat: int) -> list[tuple[dict, dict]]:
     import concurrent.futures
 
     twin = project.with_name(project.name + "-bare")
-    shutil.rmtree(twin, ignore_errors=True)
+    set_aside(twin)
     twin.mkdir()
     for name in ("corpus", "overrides"):
         shutil.copytree(project / name, twin / name)
@@ -261,10 +283,10 @@ def together_pairs(project: Path, repeat: int) -> list[tuple[dict, dict]]:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         for _ in range(repeat):
             from_nothing(project)
-            shutil.rmtree(twin / "site-bare", ignore_errors=True)
+            set_aside(twin / "site-bare")
             ours, theirs = pool.submit(run_measured, cb, project), pool.submit(run_measured, bare, twin)
             pairs.append((ours.result(), theirs.result()))
-    shutil.rmtree(twin, ignore_errors=True)
+    set_aside(twin)
     return pairs
 
 
@@ -283,7 +305,7 @@ def bench(project: Path, n: int, rows: set[str], timeout: float, zensical: str |
         from_nothing(project)
         full = run_measured(cb, project)
         write_bare_config(project)  # after the render: docs/ holds the generated pages
-        shutil.rmtree(project / "site-bare", ignore_errors=True)
+        set_aside(project / "site-bare")
         pairs.append((full, run_measured(bare, project)))
     r["full"], r["bare_full"], r["pair_ratios"] = median_pair(pairs)
     if together:
@@ -327,7 +349,9 @@ def main() -> int:
     import compileall
 
     compileall.compile_dir(str(ROOT / "src" / "corpus_build"), quiet=1)
+    global TRASH
     work = Path(tempfile.mkdtemp(prefix="bench-build-"))
+    TRASH = work / "trash"
     results = []
     try:
         for n in sizes:
@@ -337,6 +361,7 @@ def main() -> int:
             print(f"measured {n} sources", file=sys.stderr)
     finally:
         if args.keep:
+            shutil.rmtree(TRASH, ignore_errors=True)
             print(f"projects kept in {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
