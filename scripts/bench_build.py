@@ -222,9 +222,10 @@ def zensical_rows(project: Path, n: int, zensical: str) -> dict:
 # Where the measured builds' earlier outputs go instead of being deleted (emptied at the end).
 # This machine's ext4 has no journal, and without one ext4 skips, when it allocates an inode,
 # every inode freed in the last one to five minutes, reading each one's inode-table block to
-# tell (fs/ext4/ialloc.c, recently_deleted): creating 5,000 files right after deleting 20,000
-# cost 1.7-1.9 s of system time against 0.11 s (`perf`: find_get_block_common and
-# recently_deleted), and most for the side that creates the most files. A move frees no inode.
+# tell (fs/ext4/ialloc.c, recently_deleted; in `perf`, with find_get_block_common, 8% of a
+# build at 1,000 sources). It charged the bench's deletions to the builds, most to the side that
+# creates the most files: at 5,000 sources, built together, the two sides' system time was 10.0
+# and 5.2 s while the bench deleted, 2.3 and 1.5 s once it moved. A move frees no inode.
 TRASH: Path | None = None
 
 
