@@ -20,8 +20,8 @@ For every size, in the same run:
 
 rows: full build (from nothing: no cache, no site, no generated page in docs/, and the
 bare engine without its site; earlier outputs are moved aside and deleted only at the end,
-so no build meets inodes freed moments before, see TRASH; with --repeat N, N pairs, the pair with the median ratio
-shown, and the user and system time of that pair), no-change rebuild,
+so no build meets inodes freed moments before, see TRASH; with --repeat N, N pairs, the
+pair with the median ratio shown, and the user and system time of that pair), no-change rebuild,
 one-edit rebuild (one source's note changed in sources.yaml; for the bare engine,
 that source's page in docs/), one-edit
 preview latency (`mkdocs serve` on 127.0.0.1: save the file, poll the served page
@@ -226,18 +226,13 @@ def zensical_rows(project: Path, n: int, zensical: str) -> dict:
 # build at 1,000 sources). It charged the bench's deletions to the builds, most to the side that
 # creates the most files: at 5,000 sources, built together, the two sides' system time was 10.0
 # and 5.2 s while the bench deleted, 2.3 and 1.5 s once it moved. A move frees no inode.
-TRASH: Path | None = None
+TRASH: Path | None = None  # set by main, inside the work folder
 
 
 def set_aside(path: Path) -> None:
-    """Move `path` out of the way without deleting it (see TRASH); deleted when TRASH is None."""
+    """Move `path` into TRASH, out of the way without deleting it."""
+    assert TRASH is not None, "main() sets TRASH"
     if not path.exists():
-        return
-    if TRASH is None:
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
         return
     TRASH.mkdir(parents=True, exist_ok=True)
     path.rename(TRASH / f"{len(list(TRASH.iterdir()))}-{path.name}")

@@ -30,11 +30,11 @@ SHAREABLE = frozenset(
         "smartsymbols", "superfences", "tabbed", "tasklist", "tilde",
     )]
 )
-# sha256 of the `Page.render` sources that `render` below repeats step for step: MkDocs 1.6.1's,
-# and ProperDocs 1.6.7's, which differs only in keeping `links_to_anchors` at every log level.
+# sha256 of the `Page.render` sources that `render` below repeats step for step, and whether
+# that render keeps `links_to_anchors` at every log level (ProperDocs) or only above DEBUG (MkDocs).
 KNOWN_RENDERS = {
-    "320529348f7a8af152073d0a3ab02960ccce91f9204716144e51b20931983cc6": "mkdocs 1.6.1",
-    "ee04724746238ac17c0004482b10be71d084369ec5be615642eedee83a9f6171": "properdocs 1.6.7",
+    "320529348f7a8af152073d0a3ab02960ccce91f9204716144e51b20931983cc6": ("mkdocs 1.6.1", False),
+    "ee04724746238ac17c0004482b10be71d084369ec5be615642eedee83a9f6171": ("properdocs 1.6.7", True),
 }
 
 
@@ -57,13 +57,14 @@ class SharedMarkdown:
     def __init__(self, config: Any):
         self.md: Any = None
         extensions = list(config["markdown_extensions"])
-        self.reason = ""  # why pages take MkDocs' own path, for the log
         unknown = sorted({_module(e) for e in extensions} - SHAREABLE)
+        engine = KNOWN_RENDERS.get(render_source_hash())
+        self._links_always = bool(engine and engine[1])
+        self.reason = ""  # why pages take MkDocs' own path, for the log
         if unknown:
             self.reason = f"Markdown extensions not known to reset between pages: {', '.join(unknown)}"
-        self.engine = KNOWN_RENDERS.get(render_source_hash(), "")
-        if not unknown and not self.engine:
-            self.reason = f"this engine renders pages differently from {' and '.join(KNOWN_RENDERS.values())}"
+        elif engine is None:
+            self.reason = f"this engine renders pages differently from {' and '.join(name for name, _ in KNOWN_RENDERS.values())}"
         self._extensions = extensions
         self._configs = config["mdx_configs"] or {}
 
@@ -99,6 +100,6 @@ class SharedMarkdown:
         page.toc = get_toc(getattr(md, "toc_tokens", []))
         page._title_from_render = extract_title_ext.title
         page.present_anchor_ids = extract_anchors_ext.present_anchor_ids | raw_html_ext.present_anchor_ids
-        if self.engine.startswith("properdocs") or pages.log.getEffectiveLevel() > logging.DEBUG:
+        if self._links_always or pages.log.getEffectiveLevel() > logging.DEBUG:
             page.links_to_anchors = relative_path_ext.links_to_anchors
         return True
