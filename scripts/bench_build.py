@@ -40,15 +40,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import socket
-import time
-import urllib.request
 import random
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

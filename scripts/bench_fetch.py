@@ -30,7 +30,6 @@ sys.path.insert(0, str(ROOT))
 
 import pymupdf  # noqa: E402
 import yaml  # noqa: E402
-
 from tests.fetch.server import FixtureServer, Reply  # noqa: E402
 
 WORDS = "tile kernel memory warp pipeline ascend cube vector shared register layout schedule".split()

@@ -24,11 +24,12 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.fetch.server import FixtureServer  # noqa: E402
+
 from corpus_build import registry  # noqa: E402
+from corpus_build.core.linkrecords import LinkState  # noqa: E402
 from corpus_build.links.check import check_links  # noqa: E402
 from corpus_build.links.options import from_corpus  # noqa: E402
-from corpus_build.links.records import LinkState  # noqa: E402
-from tests.fetch.server import FixtureServer  # noqa: E402
 
 
 def main() -> None:

@@ -35,9 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
-from corpus_build import registry, search, site
 from tests.site_helpers import serve
 from tests.test_search import CHROMIUM, QUERIES
+
+from corpus_build import registry, site
+from corpus_build.site import search
 
 # mkdocs.yml's separator before search tuning: it cut TileLang into tile + lang.
 OLD_SEPARATOR = r"""'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'"""

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = "corpus_build"
-# Lowest first. The ground floor holds the records and helpers every stage shares (errors,
-# model, provenance, the command-line registry…) and imports no stage; cli.py and publish.py
-# on the top floor are the only modules that see every stage.
+# Lowest first, each floor with its rooms: a room is a package of corpus_build, or a few
+# top-level modules named together. The ground floor holds the records and helpers every
+# stage shares (errors, model, provenance, the command-line registry…) and imports no stage;
+# the top floor (cli.py, publish.py) is the only one that sees every stage.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ground floor", ("core",)),
     ("registry", ("registry",)),
@@ -37,7 +38,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("links", ("links",)),
     ("render", ("render",)),
     ("site engine", ("site",)),
-    ("command line", ("cli", "publish", "__main__")),
+    ("command line", ("cli+publish+__main__",)),
 )
 
 
@@ -122,8 +123,15 @@ def imports(known: dict[str, Path]) -> list[Import]:
 
 
 def room(module: str) -> str | None:
+    """The room of a module: its top-level package, or the group of top-level modules it is named in."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else None  # the package's own __init__ is in no room
+    if len(parts) < 2:
+        return None  # the package's own __init__ is in no room
+    for _, rooms in FLOORS:
+        for name in rooms:
+            if parts[1] in name.split("+"):
+                return name
+    return parts[1]
 
 
 def floor_of(name: str | None) -> int | None:

@@ -36,14 +36,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
-
-from corpus_build import registry  # noqa: E402
-from corpus_build.errors import CorpusBuildError  # noqa: E402
-from corpus_build.fetch import FetchOptions, fetch_corpus  # noqa: E402
-from corpus_build.provenance import Status  # noqa: E402
 from tests.fetch.conftest import write_corpus  # noqa: E402
 from tests.fetch.server import FixtureServer, Reply  # noqa: E402
 from tests.fetch.test_html import page  # noqa: E402
+
+from corpus_build import registry  # noqa: E402
+from corpus_build.core.errors import CorpusBuildError  # noqa: E402
+from corpus_build.core.provenance import Status  # noqa: E402
+from corpus_build.fetch import FetchOptions, fetch_corpus  # noqa: E402
 
 
 def _pytest(paths: list[str], env: dict[str, str], junit: Path) -> dict[str, int]:

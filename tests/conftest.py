@@ -27,7 +27,6 @@ def project(tmp_path):
 def default_site(tmp_path_factory):
     """The user's real corpus built strict once per session: (site folder, Corpus)."""
     from corpus_build import registry, site
-
     from tests.site_helpers import copy_default_project
 
     project = copy_default_project(tmp_path_factory.mktemp("default-project"))

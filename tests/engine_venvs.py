@@ -4,7 +4,7 @@ Each holds this checkout (editable, so code changes need no reinstall), every ru
 dependency except MkDocs, and the engine: ProperDocs with Material for MkDocs (installed
 without its `mkdocs` requirement), or Zensical. They live under
 $CORPUS_BUILD_TEST_CACHE (default ~/.cache/corpus-build-tests), keyed by the engine, this
-checkout's path and its pyproject.toml, so later sessions reuse them. When pip cannot
+checkout's path, its dependencies and its entry points, so later sessions reuse them. When pip cannot
 install them (no registry), `engine_venv` says why and the tests skip with that reason.
 """
 
@@ -56,7 +56,9 @@ def _requirements(engine: str) -> list[list[str]]:
 def engine_venv(engine: str) -> tuple[Path | None, str]:
     """(the venv folder, "") or (None, why it could not be made)."""
     steps = _requirements(engine)
-    key = hashlib.sha256(repr((engine, str(PROJECT_ROOT), steps, sys.version)).encode()).hexdigest()[:12]
+    # The entry points too: an editable install records them at install time (the `corpus` plugin's module).
+    entry_points = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"].get("entry-points", {})
+    key = hashlib.sha256(repr((engine, str(PROJECT_ROOT), steps, sys.version, entry_points)).encode()).hexdigest()[:12]
     venv = cache_root() / f"{engine}-{key}"
     ready = venv / ".ready"
     if ready.exists():

@@ -60,8 +60,8 @@ def serve(directory: Path):
 
 def recorded_files(raw: Path, names: list[str]) -> tuple:
     """Provenance entries for files a test wrote into a mirror folder, hashed as the fetch stage hashes them."""
+    from corpus_build.core.provenance import OutputFile
     from corpus_build.fetch.records import swhid_of_file
-    from corpus_build.provenance import OutputFile
 
     out = []
     for name in names:

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_build import bibfacts, registry
-from corpus_build.provenance import (
-    Document,
-    Extractor,
-    Provenance,
-    RepoFacts,
-    Status,
-    ThreadFacts,
-    write_provenance,
-)
+from corpus_build import registry
+from corpus_build.core import bibfacts
+from corpus_build.core.provenance import Document, Extractor, Provenance, RepoFacts, Status, ThreadFacts, write_provenance
 from tests.corpus_fixture import SOURCES_GPU, write_corpus
 
 GPU = "corpus/01-gpu/sources.yaml"

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import registry, render, slim
+from corpus_build import registry, render
 from corpus_build.render import listing
+from corpus_build.site import slim
 
 SMALL, LARGE = 150, 1500
 

@@ -131,7 +131,7 @@ def _slim_reference(page: str) -> str:
 def test_slimming_matches_the_reference_on_awkward_markup():
     import random
 
-    from corpus_build import slim
+    from corpus_build.site import slim
 
     pieces = ["<pre>", "</pre>", "</PRE >", "<Pre class='x'>", "<code>", "</code>", "<script>", "</script>", "</scripts>", "<!--", "-->",
               "<kbd>", "</kbd >", "<textarea>", "</textarea>", "<style>", "</style>", "<p>", "</p>", "<", ">", "\n", "\n  \n\t", " ", "\u3000\n",
@@ -147,7 +147,7 @@ def test_slimming_matches_the_reference_on_awkward_markup():
 
 def test_the_build_snapshot_is_what_mirror_state_says_of_every_source(tmp_path):
     from corpus_build import registry
-    from corpus_build.provenance import Provenance, Status, mirror_state, write_failure, write_provenance
+    from corpus_build.core.provenance import Provenance, Status, mirror_state, write_failure, write_provenance
     from corpus_build.render import changes
 
     corpus = registry.load(write_corpus(tmp_path))

@@ -7,17 +7,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from corpus_build import bibfacts, registry, site
-from corpus_build.provenance import (
-    Document,
-    Extractor,
-    Provenance,
-    Status,
-    write_provenance,
-)
+from corpus_build import registry, site
+from corpus_build.core import bibfacts
+from corpus_build.core.provenance import Document, Extractor, Provenance, Status, write_provenance
 from corpus_build.render import citation, export
 from corpus_build.render.labels import _LABELS, Labels
-from corpus_build.render.pages import PageBuilder, paths
+from corpus_build.render.pages import PageBuilder
+from corpus_build.render.places import paths
 from tests.corpus_fixture import SOURCES_GPU, write_corpus, write_project
 from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
 
@@ -129,7 +125,7 @@ def test_copy_button_puts_the_bibtex_on_the_clipboard(tmp_path):
 
 
 def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(tmp_path):
-    from corpus_build.provenance import ThreadFacts
+    from corpus_build.core.provenance import ThreadFacts
 
     corpus = registry.load(write_corpus(tmp_path))
     pull = corpus.source("tilelang-pr-2900")

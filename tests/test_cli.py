@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from corpus_build import cli, registry
-from corpus_build.add import resolve_section
-from corpus_build.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, main, make_parser
+from corpus_build.cli import main, make_parser
+from corpus_build.core.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from corpus_build.registry.add import resolve_section
 from tests.corpus_fixture import PROJECT_ROOT, SOURCES_GPU
 
 BIN = Path(sys.executable).parent
@@ -343,7 +344,7 @@ def test_every_option_a_message_names_exists():
     """Hints say "pass --project DIR", never an option the command line does not have."""
     options = {o for parser in [make_parser(), *commands().values()] for a in parser._actions for o in a.option_strings}  # type: ignore[attr-defined]
     named = set()
-    for name in ("registry.py", "add.py", "site.py", "cli.py", "yamlfile.py", "mkdocs_plugin.py", "serve.py", "watch/cli.py", "fetch/cli.py"):
+    for name in ("registry/reader.py", "registry/add.py", "site/engines.py", "cli.py", "core/commands.py", "registry/cli.py", "registry/yamlfile.py", "site/plugin.py", "site/serve.py", "watch/cli.py", "fetch/cli.py"):
         named |= set(re.findall(r"(?<![-\w])--[a-z][a-z-]+", (PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8")))
     assert len(named) >= 10
     assert named - options - {"--clean"} == set()  # `zensical build --clean`, in the command site.py runs

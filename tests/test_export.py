@@ -18,16 +18,9 @@ from citeproc import (
 )
 from citeproc.source.json import CiteProcJSON
 
-from corpus_build import bibfacts, registry
-from corpus_build.provenance import (
-    Document,
-    Extractor,
-    Provenance,
-    RepoFacts,
-    Status,
-    ThreadFacts,
-    write_provenance,
-)
+from corpus_build import registry
+from corpus_build.core import bibfacts
+from corpus_build.core.provenance import Document, Extractor, Provenance, RepoFacts, Status, ThreadFacts, write_provenance
 from corpus_build.render import build_pages, export
 from tests.corpus_fixture import PROJECT_ROOT, SOURCES_GPU, write_corpus
 

@@ -15,7 +15,7 @@ import markdown
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import UsageError
+from corpus_build.core.errors import UsageError
 from corpus_build.watch.draft import DraftWriter
 from corpus_build.watch.merge import facts_block, merge
 from corpus_build.watch.records import BranchCommits, DigestFacts, PullRequest, Release, RepoFacts

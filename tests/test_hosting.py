@@ -14,8 +14,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from corpus_build import hosting, site
-from corpus_build.errors import SiteError
+from corpus_build import site
+from corpus_build.core.errors import SiteError
+from corpus_build.site import hosting
 from tests import corpus_fixture
 from tests.corpus_fixture import write_project
 from tests.site_helpers import CHROMIUM, playwright_or_skip

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build import buildcache, site
+from corpus_build import site
 from corpus_build.cli import main
+from corpus_build.site import buildcache
 from tests.corpus_fixture import CHAPTERS, SOURCES_ASCEND, SOURCES_GPU, write_project
 
 pytestmark = pytest.mark.slow

@@ -13,11 +13,11 @@ import yaml
 
 from corpus_build import registry
 from corpus_build.cli import main
+from corpus_build.core.linkrecords import LinkState, load_results
 from corpus_build.links.check import check_links
 from corpus_build.links.options import LinkOptions, from_corpus, parse_duration
-from corpus_build.links.records import LinkState, load_results
 from corpus_build.render import build_pages
-from corpus_build.render.pages import paths
+from corpus_build.render.places import paths
 from tests.fetch.server import FixtureServer, Reply
 
 DEAD_HOST = "gone-for-good.example"
@@ -236,7 +236,7 @@ def test_site_shows_dead_links_with_alternatives(tmp_path, server):
 
 def test_settings_are_validated():
     assert parse_duration("3d", "x") == 3 * 86400 and parse_duration(90, "x") == 90 and parse_duration("12h", "x") == 43200
-    from corpus_build.errors import UsageError
+    from corpus_build.core.errors import UsageError
 
     with pytest.raises(UsageError, match="duration"):
         parse_duration("soon", "corpus.yaml `links.recheck_after`")

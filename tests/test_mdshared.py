@@ -18,7 +18,7 @@ from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.pages import Page
 
-from corpus_build import mdshared
+from corpus_build.site import mdshared
 
 PAGES = {
     "index.md": """\

@@ -22,15 +22,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from corpus_build import registry, render, site
-from corpus_build.provenance import (
-    Document,
-    Provenance,
-    RepoFacts,
-    Status,
-    ThreadFacts,
-    write_failure,
-    write_provenance,
-)
+from corpus_build.core.provenance import Document, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
 from tests.site_helpers import recorded_files, serve
 
 # Every way a page can run script or reach another origin, each leaving a trace if it works.

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from corpus_build import registry
-from corpus_build.cli import EXIT_USAGE, main
+from corpus_build.cli import main
+from corpus_build.core.commands import EXIT_USAGE
 from corpus_build.publish import last_day, publish
 from tests.corpus_fixture import write_project
 from tests.fetch.server import FixtureServer

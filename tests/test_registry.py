@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_build import registry
-from corpus_build.errors import RegistryError
+from corpus_build.core.errors import RegistryError
+from corpus_build.registry import reader as registry  # the reader itself: these tests clear its section memo (_SECTIONS)
 from tests.corpus_fixture import CHAPTERS, CORPUS_YAML, DIGEST, SOURCES_ASCEND, SOURCES_GPU, write_corpus
 
 GPU = "corpus/01-gpu/sources.yaml"
@@ -167,7 +167,7 @@ def test_every_problem_code_is_documented_in_the_readme():
 
     from tests.corpus_fixture import PROJECT_ROOT
 
-    source = "".join((PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8") for name in ("registry.py", "yamlfile.py"))
+    source = "".join((PROJECT_ROOT / "src" / "corpus_build" / name).read_text(encoding="utf-8") for name in ("registry/reader.py", "registry/yamlfile.py"))
     codes = set(re.findall(r'code="([a-z0-9-]+)"', source))
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     block = readme[readme.index("### Problem codes") :]
@@ -179,7 +179,7 @@ def test_every_problem_code_is_documented_in_the_readme():
 def test_files_that_cannot_be_read_have_stable_codes(tmp_path):
     import os
 
-    from corpus_build import yamlfile
+    from corpus_build.registry import yamlfile
 
     folder = tmp_path / "folder.yaml"
     folder.mkdir()
@@ -222,7 +222,7 @@ def test_a_reread_registry_reuses_unchanged_sections_and_sees_every_edit(tmp_pat
 def test_sections_cached_between_runs_read_back_exactly_and_follow_every_byte(tmp_path):
     """sectioncache.py: a later process reads unchanged sections from .corpus-build/cache/sections/
     and gets the same corpus and problems as a fresh parse; a changed byte or a damaged entry is read afresh."""
-    from corpus_build import sectioncache
+    from corpus_build.registry import sectioncache
 
     root = write_corpus(tmp_path)
     (root / "01-gpu" / "sources.yaml").write_text(replace(SOURCES_GPU, "  tags: [cuda]", "  tag: [cuda]"), encoding="utf-8")

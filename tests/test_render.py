@@ -181,7 +181,7 @@ def test_unknown_chinese_title_terms_join_the_search_vocabulary(corpus_dir):
 def test_render_never_overwrites_a_hand_written_file(corpus_dir, tmp_path):
     import pytest
 
-    from corpus_build.errors import SiteError
+    from corpus_build.core.errors import SiteError
 
     docs = tmp_path / "docs"
     (docs / "sources").mkdir(parents=True)
@@ -202,13 +202,13 @@ def test_render_recognises_its_own_pages_without_the_manifest(corpus_dir, tmp_pa
 
 
 def test_text_from_servers_cannot_add_html_attributes():
-    from corpus_build.render import markdown as md
+    from corpus_build.core import mdtext as md
 
     assert md.text('Gone {: onclick="alert(1)" }') == 'Gone \\{: onclick="alert(1)" \\}'
 
 
 def test_provenance_cannot_point_the_site_outside_the_mirror(corpus_dir, tmp_path):
-    from corpus_build.render.mirror import mirror_file
+    from corpus_build.render.mirrortext import mirror_file
 
     corpus = registry.load(corpus_dir)
     source = corpus.source("tilelang")

@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from corpus_build import search
-from corpus_build.model import Corpus, Section, Settings, Source
+from corpus_build.core.model import Corpus, Section, Settings, Source
+from corpus_build.site import search
 from tests.site_helpers import CHROMIUM, playwright_or_skip
 
 SEPARATOR = "&[lg]t;|[\\s\\u200b\\-_,:;!?=+@#&|'’\"`/\\\\\\[\\](){}<>*~^]+|\\.(?!\\d)"

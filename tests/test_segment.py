@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from corpus_build import site
-from corpus_build.segment import Segmenter, installable
+from corpus_build.site.segment import Segmenter, installable
 from tests.corpus_fixture import write_project
 
 ROOT = Path(__file__).resolve().parents[1]

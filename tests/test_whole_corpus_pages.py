@@ -16,7 +16,8 @@ import pytest
 
 from corpus_build import registry, render
 from corpus_build.render import listing, tagpages
-from corpus_build.render.pages import HOME_ROWS, INDEX_PAGE_SIZE, paths
+from corpus_build.render.pages import HOME_ROWS, INDEX_PAGE_SIZE
+from corpus_build.render.places import paths
 from tests.test_bounded_pages import write_synthetic
 
 SMALL, LARGE = 1500, 3000

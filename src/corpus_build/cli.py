@@ -12,9 +12,10 @@ line, before or after the command's name.
 
 Adding a command
 ----------------
-A stage module defines `register(sub)` and calls `add_command` once per command::
+A stage module defines `register(sub)` and calls `add_command` (core/commands.py, with the
+EXIT_* codes) once per command; no stage imports this module::
 
-    from ..cli import add_command
+    from ..core.commands import EXIT_OK, add_command
 
     def register(sub) -> None:
         p = add_command(
@@ -30,7 +31,8 @@ A stage module defines `register(sub)` and calls `add_command` once per command:
 
 then add its `register` to `_register_stage_commands` below. The command reads the
 global options as `args.project`, `args.quiet` and `args.verbose` (do not define them
-again); `project_dir(args)` resolves the project folder. Raising a CorpusBuildError
+again); `project_dir(args)` resolves the project folder and `load_corpus(args)`
+(registry/cli.py) reads the registry, printing its warnings. Raising a CorpusBuildError
 prints its message (no traceback) and exits with its `exit_code`; tests/test_cli.py
 checks that every registered command has a description and an example.
 """
@@ -41,43 +43,18 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, registry
-from .errors import CorpusBuildError, Problem, RegistryError, UsageError, printable
-from .model import Corpus
+from .core.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, add_command, corpus_dir, project_dir
+from .core.errors import CorpusBuildError, RegistryError, UsageError, printable
+from .registry.cli import load_corpus
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-Command = Callable[[argparse.Namespace], int]
-
-
-def project_dir(args: argparse.Namespace) -> Path:
-    return Path(args.project).resolve()
-
-
-def _corpus_dir(args: argparse.Namespace) -> Path:
-    return project_dir(args) / "corpus"
-
-
-def print_problems(problems: Sequence[Problem], args: argparse.Namespace) -> None:
-    """The registry's warnings (and any errors) on stderr; `--quiet` keeps only the errors."""
-    for problem in problems:
-        if problem.severity == "error" or not args.quiet:
-            print(problem, file=sys.stderr)
-
-
-def load_corpus(args: argparse.Namespace) -> Corpus:
-    """The validated registry; its warnings are printed (unless --quiet), its errors raised."""
-    corpus, problems = registry.load_with_problems(_corpus_dir(args))
-    print_problems(problems, args)
-    return corpus
-
+if TYPE_CHECKING:
+    from .core.model import Corpus
+    from .registry.add import PageFacts
 
 # --- the commands -----------------------------------------------------------------------
 
@@ -85,7 +62,7 @@ def load_corpus(args: argparse.Namespace) -> Corpus:
 def cmd_check(args: argparse.Namespace) -> int:
     import json
 
-    corpus, problems = registry.read(_corpus_dir(args))
+    corpus, problems = registry.read(corpus_dir(args))
     errors = [p for p in problems if p.severity == "error"]
     shown = [p for p in problems if p.severity == "error" or not args.quiet]
     if args.json:
@@ -112,12 +89,12 @@ def _int_list(text: str) -> tuple[int, ...]:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from .add import NewSource, add_source
+    from .registry.add import NewSource, add_source
 
     note = args.note or ""
     if args.note_file:
-        from . import yamlfile
-        from .limits import LIMITS
+        from .core.limits import LIMITS
+        from .registry import yamlfile
 
         # Bounded like a registry file: a FIFO, /dev/zero or a huge file is refused unread.
         problems: list = []
@@ -126,7 +103,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             raise UsageError(f"the note file {problems[0]}".replace(": error: ", ": "))
         note = text
     added = add_source(
-        _corpus_dir(args),
+        corpus_dir(args),
         NewSource(
             url=args.url,
             section=args.section,
@@ -140,6 +117,7 @@ def cmd_add(args: argparse.Namespace) -> int:
             # CORPUS_BUILD_OFFLINE=1: scripts, CI and the tests never reach the network from add.
             offline=args.offline or os.environ.get("CORPUS_BUILD_OFFLINE", "") not in ("", "0"),
         ),
+        look_up=_page_facts,
     )
     print(f"added '{added.id}' ({added.kind}) to {added.file}:{added.line}")
     if not args.quiet:
@@ -149,6 +127,13 @@ def cmd_add(args: argparse.Namespace) -> int:
             print(f"the registry has {added.older_warnings} other warning(s): `corpus-build check` lists them", file=sys.stderr)
         print("next: corpus-build build   (or keep `mkdocs serve` running: it reloads on its own)")
     return EXIT_OK
+
+
+def _page_facts(corpus: Corpus, url: str) -> PageFacts:
+    """add's look at the new page, through the fetch stage's client (imported only when add reads a page)."""
+    from .fetch.pagefacts import for_add
+
+    return for_add(corpus, url)
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -177,28 +162,6 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 # --- the parser -------------------------------------------------------------------------
-
-
-def add_command(
-    sub: argparse._SubParsersAction,
-    name: str,
-    func: Command,
-    *,
-    help: str,
-    description: str,
-    example: str,
-) -> argparse.ArgumentParser:
-    """Register `corpus-build NAME`: its one-line help, a description and an example for --help."""
-    examples = "\n".join(f"  {line}" for line in example.strip().splitlines())
-    parser: argparse.ArgumentParser = sub.add_parser(
-        name,
-        help=help,
-        description=description,
-        epilog=f"example:\n{examples}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.set_defaults(func=func)
-    return parser
 
 
 def _global_options(parser: argparse.ArgumentParser, *, on_command: bool) -> None:
@@ -239,7 +202,7 @@ def make_parser(*, stage_commands: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="one JSON object per problem: file, line, column, severity, code, message")
 
-    from .model import KINDS
+    from .core.model import KINDS
 
     p = add_command(
         sub, "add", cmd_add,
@@ -302,16 +265,16 @@ def _register_stage_commands(sub: argparse._SubParsersAction) -> None:
     register_fetch(sub)
     register_watch(sub)
     _register_links_commands(sub)
-    from .buildcache import register as register_clean
+    from .site.buildcache import register as register_clean
 
     register_clean(sub)
 
 
 def _register_links_commands(sub) -> None:
     """links, import, publish: each module owns its argparse setup."""
-    from .importer import register as register_import
     from .links.cli import register as register_links
     from .publish import register as register_publish
+    from .registry.importer import register as register_import
 
     register_links(sub)
     register_import(sub)

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import registry
-from .errors import CorpusBuildError, RegistryError, SiteError, UsageError
-from .model import Corpus
+from .core.errors import CorpusBuildError, RegistryError, SiteError, UsageError
+from .core.model import Corpus
 
 STEPS = ("fetch", "watch", "links", "build")
 
@@ -79,9 +79,9 @@ def last_day(corpus: Corpus, now: dt.datetime):
 
 
 def _fetch(project: Path, env: Mapping[str, str]) -> tuple[str, str]:
+    from .core.provenance import Status
     from .fetch.engine import fetch_corpus
     from .fetch.options import from_corpus
-    from .provenance import Status
 
     corpus = registry.load(project / "corpus")
     results = fetch_corpus(corpus, from_corpus(corpus).with_env(env))
@@ -94,10 +94,11 @@ def _fetch(project: Path, env: Mapping[str, str]) -> tuple[str, str]:
 
 
 def _watch(project: Path, env: Mapping[str, str], now: dt.datetime) -> tuple[str, str, Path | None]:
-    from .github_api import GitHubClient, GitHubConfig
+    from .core.github_api import GitHubClient, GitHubConfig
+    from .registry.settings import parse_watch_config
     from .watch.cli import CACHE_DIR
     from .watch.run import draft_digest
-    from .watch.targets import parse_watch_config, registry_repos
+    from .watch.targets import registry_repos
 
     corpus = registry.load(project / "corpus")
     config_targets = parse_watch_config(corpus.settings.extra.get("watch"))
@@ -119,9 +120,9 @@ def _watch(project: Path, env: Mapping[str, str], now: dt.datetime) -> tuple[str
 
 
 def _links(project: Path) -> tuple[str, str]:
+    from .core.linkrecords import LinkState
     from .links.check import check_links
     from .links.options import from_corpus
-    from .links.records import LinkState
 
     corpus = registry.load(project / "corpus")
     run = check_links(corpus, from_corpus(corpus))
@@ -190,7 +191,7 @@ def publish(
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from .cli import add_command
+    from .core.commands import add_command
 
     p = add_command(
         sub, "publish", cmd_publish,
@@ -210,7 +211,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from .cli import project_dir
+    from .core.commands import project_dir
 
     def show(step: StepResult) -> None:
         if args.json:

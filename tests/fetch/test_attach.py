@@ -12,9 +12,9 @@ import pymupdf
 import pytest
 
 from corpus_build.cli import main
+from corpus_build.core.provenance import Status, mirror_state, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.lockfile import read_lock
-from corpus_build.provenance import Status, mirror_state, read_failure, read_provenance
 from corpus_build.render import build_pages
 
 PAGE = """<!DOCTYPE html><html lang="zh"><head><meta charset="utf-8"><title>昇腾算子开发：向量化</title></head><body>

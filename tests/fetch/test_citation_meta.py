@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import bibtexparser
 
-from corpus_build import bibfacts
+from corpus_build.core import bibfacts
+from corpus_build.core.provenance import Status, read_provenance
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status, read_provenance
 from corpus_build.render import export
 
 from .test_kinds import make_pdf

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import UsageError
+from corpus_build.core.errors import UsageError
+from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.lockfile import run_lock
-from corpus_build.provenance import Status, read_failure, read_provenance
 
 from .conftest import write_corpus
 from .server import Reply

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from corpus_build.errors import ContentError, HTTPStatusError, RateLimitError
-from corpus_build.github_api import GitHubClient, GitHubConfig, parse_link
+from corpus_build.core.errors import ContentError, HTTPStatusError, RateLimitError
+from corpus_build.core.github_api import GitHubClient, GitHubConfig, parse_link
 
 from .server import Reply
 

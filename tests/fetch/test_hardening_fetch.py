@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import UnsafePathError
+from corpus_build.core.errors import UnsafePathError
+from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status, read_failure, read_provenance
 from corpus_build.render import mirror
 
 from .conftest import git, write_corpus
@@ -132,7 +132,7 @@ def test_fetch_lock_symlink_is_not_truncated(tmp_path, options, server):
     outside = _outside(tmp_path)
     root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
     os.symlink(outside / "keep.txt", root / ".fetch.lock")
-    from corpus_build.errors import UsageError
+    from corpus_build.core.errors import UsageError
 
     with pytest.raises(UsageError, match="symlink"):
         fetch_corpus(registry.load(root), options)
@@ -169,7 +169,7 @@ def test_redirect_from_public_host_to_loopback_is_refused(server, tmp_path, opti
 def test_redirect_targets_in_local_ranges_are_refused(target):
     import asyncio
 
-    from corpus_build.errors import ContentError
+    from corpus_build.core.errors import ContentError
     from corpus_build.fetch.http import check_redirect
 
     with pytest.raises(ContentError):

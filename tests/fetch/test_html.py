@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status, read_failure, read_provenance
 
 from .server import Reply
 

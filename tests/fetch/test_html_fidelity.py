@@ -13,12 +13,10 @@ from dataclasses import replace
 
 import pytest
 
-from corpus_build.errors import RegistryError
-
-from corpus_build.errors import UsageError
+from corpus_build.core.errors import RegistryError, UsageError
+from corpus_build.core.provenance import Status, mirror_state, read_provenance
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.options import from_corpus
-from corpus_build.provenance import Status, mirror_state, read_provenance
 
 CHROMIUM = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
 

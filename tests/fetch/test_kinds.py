@@ -12,8 +12,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status, read_failure, read_provenance
 
 from .conftest import git
 from .server import Reply

@@ -8,9 +8,9 @@ import json
 import pymupdf
 
 from corpus_build import registry
+from corpus_build.core.provenance import Status, read_provenance
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.kinds.pdf import pymupdf_version
-from corpus_build.provenance import Status, read_provenance
 from corpus_build.render import build_pages
 
 from .conftest import write_corpus
@@ -146,7 +146,7 @@ def test_pymupdf_version_is_known():
 
 def test_heading_numbers_set_apart_join_their_titles(tmp_path):
     """As Debian's Chinese maint-guide sets them: "Chapter 2" above "第一步", "2.1" above its title."""
-    from corpus_build import pdf_structure
+    from corpus_build.core import pdf_structure
 
     doc = pymupdf.open()
     page = doc.new_page()

@@ -13,7 +13,8 @@ from corpus_build import registry, site
 from corpus_build.fetch import fetch_corpus
 from corpus_build.render import build_pages
 from corpus_build.render.labels import Labels
-from corpus_build.render.mirror import SEARCH_LIMIT, sanitize_markdown, thread_badge
+from corpus_build.render.mirror import thread_badge
+from corpus_build.render.mirrortext import SEARCH_LIMIT, sanitize_markdown
 from tests.corpus_fixture import PROJECT_ROOT
 
 from .conftest import write_corpus

@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from corpus_build import registry, site
+from corpus_build.core.provenance import Status
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status
 from tests.corpus_fixture import PROJECT_ROOT
 
 from .conftest import write_corpus

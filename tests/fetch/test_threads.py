@@ -7,10 +7,10 @@ import json
 import re
 from dataclasses import replace
 
+from corpus_build.core.provenance import Status, read_failure, read_provenance
+from corpus_build.core.threads import conversation
 from corpus_build.fetch import fetch_corpus
-from corpus_build.provenance import Status, read_failure, read_provenance
 from corpus_build.render import build_pages
-from corpus_build.threads import conversation
 
 from .github_threads import FakeThread, sample_pull, user
 
@@ -159,7 +159,7 @@ def test_state_recorded_by_watch_after_the_fetch_wins_on_the_page(server, make_c
     raw = corpus.raw_dir(corpus.source("pr-44"))
     assert "cb-state-open" in build_pages(corpus)["sources/pr-44/text.md"]
     # As watch/run.py records a merge it saw later: provenance changes, thread.json does not.
-    from corpus_build.provenance import write_provenance
+    from corpus_build.core.provenance import write_provenance
 
     record = read_provenance(raw)
     write_provenance(raw, replace(record, thread=replace(record.thread, state="closed", merged=True, merged_at="2026-03-01T00:00:00Z")))
@@ -169,7 +169,7 @@ def test_state_recorded_by_watch_after_the_fetch_wins_on_the_page(server, make_c
 
 
 def test_a_very_long_thread_is_cut_and_kept_out_of_search(make_corpus):
-    from corpus_build.provenance import Provenance, ThreadFacts
+    from corpus_build.core.provenance import Provenance, ThreadFacts
     from corpus_build.render.labels import Labels
     from corpus_build.render.thread import ThreadPage
 

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corpus_build import registry
-from corpus_build.add import NewSource, add_source
-from corpus_build.errors import CorpusBuildError
+from corpus_build.core.errors import CorpusBuildError
+from corpus_build.registry.add import NewSource, add_source
 from corpus_build.render import build_pages
 
 from .runner import BASE

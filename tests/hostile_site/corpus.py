@@ -17,9 +17,10 @@ from pathlib import Path
 
 import yaml
 
-from corpus_build import registry, urls
-from corpus_build.links.records import LinkResult, LinkState, save_results
-from corpus_build.provenance import Document, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
+from corpus_build import registry
+from corpus_build.core import urls
+from corpus_build.core.linkrecords import LinkResult, LinkState, save_results
+from corpus_build.core.provenance import Document, Provenance, RepoFacts, Status, ThreadFacts, write_failure, write_provenance
 from tests.corpus_fixture import PROJECT_ROOT
 from tests.site_helpers import recorded_files
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import markdown
 import pytest
 
-from corpus_build.render import markdown as md
+from corpus_build.core import mdtext as md
 from corpus_build.render.sanitize import clean_page
 
 EXTENSIONS = ["pymdownx.superfences", "attr_list", "md_in_html", "tables", "admonition"]

@@ -34,8 +34,9 @@ def test_case(checked, case):
 
 def test_serve_error_banner_shows_registry_text_as_text(tmp_path):
     """`mkdocs serve` on a broken registry shows its errors on every page: registry text there is text too."""
-    from corpus_build import registry, serve
-    from corpus_build.errors import RegistryError
+    from corpus_build import registry
+    from corpus_build.core.errors import RegistryError
+    from corpus_build.site import serve
     from tests.hostile_site.runner import _Live
 
     payload = "<img src=x onerror=__xss=/hs900/>"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build.github_api import GitHubClient, GitHubConfig
+from corpus_build.core.github_api import GitHubClient, GitHubConfig
 
 from .fakegithub import FakeGitHub, FakeRepo
 

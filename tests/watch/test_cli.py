@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build.errors import UsageError
 from corpus_build.cli import make_parser
+from corpus_build.core.errors import UsageError
 
 from .conftest import SINCE, UNTIL
 from .fakegithub import FakeGitHub

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import RateLimitError, UsageError
-from corpus_build.github_api import GitHubClient, GitHubConfig
+from corpus_build.core.errors import RateLimitError, UsageError
+from corpus_build.core.github_api import GitHubClient, GitHubConfig
 from corpus_build.watch import WatchOptions, draft_digest, plan_window
 from corpus_build.watch.merge import facts_of, merge
 

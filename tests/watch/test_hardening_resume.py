@@ -6,8 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 from corpus_build import registry
-from corpus_build.errors import RateLimitError
-from corpus_build.github_api import GitHubClient, GitHubConfig
+from corpus_build.core.errors import RateLimitError
+from corpus_build.core.github_api import GitHubClient, GitHubConfig
 from corpus_build.watch import WatchOptions, draft_digest, plan_window
 
 from .conftest import SINCE, UNTIL

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from corpus_build import registry
-from corpus_build.errors import UsageError
+from corpus_build.core.errors import UsageError
+from corpus_build.registry.settings import RepoTarget, parse_watch_config
 from corpus_build.watch.gather import linked_issues
 from corpus_build.watch.merge import commentary_block, facts_block, merge
-from corpus_build.watch.records import RepoTarget
-from corpus_build.watch.targets import cited_refs, merge_targets, parse_watch_config, registry_repos
+from corpus_build.watch.targets import cited_refs, merge_targets, registry_repos
 from corpus_build.watch.window import parse_moment, parse_tz, resolve_window
 
 BJ = dt.timezone(dt.timedelta(hours=8))

@@ -31,9 +31,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ContentError, UsageError
-from ..model import Corpus
-from ..provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, utc_stamp, write_provenance
+from ..core.errors import ContentError, UsageError
+from ..core.model import Corpus
+from ..core.provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, utc_stamp, write_provenance
 from . import lockfile
 from .engine import clean_leftovers
 from .options import from_corpus

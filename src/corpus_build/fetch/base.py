@@ -16,8 +16,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..model import Source
-from ..provenance import Document, Extractor, OutputFile, Provenance, RepoFacts, ThreadFacts
+from ..core.model import Source
+from ..core.provenance import Document, Extractor, OutputFile, Provenance, RepoFacts, ThreadFacts
 from . import records
 from .http import AttemptLog, Download, Exchange, HttpClient
 from .options import FetchOptions

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
-from ..errors import ContentError
+from ..core.errors import ContentError
 from .base import package_version
 
 SCREENSHOT = "screenshot.png"

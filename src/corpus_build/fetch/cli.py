@@ -12,11 +12,12 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import add_command, load_corpus
-from ..console import is_terminal, print_table
-from ..errors import UsageError, printable
-from ..model import KINDS, Corpus, Source
-from ..provenance import Provenance, Status, mirror_state, now_utc, parse_time
+from ..core.commands import add_command
+from ..core.console import is_terminal, print_table
+from ..core.errors import UsageError, printable
+from ..core.model import KINDS, Corpus, Source
+from ..core.provenance import Provenance, Status, mirror_state, now_utc, parse_time
+from ..registry.cli import load_corpus
 from .engine import FetchResult, fetch_corpus
 from .options import from_corpus, parse_rewrite
 
@@ -147,7 +148,7 @@ def cmd_status(args) -> int:
                      "error": failure.error if failure else (record.document.partial_reason if record else ""),
                      "last_attempt": failure.checked_at if failure else "",
                      "supplied": record.supplied.file_name if record is not None and record.supplied is not None else ""})
-    from ..links.cli import status_report  # the link stage's last verdicts
+    from ..core.linkrecords import status_report  # the link stage's last verdicts
 
     link_states, link_lines = status_report(corpus)
     for row in rows:

@@ -28,22 +28,11 @@ from typing import Any, Protocol, Self
 
 import httpx
 
-from .. import safepath
-from ..errors import ContentError, FetchError, RateLimitError, UsageError
-from ..github_api import AsyncGitHubClient, GitHubConfig
-from ..model import KINDS, Corpus, Source
-from ..provenance import (
-    FAILED_DIR,
-    Provenance,
-    Status,
-    clear_failure,
-    missing_files,
-    read_failure,
-    read_provenance,
-    utc_stamp,
-    write_failure,
-    write_provenance,
-)
+from ..core import safepath
+from ..core.errors import ContentError, FetchError, RateLimitError, UsageError
+from ..core.github_api import AsyncGitHubClient, GitHubConfig
+from ..core.model import KINDS, Corpus, Source
+from ..core.provenance import FAILED_DIR, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
 from . import blocked, lockfile, records
 from .base import Context, Outcome
 from .http import AttemptLog, HttpClient

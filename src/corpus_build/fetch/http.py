@@ -5,7 +5,7 @@ hold while streaming: bytes on the wire (`max_bytes`), bytes after gzip/deflate
 (`max_decoded_bytes`, decompressed in bounded steps so a bomb cannot balloon a
 single chunk) and time (`total_timeout` for one URL, retries included).
 
-httpx exceptions are translated here, once, into corpus_build.errors.
+httpx exceptions are translated here, once, into corpus_build.core.errors.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ..errors import ContentError, FetchError, HTTPStatusError, TransportError
-from ..provenance import Attempt, utc_stamp
+from ..core.errors import ContentError, FetchError, HTTPStatusError, TransportError
+from ..core.provenance import Attempt, utc_stamp
 from . import blocked
 from .options import FetchOptions
 

@@ -13,8 +13,8 @@ import asyncio
 import re
 from pathlib import Path
 
-from ..errors import FetchError
-from ..provenance import SavedImage
+from ..core.errors import FetchError
+from ..core.provenance import SavedImage
 from .http import AttemptLog, Download, Exchange, move_body, raw_twin
 
 FOLDER = "images"

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import UsageError
-from ..provenance import Provenance, utc_stamp, write_atomic
+from ..core.errors import UsageError
+from ..core.provenance import Provenance, utc_stamp, write_atomic
 
 LOCK_FILE = "corpus.lock"
 RUN_LOCK = ".fetch.lock"

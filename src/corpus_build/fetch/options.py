@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import UsageError
-from ..model import Corpus
+from ..core.errors import UsageError
+from ..core.model import Corpus
+from ..registry.settings import check_fetch_limits, fetch_settings
 
 MB = 1024 * 1024
 
@@ -62,37 +63,6 @@ class FetchOptions:
         )
 
 
-_FROM_YAML = {
-    "jobs": int, "per_host": int, "connect_timeout": float, "read_timeout": float, "total_timeout": float,
-    "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
-    "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
-    "browser": str, "max_images": int,
-}
-BROWSER_MODES = ("auto", "always", "never")
-
-
-def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
-    if value is None:
-        return ()
-    if isinstance(value, Mapping):
-        items = list(value.items())
-    elif isinstance(value, list):
-        items = []
-        for item in value:
-            if isinstance(item, Mapping) and len(item) == 1:
-                items.extend(item.items())
-            elif isinstance(item, Mapping) and {"from", "to"} <= set(item):
-                items.append((item["from"], item["to"]))
-            else:
-                raise UsageError(f"corpus.yaml `{where}`: each item must be `FROM: TO`; got {item!r}")
-    else:
-        raise UsageError(f"corpus.yaml `{where}` must be a mapping FROM: TO")
-    for src, dst in items:
-        if not isinstance(src, str) or not isinstance(dst, str) or not src.startswith(("http://", "https://")) or not dst.startswith(("http://", "https://")):
-            raise UsageError(f"corpus.yaml `{where}`: '{src}: {dst}' must map an http(s) URL prefix to another")
-    return tuple((str(a), str(b)) for a, b in items)
-
-
 def parse_rewrite(text: str) -> tuple[str, str]:
     src, sep, dst = text.partition("=")
     if not sep or not src.startswith(("http://", "https://")) or not dst.startswith(("http://", "https://")):
@@ -101,30 +71,12 @@ def parse_rewrite(text: str) -> tuple[str, str]:
 
 
 def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
-    """Options from corpus.yaml (`fetch:`, `rewrites:`, `fallbacks:`), then overrides (CLI)."""
-    extra = corpus.settings.extra
-    values: dict[str, Any] = {}
-    settings = extra.get("fetch") or {}
-    for key, value in dict(settings).items():
-        if key not in _FROM_YAML:
-            raise UsageError(f"corpus.yaml `fetch.{key}` is not a fetch setting; allowed: {', '.join(sorted(_FROM_YAML))}")
-        kind = _FROM_YAML[key]
-        if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise UsageError(f"corpus.yaml `fetch.{key}` must be a number, got {value!r}")
-        if kind is str and not isinstance(value, str):
-            raise UsageError(f"corpus.yaml `fetch.{key}` must be text, got {value!r}")
-        if key == "browser" and value not in BROWSER_MODES:
-            raise UsageError(f"corpus.yaml `fetch.browser` must be one of {', '.join(BROWSER_MODES)}; got {value!r}")
-        values[key] = kind(value)
-    values["rewrites"] = _pairs(extra.get("rewrites"), "rewrites")
-    values["fallbacks"] = _pairs(extra.get("fallbacks"), "fallbacks")
+    """Options from corpus.yaml (`fetch:`, `rewrites:`, `fallbacks:`, checked by the registry), then overrides (CLI)."""
+    values = fetch_settings(corpus.settings.extra)
     extra_rewrites = tuple(overrides.pop("rewrites", ()) or ())
     values.update({k: v for k, v in overrides.items() if v is not None})
     # Command-line rewrites come first: the more specific wish wins.
     values["rewrites"] = extra_rewrites + values["rewrites"]
     options = FetchOptions(**values)
-    if options.jobs < 1 or options.per_host < 1:
-        raise UsageError("--jobs and per-host limits must be at least 1")
-    if options.max_images < 0:
-        raise UsageError(f"corpus.yaml `fetch.max_images` must be 0 or more, got {options.max_images}")
+    check_fetch_limits({"jobs": options.jobs, "per_host": options.per_host, "max_images": options.max_images})
     return options

@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from ..errors import printable
-from ..model import Source
+from ..core.errors import printable
+from ..core.model import Source
 from .engine import FetchResult
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..provenance import OutputFile
+from ..core.provenance import OutputFile
 from .http import Exchange
 
 WARC = "capture.warc.gz"

@@ -27,14 +27,14 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from protego import Protego
 
-from .. import urls
-from ..errors import FetchError, TransportError, UsageError
+from ..core import urls
+from ..core.errors import FetchError, TransportError, UsageError
+from ..core.linkrecords import LinkResult, LinkState, load_results, save_results
+from ..core.model import Corpus, Source
+from ..core.provenance import now_utc, parse_time, utc_stamp
 from ..fetch.http import HttpClient
 from ..fetch.options import FetchOptions
-from ..model import Corpus, Source
-from ..provenance import now_utc, parse_time, utc_stamp
 from .options import LinkOptions
-from .records import LinkResult, LinkState, load_results, save_results
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _PERMANENT = (301, 308)

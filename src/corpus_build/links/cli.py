@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import UsageError
-from .records import LinkResult, LinkState
+from ..core.errors import UsageError
+from ..core.linkrecords import LinkState, problem_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..cli import add_command
+    from ..core.commands import add_command
 
     p = add_command(
         sub, "links", cmd_links,
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from ..cli import load_corpus
+    from ..registry.cli import load_corpus
     from .check import check_links, fix_moved
     from .options import from_corpus
 
@@ -64,34 +64,3 @@ def cmd_links(args: argparse.Namespace) -> int:
         counts = ", ".join(f"{run.count(s)} {s.value}" for s in LinkState if run.count(s))
         print(f"{len(run.results)} links: {counts or 'none'}; {run.checked} checked ({run.requests} requests), {run.cached} from the cache")
     return 1 if any(r.state.broken for r in run.results) else 0
-
-
-def problem_line(result: LinkResult) -> str:
-    """One line for a link worth a look (also used by `corpus-build status`); "" for a fine one."""
-    if result.state is LinkState.MOVED:
-        return f"moved: {result.id}: {result.url} -> {result.target}; fix: corpus-build links --fix-moved {result.id}"
-    if result.state in (LinkState.DEAD, LinkState.SOFT_404):
-        return f"{result.state.value}: {result.id}: {result.url} ({result.reason}; since {result.since[:10]})"
-    if result.state in (LinkState.UNKNOWN, LinkState.ROBOTS):
-        return f"{result.state.value}: {result.id}: {result.url} ({result.reason})"
-    return ""
-
-
-def status_report(corpus) -> tuple[dict[str, str], list[str]]:
-    """For `corpus-build status`: each source's last link state, and a line per dead or moved link."""
-    from ..errors import CorpusBuildError
-    from .records import load_results
-
-    try:
-        results = load_results(corpus.root)
-    except CorpusBuildError as exc:
-        return {}, [f"error: {exc}"]
-    states, lines = {}, []
-    for source in corpus.sources:
-        result = results.get(source.id)
-        if result is None or result.url != source.url:
-            continue
-        states[source.id] = result.state.value
-        if result.state.broken or result.state is LinkState.MOVED:
-            lines.append(problem_line(result))
-    return states, lines

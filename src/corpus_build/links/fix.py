@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import registry, yamlfile
-from ..add import _restore, _write_atomic
-from ..errors import Problem, RegistryError, UsageError
-from ..model import Corpus, Source
-from ..yamlfile import LocatedList, LocatedMap
+from .. import registry
+from ..core.errors import Problem, RegistryError, UsageError
+from ..core.model import Corpus, Source
+from ..registry import yamlfile
+from ..registry.add import _restore, _write_atomic
+from ..registry.yamlfile import LocatedList, LocatedMap
 
 
 def _url_line(path: Path, source: Source) -> int:

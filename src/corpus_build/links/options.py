@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
-from ..model import Corpus
+from ..core.errors import UsageError
+from ..core.model import Corpus
 
 DAY = 86400.0
 

@@ -16,13 +16,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import bibfacts, safepath
-from ..errors import SiteError
-from ..links.site import status_section as link_status_section
-from ..model import Corpus
+from ..core import bibfacts, safepath
+from ..core.errors import SiteError
+from ..core.model import Corpus
 from . import export, feed, mirror
 from .labels import Labels
-from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder, paths
+from .linknotice import status_section as link_status_section
+from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder
+from .places import paths
 from .reuse import Reuse
 
 MANIFEST = ".corpus-build-manifest.json"

@@ -18,8 +18,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import Corpus
-from ..provenance import RawListing, mirror_state, now_utc, utc_stamp
+from ..core.model import Corpus
+from ..core.provenance import RawListing, mirror_state, now_utc, utc_stamp
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
 WATCH_STATE = Path(".watch") / "state.json"  # written by `corpus-build watch`

@@ -14,8 +14,8 @@ from html import escape
 
 from markupsafe import Markup
 
-from ..model import Corpus, Section
-from ..provenance import parse_time
+from ..core.model import Corpus, Section
+from ..core.provenance import parse_time
 from .labels import Labels
 
 # One colour per kind (Okabe-Ito-like, distinguishable for colour-blind readers).

@@ -14,10 +14,10 @@ import html
 import posixpath
 from collections.abc import Mapping
 
-from ..bibfacts import BibFacts, Fact, facts_for
-from ..model import Corpus, Source
+from ..core import mdtext as md
+from ..core.bibfacts import BibFacts, Fact, facts_for
+from ..core.model import Corpus, Source
 from . import export
-from . import markdown as md
 from .labels import Labels
 
 MAX_AUTHORS = 3  # GB/T 7714: the first three, then 等 / et al.

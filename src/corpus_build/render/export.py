@@ -4,7 +4,7 @@ Written beside the pages: the whole corpus (`corpus.bib`, `corpus.json`, `corpus
 one set per section and per chapter under `export/`, so a reader can take a whole
 bibliography, or one reading path, into their own reference manager.
 
-Each entry carries the effective facts of bibfacts.py (registry first, then the mirror):
+Each entry carries the effective facts of core/bibfacts.py (registry first, then the mirror):
 authors, issued date, accessed date (when the mirror was fetched), DOI, arXiv id and,
 for repositories, the pinned commit. Titles keep their case (`{…}` in BibTeX, a
 `nocase` span in CSL), so styles that change case leave "TileLang" alone. The
@@ -19,8 +19,8 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..bibfacts import BibFacts, facts_for
-from ..model import Chapter, Corpus, Section, Source
+from ..core.bibfacts import BibFacts, facts_for
+from ..core.model import Chapter, Corpus, Section, Source
 
 FORMATS = {"bib": "BibTeX", "json": "CSL-JSON", "ris": "RIS"}
 WHOLE = {ext: f"corpus.{ext}" for ext in FORMATS}

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from ..model import Corpus, Digest, Source
+from ..core.model import Corpus, Digest, Source
 
 FEED_ENTRIES = 50
 DIGESTS_FEED = "feed.xml"

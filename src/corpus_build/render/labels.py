@@ -256,7 +256,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "file_copied": {"zh": "复制", "en": "copied"},
     "file_changed": {"zh": "变更", "en": "changed"},
     "file_unchanged": {"zh": "未变", "en": "unchanged"},
-    # --- link check (corpus-build links; see links/site.py) ---
+    # --- link check (corpus-build links; see linknotice.py) ---
     "link_dead_title": {"zh": "原链接已失效（自 {date}）", "en": "The original link is dead (since {date})"},
     "link_dead_body": {"zh": "引用的地址已无法打开。可以改读：", "en": "The cited address no longer opens. Read instead:"},
     "link_soft404_body": {"zh": "引用的地址仍有应答，但页面显示“未找到”。可以改读：", "en": "The cited address still answers, but its page says \"not found\". Read instead:"},

@@ -28,17 +28,18 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from . import export, mirror
-from .pages import PageBuilder, paths, site_rel, site_url, sort_key
+from .mirror import MIRROR_STATES
+from .places import paths, site_rel, site_url, sort_key
 from .views import Filter, PagerLink, SourceRow, SourcesPage
 
 if TYPE_CHECKING:
-    from ..model import Section, Source
+    from ..core.model import Section, Source
+    from .pages import PageBuilder  # which calls this module: a type only, or the two would import each other
 
 PAGE_SIZE = 100  # rows per page, with or without JavaScript
 PAGER_WINDOW = 2  # page numbers shown either side of the current one
 DATA_FILE = "sources-index.js"  # under docs/, beside corpus.bib: no source id can take the name
 T = TypeVar("T")
-MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never")
 
 
 def page_path(number: int) -> str:

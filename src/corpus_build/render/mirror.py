@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import safepath
-from ..model import Corpus, Source
-from ..provenance import Provenance, mirror_state, read_provenance
-from . import markdown as md
+from ..core import mdtext as md
+from ..core.model import Corpus, Source
+from ..core.provenance import Provenance, mirror_state, read_provenance
 from .labels import Labels
+from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, SEARCH_LIMIT, mirror_file, sanitize_markdown, text_page_path
 from .views import (
     Badge,
     Code,
@@ -43,21 +43,7 @@ from .views import (
     safe_url,
 )
 
-SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
-DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page
 EXCERPT = 600  # characters of extracted text on the source page
-_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
-                  "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
-                  "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
-_ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
-# The mirror's own image copies only (images/<hash>.<raster type>, see fetch/images.py):
-# an image from anywhere else would make the site request another origin.
-_NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
-_LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
-
-
-def text_page_path(source: Source) -> str:
-    return f"sources/{source.id}/text.md"
 
 
 def _rel(from_page: str, to_page: str) -> str:
@@ -68,47 +54,6 @@ PUBLISH_LIMIT = 50 * 1024 * 1024  # archived files larger than this stay in the 
 # The policy of every published HTML snapshot: nothing but our own origin's styles and images.
 SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 SWH_RESOLVER = "https://archive.softwareheritage.org/"
-
-
-def _escape_markup(text: str) -> str:
-    """`<` and `&` outside code become entities: markup written as text in a page stays visible text.
-
-    (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
-    would then drop it, losing words the page really contained.)
-    """
-    return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
-
-
-def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
-    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
-
-    With `image_prefix`, <img> of the mirror's local copies that are published (`images`)
-    are kept, their src prefixed (the path from the page to the published images/ folder);
-    every other image is dropped.
-    """
-    import markdown
-    import nh3
-
-    # superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
-    # extracted text has code blocks inside list items and definitions, which fenced_code
-    # only finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
-    rendered = markdown.markdown(
-        _escape_markup(text), extensions=["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"],
-        extension_configs={"pymdownx.highlight": {"use_pygments": False}}, output_format="html",
-    )
-    tags, attributes = _TAGS, _ATTRIBUTES
-    if image_prefix is not None:
-        tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
-
-    def keep(tag: str, attribute: str, value: str) -> str | None:
-        if tag == "img" and attribute == "src":
-            return image_prefix + value if image_prefix is not None and value in images and _LOCAL_IMAGE.fullmatch(value) else None
-        return value
-
-    cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
-                        link_rel="noopener noreferrer nofollow", attribute_filter=keep)
-    # An image the filter took the src from (not a local copy) would show as a broken icon.
-    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None else cleaned
 
 
 @dataclass(frozen=True)
@@ -133,6 +78,7 @@ def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Prov
     return found.state, found.record, found.failure
 
 
+MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never")
 _STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "failed": "failed", "skipped": "skipped", "never": "never_fetched"}
 _STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "skipped": "stale", "never": "stale", "failed": "failed"}
 
@@ -204,25 +150,6 @@ def _size(n: float) -> str:
             return f"{int(n):,} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)
-
-
-def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
-    """A file a provenance record names, only if it is a regular file inside the source's mirror.
-
-    provenance.json is a tracked file anyone can edit in a pull request: a name like
-    "../../../../etc/passwd" or a symlink must not put a file of the build machine on the site.
-    """
-    raw = corpus.raw_dir(source).resolve()
-    path = corpus.raw_dir(source) / name
-    if not name or Path(name).is_absolute() or path.is_symlink():
-        return None
-    if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
-        return None
-    try:
-        inside = path.resolve().is_relative_to(raw)
-    except OSError:
-        return None
-    return path if inside and path.is_file() else None
 
 
 def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
@@ -326,7 +253,7 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
                 files[target] = path
         # The images the extracted text shows, published beside its page (sources/<id>/images/).
         for image in record.document.image_files:
-            copy = mirror_file(corpus, source, image.path) if _LOCAL_IMAGE.fullmatch(image.path) else None
+            copy = mirror_file(corpus, source, image.path) if LOCAL_IMAGE.fullmatch(image.path) else None
             if copy is not None:
                 files[f"sources/{source.id}/{image.path}"] = copy
     return files
@@ -347,7 +274,7 @@ def _snapshots(corpus: Corpus, source: Source, record: Provenance, t: Labels, pa
 
 
 def _thread_facts(record: Provenance, source: Source, t: Labels, tz: dt.tzinfo) -> tuple[Fact, ...]:
-    from .. import urls
+    from ..core import urls
 
     thread = record.thread
     if thread is None:
@@ -472,7 +399,6 @@ def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
     )
     # The rest by state, each count linked to "All sources" filtered by it (render/listing.py):
     # listing every source here made the page grow with the corpus.
-    from .listing import MIRROR_STATES
 
     by_state = tuple(
         CountRow(state_badge(state, t), counts[state], f"sources/index.md?mirror={state}") for state in MIRROR_STATES if counts.get(state)
@@ -514,7 +440,7 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     # A raw HTML block: MkDocs passes it through untouched, and nh3 has already cleaned it.
     # Images are published beside the text page (extra_files); with directory URLs the page
     # itself is one folder deeper (sources/<id>/text/).
-    published = frozenset(i.path for i in record.document.image_files if _LOCAL_IMAGE.fullmatch(i.path) and mirror_file(corpus, source, i.path))
+    published = frozenset(i.path for i in record.document.image_files if LOCAL_IMAGE.fullmatch(i.path) and mirror_file(corpus, source, i.path))
     body = sanitize_markdown(text, image_prefix="../" if directory_urls else "", images=published)
     view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(body))
     return render("text.md.j2", view=view, t=t)

@@ -1,6 +1,6 @@
 """The site's text page of a mirrored paper: its text with its headings, an anchor per page and per heading.
 
-Read from structure.json (corpus_build.pdf_structure), which fetch writes beside
+Read from structure.json (corpus_build.core.pdf_structure), which fetch writes beside
 the page-by-page text.md. The page starts with the paper's contents (headings with
 their page), then the text: `#page-12` marks where page 12 begins, `#sec-4-3` is
 heading 4.3. Annotations and digests link there with `[[paper-id#page-12]]`.
@@ -14,12 +14,12 @@ from __future__ import annotations
 import html
 import posixpath
 
-from .. import pdf_structure
-from ..model import Corpus, Source
-from ..provenance import Provenance, read_provenance
-from . import markdown as md
+from ..core import mdtext as md
+from ..core import pdf_structure
+from ..core.model import Corpus, Source
+from ..core.provenance import Provenance, read_provenance
 from .labels import Labels
-from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, text_page_path
+from .mirrortext import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, text_page_path
 from .views import safe_url as _safe_url
 
 

@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import buildcache
-from ..provenance import write_atomic
+from ..core import cachekeys
+from ..core.provenance import write_atomic
 
 INDEX = ".corpus-build-views.json"
 SCHEMA = 1  # bump when a key's meaning changes
@@ -35,7 +35,7 @@ class Reuse:
     def __init__(self, docs_dir: Path | None):
         self.docs_dir = docs_dir
         # Our code and templates, Jinja's and MarkupSafe's versions (and the other rendering libraries').
-        self.code = buildcache.digest(SCHEMA, buildcache.versions()) if docs_dir is not None else ""
+        self.code = cachekeys.digest(SCHEMA, cachekeys.versions()) if docs_dir is not None else ""
         self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
         self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
         self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render

@@ -35,11 +35,12 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from . import listing
-from .pages import PageBuilder, paths, rel, site_rel, sort_key
+from .places import paths, rel, site_rel, sort_key
 from .views import Link, Piece, TagCount, TagPage, TagsPage
 
 if TYPE_CHECKING:
-    from ..model import Digest, Source
+    from ..core.model import Digest, Source
+    from .pages import PageBuilder  # which calls this module: a type only, or the two would import each other
 
 TAGS_PAGE_SIZE = 200  # tags per page of the tags index
 DIGESTS_ON_TAG_PAGE = 20  # the latest digests carrying the tag, on its first page

@@ -8,7 +8,7 @@ Last, the changed files with their +/- counts.
 
 Everything on this page comes from GitHub and is untrusted: names, titles, paths
 and hunks are HTML-escaped; comment bodies (the authors' Markdown) go through
-mirror.sanitize_markdown (escaped markup, nh3 allow-list); only http(s) links
+mirrortext.sanitize_markdown (escaped markup, nh3 allow-list); only http(s) links
 survive. Times are shown in the corpus's display zone, never as raw ISO stamps.
 """
 
@@ -20,12 +20,12 @@ import html
 import json
 import re
 
-from ..model import Corpus, Source
-from ..provenance import Provenance, parse_time
-from ..threads import CommentThread, Commit, Conversation, Event, conversation
-from . import markdown as md
+from ..core import mdtext as md
+from ..core.model import Corpus, Source
+from ..core.provenance import Provenance, parse_time
+from ..core.threads import CommentThread, Commit, Conversation, Event, conversation
 from .labels import Labels
-from .mirror import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, sanitize_markdown
+from .mirrortext import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, sanitize_markdown
 from .views import safe_url as _safe_url
 
 PATCH_LIMIT = 300_000  # characters of diff shown on one thread page (the full patches stay in thread.json)
@@ -175,7 +175,7 @@ class ThreadPage:
         conv = _with_newer_state(conversation(data), record)
         f = conv.facts
         title = f"{source.title} · {t('thread_page')}"
-        # Long threads stay out of the search index, as long extracted texts do (mirror.SEARCH_LIMIT).
+        # Long threads stay out of the search index, as long extracted texts do (mirrortext.SEARCH_LIMIT).
         words = sum(len(e.body) + sum(len(c.body) for g in e.files for th in g.threads for c in th.comments) for e in conv.events)
         meta: dict = {"title": title}
         if words > SEARCH_LIMIT:

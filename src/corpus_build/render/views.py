@@ -24,7 +24,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from . import markdown as md
+from ..core import mdtext as md
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class SourcePage:
     see_also: tuple[Link, ...]
     mirror: MirrorPanel
     cite_box: str = ""  # Markdown of the cite box (render/citation.py)
-    link_notice: str = ""  # Markdown: a dead or moved link's notice (links/site.py), already escaped
+    link_notice: str = ""  # Markdown: a dead or moved link's notice (linknotice.py), already escaped
     # Extension points: more front matter (e.g. search boosts) and panels after the annotation
     # (heading, Markdown body already escaped), so a new panel needs no change to the layout.
     meta: dict[str, Any] = field(default_factory=dict)
@@ -178,7 +178,7 @@ class HomePage:
     recently_added: tuple[ListItem, ...] = ()
     charts: tuple[Markup, ...] = ()
     how_to_use: tuple[str, ...] = ()
-    offline_link: str = ""  # Markdown: the offline zip's link (offline.py), already escaped
+    offline_link: str = ""  # Markdown: the offline zip's link (offlinelink.py), already escaped
     more_sections: Link | None = None  # "All N sections →" when the table shows only the largest
     more_chapters: Link | None = None
 
@@ -451,7 +451,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
         # Our templates are package files: no stat of each one at every page (4% of a render at 5,000).
-        # A process keys its caches by the code it started with (buildcache.code_version) anyway.
+        # A process keys its caches by the code it started with (core/cachekeys.code_version) anyway.
         auto_reload=False,
     )
     env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md, piece=_piece, pieces=_pieces)

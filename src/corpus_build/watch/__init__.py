@@ -2,7 +2,7 @@
 
     window.py   the time window and display zone (`--since/--until/--tz`)
     targets.py  what to watch: registry repositories, `watch:` in corpus.yaml, cited PRs/issues
-    gather.py   GitHub REST -> frozen records (through corpus_build.github_api)
+    gather.py   GitHub REST -> frozen records (through corpus_build.core.github_api)
     records.py  the records between gathering and writing
     draft.py    records -> Markdown draft with marked fact blocks
     merge.py    re-running a window: refresh facts, keep the editor's words

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..cli import add_command, load_corpus, project_dir
+from ..core.commands import add_command, project_dir
+from ..registry.cli import load_corpus
 
 CACHE_DIR = Path(".corpus-build") / "github"  # shared ETag cache, beside the jieba dictionary
 
@@ -34,14 +35,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_watch(args: argparse.Namespace) -> int:
     project = project_dir(args)
     # Imported here: `corpus-build` starts faster for every other command.
-    from ..github_api import GitHubClient, GitHubConfig
+    from ..core.github_api import GitHubClient, GitHubConfig
     from .run import WatchOptions, draft_digest, plan_window
 
     corpus = load_corpus(args)
     now = dt.datetime.now(dt.UTC)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
-    from .. import safepath
-    from ..errors import printable
+    from ..core import safepath
+    from ..core.errors import printable
 
     config = GitHubConfig.from_env(os.environ, cache_dir=safepath.inside(project / CACHE_DIR, project, "the GitHub cache"))
     progress = None if args.quiet else (lambda message: print(printable(message), file=sys.stderr))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from ..model import Corpus
-from ..render import markdown as md
-from ..urls import normalize, slugify
+from ..core import mdtext as md
+from ..core.model import Corpus
+from ..core.urls import normalize, slugify
 from .merge import commentary_block, facts_block
 from .records import DigestFacts, PullRequest, RepoFacts, parse_time
 from .window import parse_tz

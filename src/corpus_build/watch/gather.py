@@ -21,9 +21,10 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
-from ..errors import ContentError, HTTPStatusError
-from ..github_api import GitHubResponse
-from .records import BranchCommits, CitedRef, PullRequest, Release, RepoFacts, RepoTarget, StateChange, parse_time
+from ..core.errors import ContentError, HTTPStatusError
+from ..core.github_api import GitHubResponse
+from ..registry.settings import RepoTarget
+from .records import BranchCommits, CitedRef, PullRequest, Release, RepoFacts, StateChange, parse_time
 from .window import Window, utc_iso
 
 SEARCH_CAP = 1000  # GitHub returns at most 1,000 results per search query
@@ -37,7 +38,7 @@ _LINKED = re.compile(
 
 
 class Client(Protocol):
-    """What gathering needs from `corpus_build.github_api.GitHubClient`."""
+    """What gathering needs from `corpus_build.core.github_api.GitHubClient`."""
 
     def get(self, path_or_url: str, params: Any = None) -> Any: ...
     def iter_pages(self, path_or_url: str, params: Any = None) -> Iterator[Any]: ...

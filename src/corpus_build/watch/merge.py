@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import yaml
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 from ..registry import split_front_matter
 
 FACTS_OPEN = "<!-- corpus-build:facts id={id} -->\n"

@@ -26,15 +26,6 @@ def _build(cls, data: dict[str, Any]):
 
 
 @dataclass(frozen=True)
-class RepoTarget:
-    """One repository to watch; `branches` empty means its default branch."""
-
-    repo: str  # owner/name as GitHub spells it
-    branches: tuple[str, ...] = ()
-    source_id: str = ""  # registry entry citing the repository, for [[id]] links
-
-
-@dataclass(frozen=True)
 class CitedRef:
     """A PR or issue the registry cites (a source of kind pull/issue, or a URL in a note)."""
 

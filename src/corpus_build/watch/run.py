@@ -20,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .. import provenance, safepath
-from ..errors import FetchError, RateLimitError, UsageError
-from ..model import Corpus
+from ..core import provenance, safepath
+from ..core.errors import FetchError, RateLimitError, UsageError
+from ..core.model import Corpus
 from ..registry import split_front_matter
+from ..registry.settings import RepoTarget, parse_watch_config
 from .draft import DraftWriter
 from .gather import Client, Gatherer, Remembering, expand_orgs
 from .merge import check_markers, front_matter, merge
-from .records import CitedRef, DigestFacts, RepoFacts, RepoTarget, StateChange
+from .records import CitedRef, DigestFacts, RepoFacts, StateChange
 from .state import STATE_DIR, Pending, WatchState
-from .targets import cited_refs, merge_targets, parse_watch_config, registry_repos
+from .targets import cited_refs, merge_targets, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
 
 T = TypeVar("T")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..core.errors import UsageError
 from .records import SCHEMA_VERSION, RepoFacts, StateChange
 
 STATE_DIR = ".watch"

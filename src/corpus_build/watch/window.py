@@ -13,8 +13,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from ..errors import UsageError
-from ..model import Corpus
+from ..core.errors import UsageError
+from ..core.model import Corpus
 
 _OFFSET = re.compile(r"^([+-])(\d{2}):?(\d{2})$")
 

@@ -7,7 +7,7 @@ papers) must come before HTML, which takes anything a server sends as a page
 
 from __future__ import annotations
 
-from ...model import Source
+from ...core.model import Source
 from ..base import Kind
 from .git import RepoKind
 from .github import GitHubThreadKind

@@ -23,10 +23,10 @@ import stat
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ...errors import GitError
-from ...model import Source
-from ...provenance import Document, Extractor, RepoFacts
-from ...urls import github_parts
+from ...core.errors import GitError
+from ...core.model import Source
+from ...core.provenance import Document, Extractor, RepoFacts
+from ...core.urls import github_parts
 from ..base import Context, Outcome
 from ..http import candidates
 

@@ -6,7 +6,7 @@ head), reviews (state, author, body), review comments (file, line, diff hunk, re
 commits (sha, subject, author, date) and changed files (status, +/-, patch). Every list
 is followed through its `Link: rel="next"` pages. Stored as `thread.json` (structured,
 API objects without their API links) and `text.md` (the conversation in time order,
-written from corpus_build.threads, as the site's thread page is).
+written from corpus_build.core.threads, as the site's thread page is).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...errors import ContentError, HTTPStatusError, RateLimitError, UsageError
-from ...model import Source
-from ...provenance import Document, Extractor, ThreadFacts
-from ...threads import TIMELINE_SKIP, Event, conversation
-from ...urls import github_parts
+from ...core.errors import ContentError, HTTPStatusError, RateLimitError, UsageError
+from ...core.model import Source
+from ...core.provenance import Document, Extractor, ThreadFacts
+from ...core.threads import TIMELINE_SKIP, Event, conversation
+from ...core.urls import github_parts
 from ..base import Context, Outcome, package_version
 
 DATA = "thread.json"

@@ -7,9 +7,9 @@ import hashlib
 import json
 from urllib.parse import urlsplit
 
-from ...errors import ContentError, HTTPStatusError
-from ...model import Source
-from ...provenance import Document, Extractor
+from ...core.errors import ContentError, HTTPStatusError
+from ...core.model import Source
+from ...core.provenance import Document, Extractor
 from ..base import Context, Outcome, package_version
 
 CARD = "README.md"

@@ -18,11 +18,12 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from ...errors import FetchError
-from ...model import Source
-from ...provenance import Document, Extractor, SavedImage, Status
+from ...core.errors import FetchError
+from ...core.model import Source
+from ...core.provenance import Document, Extractor, SavedImage, Status
 from .. import browser, images, records
 from ..base import Context, Outcome, package_version
+from ..citemeta import citation_facts, citation_meta
 from ..extract import shell_signals, to_markdown
 from ..http import Download, apply_rewrites
 from ..options import FetchOptions
@@ -123,7 +124,6 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
     # htmldate's full-text scan, the largest cost per page.
     meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False) if tree is not None else None
-    from .pdf import citation_facts, citation_meta  # pdf.py imports this module
 
     # Highwire citation_* tags, where a page has them, are the publisher's own statement
     # of authors and date: they outrank trafilatura's guesses from bylines.

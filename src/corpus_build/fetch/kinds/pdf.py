@@ -8,14 +8,14 @@ import re
 import sys
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
-from typing import TypedDict
 from urllib.parse import urljoin, urlsplit
 
-from ... import pdf_structure
-from ...errors import ContentError
-from ...model import Source
-from ...provenance import Document, Extractor
+from ...core import pdf_structure
+from ...core.errors import ContentError
+from ...core.model import Source
+from ...core.provenance import Document, Extractor
 from ..base import Context, Outcome, package_version
+from ..citemeta import citation_facts, citation_meta
 from ..http import move_body
 from .html import BODY as HTML_BODY
 from .html import TEXT, decode_html, extract_html
@@ -24,43 +24,6 @@ from .html import versions as html_versions
 PDF = "paper.pdf"
 LANDING = "landing.html"
 _ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
-_CITATION = re.compile(r"""<meta\s+[^>]*?name\s*=\s*["']citation_([a-z_]+)["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
-_CITATION_REV = re.compile(r"""<meta\s+[^>]*?content\s*=\s*["']([^"']*)["'][^>]*?name\s*=\s*["']citation_([a-z_]+)["']""", re.IGNORECASE)
-
-
-def citation_meta(html: str) -> dict[str, list[str]]:
-    """Highwire `citation_*` meta tags (arXiv, OpenReview, ACM, most publishers)."""
-    import html as html_lib
-
-    found: dict[str, list[str]] = {}
-    for name, content in _CITATION.findall(html):
-        found.setdefault(name.lower(), []).append(html_lib.unescape(content).strip())
-    for content, name in _CITATION_REV.findall(html):
-        found.setdefault(name.lower(), []).append(html_lib.unescape(content).strip())
-    return found
-
-
-class CitationFacts(TypedDict):
-    """The citation fields of a Document (typed, so that `**citation_facts(...)` checks against it)."""
-
-    doi: str
-    arxiv_id: str
-    venue: str
-
-
-def citation_facts(meta: dict[str, list[str]]) -> CitationFacts:
-    """doi, arxiv_id and venue of a Document, from `citation_*` tags (empty strings when absent)."""
-
-    def first(*names: str) -> str:
-        return next((meta[name][0] for name in names if meta.get(name) and meta[name][0]), "")
-
-    return CitationFacts(
-        doi=first("doi"),
-        arxiv_id=first("arxiv_id"),
-        venue=first("conference_title", "journal_title", "inbook_title"),
-    )
-
-
 def _import_pymupdf():
     """The PyMuPDF module, from `pymupdf` or `pymupdf-lite` (same `pymupdf` module), or the old `fitz` name.
 

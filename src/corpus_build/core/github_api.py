@@ -21,7 +21,7 @@ Public interface (stable; additions only):
     headers and `*_url` fields); absolute URLs must share api_url's origin, so a
     server cannot send the token elsewhere.
 
-Errors (all from corpus_build.errors):
+Errors (all from corpus_build.core.errors):
     RateLimitError   quota exhausted (403/429 with X-RateLimit-Remaining: 0, or a
                      secondary limit with Retry-After); `.reset_at` is an ISO UTC time
                      and the message says when it resets and to set GITHUB_TOKEN.

@@ -1,6 +1,8 @@
 """What the link checker writes: one `LinkResult` per cited URL, kept in corpus/.links/results.json.
 
 The file is the link stage's output and the site's input (stages talk through files).
+Here on the ground floor because three stages read it: the link stage (links/), the
+site (render/linknotice.py) and `corpus-build status` (fetch/cli.py).
 It also carries history the next run needs: when the current state began (`since`,
 shown as "dead since …") and when DNS first failed (a name that stays unresolvable
 for `dns_dead_after` days counts as dead, a shorter outage only as unknown).
@@ -14,8 +16,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..provenance import write_atomic
+from .errors import CorpusBuildError, UsageError
+from .provenance import write_atomic
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = Path(".links") / "results.json"  # relative to corpus/
@@ -88,3 +90,31 @@ def save_results(corpus_root: Path, results: dict[str, LinkResult], checked_at: 
     }
     write_atomic(path, json.dumps(payload, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return path
+
+
+def problem_line(result: LinkResult) -> str:
+    """One line for a link worth a look (also used by `corpus-build status`); "" for a fine one."""
+    if result.state is LinkState.MOVED:
+        return f"moved: {result.id}: {result.url} -> {result.target}; fix: corpus-build links --fix-moved {result.id}"
+    if result.state in (LinkState.DEAD, LinkState.SOFT_404):
+        return f"{result.state.value}: {result.id}: {result.url} ({result.reason}; since {result.since[:10]})"
+    if result.state in (LinkState.UNKNOWN, LinkState.ROBOTS):
+        return f"{result.state.value}: {result.id}: {result.url} ({result.reason})"
+    return ""
+
+
+def status_report(corpus) -> tuple[dict[str, str], list[str]]:
+    """For `corpus-build status`: each source's last link state, and a line per dead or moved link."""
+    try:
+        results = load_results(corpus.root)
+    except CorpusBuildError as exc:
+        return {}, [f"error: {exc}"]
+    states, lines = {}, []
+    for source in corpus.sources:
+        result = results.get(source.id)
+        if result is None or result.url != source.url:
+            continue
+        states[source.id] = result.state.value
+        if result.state.broken or result.state is LinkState.MOVED:
+            lines.append(problem_line(result))
+    return states, lines

@@ -52,6 +52,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..core.cachekeys import digest, versions
 from . import mdshared
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -61,11 +62,6 @@ SCHEMA = 1  # bump when the records change shape
 KINDS = ("render", "page", "search", "clean", "cuts")
 FLUSH_BYTES = 4_000_000  # characters of pending records written in one transaction
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
-# The distributions whose code turns Markdown into the site's HTML.
-VERSIONED = (
-    "mkdocs", "properdocs", "mkdocs-material", "mkdocs-material-extensions", "Markdown",
-    "pymdown-extensions", "Pygments", "Jinja2", "MarkupSafe", "jieba", "babel", "nh3",
-)
 # Markdown extensions that read other files while converting a page: what they read is not in
 # the page's key, so with one of them configured the cache is off.
 _READS_FILES = ("pymdownx.snippets", "markdown_include", "mdx_include")
@@ -106,48 +102,6 @@ def stable(value: Any, depth: int = 0) -> Any:
     if " at 0x" in text or text.startswith("<"):
         raise Unstable(f"{type(value).__module__}.{type(value).__qualname__}")
     return f"{type(value).__qualname__}:{text}"
-
-
-def digest(*parts: Any) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        if isinstance(part, str):  # most parts, some long (a page's Markdown): hashed as they are, length first
-            data = part.encode("utf-8", "surrogatepass")
-            h.update(b"s%d:" % len(data))
-            h.update(data)
-        else:  # JSON holds no raw NUL: the terminator is unambiguous
-            h.update(b"j")
-            h.update(json.dumps(part, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
-    return h.hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def code_version() -> str:
-    """A hash of corpus-build's own code and templates.
-
-    An editable install keeps its version while its code changes, so the code is hashed.
-    Once per process: a key describes the code that runs, which a process does not reload.
-    Every cache keyed by our output (this one, render/reuse.py, sectioncache.py) uses it.
-    """
-    package = Path(__file__).parent
-    h = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".html", ".md", ".j2", ".jinja"):
-            h.update(str(path.relative_to(package)).encode())
-            h.update(path.read_bytes())
-    return h.hexdigest()
-
-
-@functools.lru_cache(maxsize=1)
-def versions() -> dict[str, str]:
-    """The versions involved: Python, the rendering libraries, and corpus-build's own code."""
-    found = {"python": sys.version}
-    for name in VERSIONED:
-        with suppress(metadata.PackageNotFoundError):
-            found[name] = metadata.version(name)
-    found["corpus_build"] = code_version()
-    return found
 
 
 def _tree_hash(folder: str) -> str:
@@ -409,7 +363,7 @@ def _captured_logs() -> Iterator[_Capture]:
 
 
 class BuildCache:
-    """One build's use of the cache, driven by the plugin's hooks (see mkdocs_plugin.py)."""
+    """One build's use of the cache, driven by the plugin's hooks (see plugin.py)."""
 
     def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None,
                  finish_page: Callable[[str], str] | None = None):
@@ -651,7 +605,7 @@ class BuildCache:
 
 
 def register(sub: Any) -> None:
-    from .cli import add_command
+    from ..core.commands import add_command
 
     add_command(
         sub, "clean", cmd_clean,
@@ -664,7 +618,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_clean(args: Any) -> int:
-    from .cli import EXIT_OK, project_dir
+    from ..core.commands import EXIT_OK, project_dir
 
     project = project_dir(args)
     removed = clean(project)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from ..core.errors import UsageError
 
 FORMATS = ("csl-json", "bibtex", "ris", "urls")
 _ARXIV_ID = re.compile(r"(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/|10\.48550/arxiv\.)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.IGNORECASE)

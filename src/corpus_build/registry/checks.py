@@ -1,9 +1,9 @@
-"""Validators that `corpus-build check` runs on behalf of later stages, and for hostile input.
+"""The problems of corpus.yaml's settings for later stages, at the key's line, for `check` and every load.
 
-`fetch:`, `rewrites:`, `fallbacks:` and `watch:` in corpus.yaml are read by their stages,
-which validate them when they run; `check` calls the same validators here, so a mistake
-shows up in review instead of at 3 a.m. in the nightly fetch. Each validator turns the
-stage's UsageError into a Problem at the key's line.
+`fetch:`, `rewrites:`, `fallbacks:` and `watch:` are read by their stages with the
+validators of settings.py; the same validators run here on the registry's own reading,
+each UsageError turned into a Problem at the key's line, so a mistake shows up in
+review instead of at 3 a.m. in the nightly fetch.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import Problem, UsageError, printable  # noqa: F401 - printable re-exported
-from .limits import LIMITS
+from ..core.errors import Problem, UsageError, printable  # noqa: F401 - printable re-exported
+from ..core.limits import LIMITS
+from .settings import check_fetch_limits, fetch_settings, parse_watch_config
 
 STAGE_KEYS = ("fetch", "rewrites", "fallbacks", "watch")
 
@@ -33,20 +34,13 @@ def stage_problems(data: Any, display: str) -> list[Problem]:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and (not math.isfinite(value) or value < 0 or value > LIMITS.setting_value):
                 problems.append(Problem(display, _line(fetch, key), 0, f"`fetch.{key}` is {_short(value)}; use a number between 0 and {LIMITS.setting_value:.0e}"))
     if any(key in data for key in ("fetch", "rewrites", "fallbacks")) and not problems:
-        from pathlib import Path
-
-        from .fetch.options import from_corpus  # the fetch stage's own validator
-        from .model import Corpus, Settings
-
         extra = {k: data[k] for k in ("fetch", "rewrites", "fallbacks") if k in data}
         try:
-            from_corpus(Corpus(root=Path("."), settings=Settings(title="check", extra=extra), sections=()))
+            check_fetch_limits(fetch_settings(extra))  # the fetch stage's own checks (fetch/options.py runs them too)
         except UsageError as exc:
             key = next((k for k in ("fetch", "rewrites", "fallbacks") if f"`{k}" in str(exc)), "fetch")
             problems.append(Problem(display, _line(data, key), 0, str(exc).removeprefix("corpus.yaml ")))
     if "watch" in data:
-        from .watch.targets import parse_watch_config
-
         try:
             parse_watch_config(data["watch"])
         except UsageError as exc:

@@ -14,11 +14,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import registry, urls
+from ..core import urls
+from ..core.errors import RegistryError
+from ..core.model import Corpus
+from . import reader
 from .add import _entry_yaml, _restore, _write_atomic, resolve_section
-from .errors import RegistryError
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
-from .model import Corpus
 
 # Each format's type words -> our kinds. A URL that implies a kind (GitHub, arXiv…) wins.
 _KIND_BY_TYPE = {
@@ -148,7 +149,7 @@ def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "") -> Impo
         for name in ("date", "doi", "arxiv", "venue"):
             if getattr(ref, name):
                 entry[name] = getattr(ref, name)
-        entry["lang"] = registry.guess_lang(ref.note or ref.title)
+        entry["lang"] = reader.guess_lang(ref.note or ref.title)
         if ref.tags:
             entry["tags"] = list(ref.tags)
         if ref.note:
@@ -171,7 +172,7 @@ def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
         body += "\n"
     _write_atomic(path, body + plan.text)
     try:
-        errors = [p for p in registry.check(corpus.root) if p.severity == "error"]
+        errors = [p for p in reader.check(corpus.root) if p.severity == "error"]
     except BaseException:
         _restore(path, original)
         raise
@@ -184,7 +185,7 @@ def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from .cli import add_command
+    from ..core.commands import add_command
 
     p = add_command(
         sub, "import", cmd_import,
@@ -201,7 +202,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .cli import load_corpus, project_dir
+    from ..core.commands import project_dir
+    from .cli import load_corpus
 
     # Registry, usage and file errors are raised: corpus_build.cli.main prints them and maps the exit code.
     project = project_dir(args)

@@ -32,8 +32,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from .errors import SiteError
-from .model import Corpus
+from ..core.errors import SiteError
+from ..core.model import Corpus
 
 ENGINES = ("mkdocs", "properdocs", "zensical")
 GENERATED_CONFIG = "mkdocs.generated.yml"  # for engines without plugins (zensical)
@@ -64,7 +64,7 @@ def pick_engine(name: str | None) -> str:
 
 def render_for_engines(project: Path, corpus: Corpus) -> Any:
     """`corpus-build render`: the pages into docs/, and what the plugin supplies into mkdocs.generated.yml."""
-    from . import render
+    from .. import render
 
     result = render.render(corpus, Path(project) / "docs")
     write_generated_config(project, corpus)
@@ -75,8 +75,8 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
     """A config inheriting mkdocs.yml with the plugin's contributions, for engines that run no plugins."""
     import yaml
 
-    from . import render
-    from .render.sanitize import theme_text
+    from .. import render
+    from ..render.sanitize import theme_text
 
     overrides: dict[str, Any] = {
         "INHERIT": "mkdocs.yml",
@@ -235,7 +235,7 @@ def _build_mkdocs_api(name: str, config_file: Path, site_dir: Path, *, strict: b
 
 def _build_zensical(project: Path, site_dir: Path, *, strict: bool, quiet: bool, corpus: Corpus | None) -> None:
     """Zensical runs no plugins: render here, then build from the generated config."""
-    from . import registry, render
+    from .. import registry, render
 
     corpus = corpus or registry.load(project / "corpus")
     render.render(corpus, project / "docs")
@@ -261,13 +261,13 @@ def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> Non
     """Refuse a site without the generated pages (an engine that ignored the registry)."""
     import json
 
-    from .render import MANIFEST
+    from ..render import MANIFEST
 
     try:  # what render wrote, without rendering again
         generated = json.loads((project / "docs" / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        from . import registry
-        from .render import build_pages
+        from .. import registry
+        from ..render import build_pages
 
         generated = list(build_pages(corpus or registry.load(project / "corpus")))
     expected = [p for p in generated if p.endswith(".md")]
@@ -287,12 +287,13 @@ def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> Non
 
 def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
-    from .render import changes
+    from ..render import changes
+    from ..render.offlinelink import enabled as offline_enabled
 
     site_dir = build(project, corpus=corpus, **options)
     from . import offline
 
-    if offline.enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
+    if offline_enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
         try:
             offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
         except SiteError as exc:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from . import registry, urls
-from .errors import AddError, Problem, RegistryError, UsageError
-from .model import KINDS, LANGS, Corpus
+from ..core import urls
+from ..core.errors import AddError, Problem, RegistryError, UsageError
+from ..core.model import KINDS, LANGS, Corpus
+from . import reader
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,19 @@ class NewSource:
     tags: tuple[str, ...] = ()
     source_id: str = ""
     offline: bool = False  # True: do not read the page for its title, authors and date
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What a new source's page says of itself (fetch/pagefacts.py reads it)."""
+
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""  # "YYYY", "YYYY-MM" or "YYYY-MM-DD"
+    error: str = ""  # why nothing could be read ("" when the page answered)
+
+
+LookUp = Callable[[Corpus, str], PageFacts]
 
 
 @dataclass(frozen=True)
@@ -98,9 +113,15 @@ def _entry_yaml(entry: dict) -> str:
     return "\n".join(["- " + lines[0], *("  " + line if line else line for line in lines[1:])]) + "\n"
 
 
-def add_source(corpus_root: Path, new: NewSource) -> Added:
+def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None) -> Added:
+    """Append `new` to its section's sources.yaml, or change nothing and raise.
+
+    `look_up(corpus, url)` reads the page for its title, authors and date (the command line
+    passes fetch/pagefacts.py's, which goes through the fetch stage's HTTP client); without
+    it, or with `new.offline`, nothing is read and the title comes from the URL.
+    """
     try:
-        corpus, before = registry.load_with_problems(corpus_root)
+        corpus, before = reader.load_with_problems(corpus_root)
     except RegistryError as exc:
         listed = "\n".join(str(p) for p in exc.errors)
         raise AddError(f"nothing was added: the registry already has {len(exc.errors)} error(s); fix them first\n{listed}") from exc
@@ -125,7 +146,8 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
             existing = corpus.by_id[new.source_id]
             raise AddError(f"id '{new.source_id}' is already used by '{existing.title}' ({existing.section}/sources.yaml:{existing.line}); choose another --id")
         source_id = new.source_id
-    page = _look_up(corpus, url, new)
+    looked = look_up is not None and not new.offline
+    page = look_up(corpus, url) if look_up is not None and looked else PageFacts()
     title = new.title or page.title
     if not new.source_id:
         source_id = unique_id(corpus, urls.derive_id(url, title), url)
@@ -137,7 +159,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
         entry["date"] = dt.date.fromisoformat(page.date) if len(page.date) == 10 else page.date
     entry["added"] = dt.date.today()  # the day it entered the registry (the site's "new" list and feed)
     if new.lang or new.note:
-        entry["lang"] = new.lang or registry.guess_lang(new.note)
+        entry["lang"] = new.lang or reader.guess_lang(new.note)
     if new.chapters:
         entry["chapters"] = list(new.chapters)
     if new.tags:
@@ -155,7 +177,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
     line = body.count("\n") + 1
     _write_atomic(path, body + _entry_yaml(entry))
     try:
-        problems = registry.check(corpus.root)
+        problems = reader.check(corpus.root)
     except Exception:
         _restore(path, original)
         raise
@@ -167,7 +189,7 @@ def add_source(corpus_root: Path, new: NewSource) -> Added:
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
     warnings = tuple(_in_old_file(p, display, line) for p in fresh)
-    warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"]))
+    warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"], looked))
     return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh))
 
 
@@ -192,22 +214,16 @@ def _rollback_message(errors: list[Problem], display: str, first_new_line: int) 
     return "\n".join(lines)
 
 
-def _look_up(corpus: Corpus, url: str, new: NewSource):
-    """The page's title, authors and date (pagefacts.py), unless --offline."""
-    from .pagefacts import PageFacts, look_up
-
-    if new.offline:
-        return PageFacts()
-    from .fetch.options import from_corpus
-
-    return look_up(url, from_corpus(corpus).with_env())
-
-
-def _page_warnings(new: NewSource, page, title: str, kind: str, written: str) -> list[str]:
+def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, written: str, looked: bool) -> list[str]:
     """Say when the title is a placeholder (a repository's owner/name is its real name), and why."""
     if title or kind == "repo":
         return [f"authors and date not filled in: {page.error}"] if page.error else []
-    why = "--offline" if new.offline else (f"the page could not be read: {page.error}" if page.error else "the page states no title")
+    if new.offline:
+        why = "--offline"
+    elif not looked:
+        why = "the page was not read"
+    else:
+        why = f"the page could not be read: {page.error}" if page.error else "the page states no title"
     return [f"wrote a placeholder title '{written}' ({why}); replace it with the source's real title (or pass --title)"]
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import checks, limits, safepath, sectioncache, urls, yamlfile
-from .errors import Problem, RegistryError
-from .model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
+from ..core import limits, safepath, urls
+from ..core.errors import Problem, RegistryError
+from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
+from . import checks, sectioncache, yamlfile
 from .yamlfile import LocatedList, LocatedMap
 
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
@@ -296,7 +297,7 @@ def _file_identity(path: Path) -> tuple[int, ...] | None:
     except OSError:
         return (0,)  # absent: absence is a state too
     if not stat.S_ISREG(info.st_mode):
-        return None  # a link, FIFO or device: read it the careful way every time (safepath.py, limits.py)
+        return None  # a link, FIFO or device: read it the careful way every time (core/safepath.py, core/limits.py)
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
@@ -748,7 +749,7 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         if target not in known:
             checker.error(display, line, f"link [[{target}]] names no source in the registry{_suggest(target, ids)}", code="unknown-source")
         elif fragment.strip() and target in corpus.by_id:
-            from .pdf_structure import check_anchor  # anchors live in the paper's mirror
+            from ..core.pdf_structure import check_anchor  # anchors live in the paper's mirror
 
             problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip())
             if problem is not None:

@@ -21,10 +21,10 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import urls
-from .errors import SiteError
-from .model import Corpus
-from .provenance import write_atomic
+from ..core import urls
+from ..core.errors import SiteError
+from ..core.model import Corpus
+from ..core.provenance import write_atomic
 
 SITE_URL_ENV = "CORPUS_BUILD_SITE_URL"
 

@@ -5,7 +5,7 @@ tens of seconds per saved note, even with the build cache. While serving, the pl
 hands the server `Preview.rebuild` instead (on_serve), which for an edit of corpus/
 alone does the work in the order a curator looks at it:
 
-1. Read the registry again (unchanged sections are reused: registry.py) and find the
+1. Read the registry again (unchanged sections are reused: registry/reader.py) and find the
    sources whose entries changed. Lay out those sources' own pages, build just them
    through MkDocs' own page steps (so every plugin hook runs: the allow-list pass, the
    tags, the search entries), put their entries into the published search index in
@@ -36,10 +36,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import hosting, registry, render, search
-from .errors import CorpusBuildError
-from .model import Corpus, Source
-from .provenance import write_atomic
+from .. import registry, render
+from ..core.errors import CorpusBuildError
+from ..core.model import Corpus, Source
+from ..core.provenance import write_atomic
+from . import hosting, search
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -89,7 +90,7 @@ class Preview:
         self.full: Callable[[], None] | None = None
         self.last: str = ""  # "fast" or "full": what the last rebuild was (for the log and the tests)
 
-    # --- wiring (mkdocs_plugin.py) ---------------------------------------------------
+    # --- wiring (plugin.py) ---------------------------------------------------
 
     def install(self, server: Any, builder: Callable[[], None]) -> bool:
         """Take over the live server's rebuilds; False (and nothing changed) where MkDocs differs."""
@@ -161,10 +162,10 @@ class Preview:
             raise NeedFullBuild("sources were added, removed or moved, or corpus.yaml changed")
         pages = _Pages(built)
         # 1. The changed sources' own pages first: what the curator is looking at.
-        from .render import GENERATED_MARK, PageBuilder, paths
+        from ..render import GENERATED_MARK, PageBuilder, paths
 
         builder = PageBuilder(corpus, directory_urls=built.config.use_directory_urls)
-        # Unchanged sections come back as the same objects (registry.py): compare those by identity.
+        # Unchanged sections come back as the same objects (registry/reader.py): compare those by identity.
         changed = [s for s in corpus.sources if s is not (o := old.by_id[s.id]) and s != o and _entry(s) != _entry(o)]
         first = []
         if watch is not None:

@@ -10,7 +10,7 @@ the project), so any change of a byte reads the files afresh.
 
 JSON, not pickle: the cache folder may be restored from elsewhere (CI), and loading
 it must never run code. A file that is not a plain, readable, small UTF-8 file is
-not cached (registry.py reads it the careful way and reports it). Nothing here ever
+not cached (reader.py reads it the careful way and reports it). Nothing here ever
 fails a command: an unreadable or unwritable cache is a slower read.
 """
 
@@ -25,10 +25,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import buildcache, yamlfile
-from .errors import Problem
-from .model import Section, Source
-from .provenance import write_atomic
+from ..core import cachekeys
+from ..core.errors import Problem
+from ..core.model import Section, Source
+from ..core.provenance import write_atomic
+from . import yamlfile
 
 FOLDER = Path(".corpus-build") / "cache" / "sections"
 SCHEMA = 1
@@ -39,7 +40,7 @@ def _key(root: Path, folder: Path) -> str | None:
     """The key of the folder's two files as they are now; None when one of them is not cacheable."""
     # The corpus folder's name, not its path: problems name files relative to the project,
     # so a cache restored into another checkout (CI) is still valid.
-    h = hashlib.sha256(f"{SCHEMA}\0{buildcache.code_version()}\0{root.name}\0{folder.name}\0".encode())
+    h = hashlib.sha256(f"{SCHEMA}\0{cachekeys.code_version()}\0{root.name}\0{folder.name}\0".encode())
     for name in ("section.yaml", "sources.yaml"):
         path = folder / name
         if not os.path.lexists(path):

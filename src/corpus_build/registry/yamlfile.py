@@ -6,7 +6,7 @@ sequences become `LocatedList` (a list that knows each item's line). Scalars are
 built by PyYAML's own constructor, so `17`, `true` and `2026-10-22` keep their
 usual types. Duplicate keys, which PyYAML silently lets win, are reported.
 
-Registry files are contributions, so reading is bounded (corpus_build.limits): only
+Registry files are contributions, so reading is bounded (corpus_build.core.limits): only
 regular files are opened (a FIFO or /dev/zero would block or never end), their size is
 checked before reading, and building stops at a node budget, an alias budget (a
 "billion laughs" bomb is a few hundred bytes of aliases) and a nesting depth; an alias
@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from .errors import Problem
-from .limits import LIMITS
+from ..core.errors import Problem
+from ..core.limits import LIMITS
 
 
 class _Stop(Exception):

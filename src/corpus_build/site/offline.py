@@ -22,27 +22,13 @@ from pathlib import Path
 
 import yaml
 
-from .errors import SiteError
-from .model import Corpus
+from ..core.errors import SiteError
+from ..render.offlinelink import ZIP_NAME
 
-ZIP_NAME = "offline.zip"
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
 _CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
 
 _ZIP_TIME = (2000, 1, 1, 0, 0, 0)  # ZipInfo's epoch is 1980; any fixed time will do
-
-
-def enabled(corpus: Corpus) -> bool:
-    return corpus.settings.extra.get("offline") is True
-
-
-def home_link(corpus: Corpus, label: str) -> str:
-    """The home page's link to the zip (raw HTML: MkDocs would call a link to a non-page unrecognised)."""
-    if not enabled(corpus):
-        return ""
-    from html import escape
-
-    return f'<p class="cb-offline"><a href="{ZIP_NAME}" download>{escape(label)}</a></p>\n\n'
 
 
 def build_offline(project: Path, target: Path, *, strict: bool = False, folder: str = "site") -> Path:
@@ -81,7 +67,7 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
             (site_dir / "search" / "search_index.js").write_text("var __index = " + index.read_text(encoding="utf-8"), encoding="utf-8")
         shim = site_dir / _SHIM
         shim.parent.mkdir(parents=True, exist_ok=True)
-        shim.write_text(resources.files("corpus_build").joinpath("templates/offline-worker.js").read_text(encoding="utf-8"), encoding="utf-8")
+        shim.write_text(resources.files("corpus_build.site").joinpath("templates/offline-worker.js").read_text(encoding="utf-8"), encoding="utf-8")
         partial = target.with_name(f".{target.name}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:

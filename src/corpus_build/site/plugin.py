@@ -22,10 +22,11 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from . import buildcache, hosting, navmemo, preview, registry, render, search, serve, slim
-from .errors import CorpusBuildError, Problem, RegistryError
-from .model import Corpus
-from .render import sanitize
+from .. import registry, render
+from ..core.errors import CorpusBuildError, Problem, RegistryError
+from ..core.model import Corpus
+from ..render import sanitize
+from . import buildcache, hosting, navmemo, preview, search, serve, slim
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 

@@ -15,12 +15,12 @@ import posixpath
 from pathlib import Path
 from urllib.parse import quote
 
-from ..errors import CorpusBuildError
-from ..model import Corpus, Source
-from ..provenance import parse_time, read_provenance
-from ..render import markdown as md
-from ..render.labels import Labels
-from .records import LinkResult, LinkState, load_results, results_path
+from ..core import mdtext as md
+from ..core.errors import CorpusBuildError
+from ..core.linkrecords import LinkResult, LinkState, load_results, results_path
+from ..core.model import Corpus, Source
+from ..core.provenance import parse_time, read_provenance
+from .labels import Labels
 
 _MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 

@@ -13,14 +13,16 @@ import asyncio
 import html as html_lib
 import re
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from .bibfacts import normal_date
-from .errors import FetchError
-from .fetch.http import AttemptLog, HttpClient
-from .fetch.options import FetchOptions
-from .urls import github_parts
+from ..core.bibfacts import normal_date
+from ..core.errors import FetchError
+from ..core.model import Corpus
+from ..core.urls import github_parts
+from ..registry.add import PageFacts
+from .http import AttemptLog, HttpClient
+from .options import FetchOptions, from_corpus
 
 _THREAD = re.compile(r"^(issues|pull|discussions)/(\d+)")
 _OG_TITLE = re.compile(r"""<meta\s+[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*["']([^"']*)["']""", re.IGNORECASE)
@@ -28,12 +30,9 @@ _OG_TITLE = re.compile(r"""<meta\s+[^>]*?property\s*=\s*["']og:title["'][^>]*?co
 LOOKUP_TIMEOUT = 20.0
 
 
-@dataclass(frozen=True)
-class PageFacts:
-    title: str = ""
-    authors: tuple[str, ...] = ()
-    date: str = ""  # "YYYY", "YYYY-MM" or "YYYY-MM-DD"
-    error: str = ""  # why nothing could be read ("" when the page answered)
+def for_add(corpus: Corpus, url: str) -> PageFacts:
+    """add's page lookup (registry/add.py `LookUp`): corpus.yaml's fetch settings and the environment's token."""
+    return look_up(url, from_corpus(corpus).with_env())
 
 
 def look_up(url: str, options: FetchOptions) -> PageFacts:
@@ -52,7 +51,7 @@ def look_up(url: str, options: FetchOptions) -> PageFacts:
 
 
 def _github_thread(owner: str, repo: str, what: str, number: int, options: FetchOptions) -> PageFacts:
-    from .github_api import GitHubClient, GitHubConfig
+    from ..core.github_api import GitHubClient, GitHubConfig
 
     path = f"/repos/{owner}/{repo}/{'discussions' if what == 'discussions' else 'issues'}/{number}"
     config = GitHubConfig(api_url=options.github_api_url, token=options.github_token, timeout=LOOKUP_TIMEOUT)
@@ -83,8 +82,8 @@ def _read_if_any(path: Path) -> bytes:
 def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:
     import trafilatura
 
-    from .fetch.kinds.html import decode_html
-    from .fetch.kinds.pdf import citation_meta
+    from .citemeta import citation_meta
+    from .kinds.html import decode_html
 
     text = decode_html(data, content_type)[0]
     cited = citation_meta(text)
@@ -102,7 +101,7 @@ def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:
 
 
 def _pdf_facts(data: bytes) -> PageFacts:
-    from .fetch.kinds.pdf import _import_pymupdf
+    from .kinds.pdf import _import_pymupdf
 
     pymupdf = _import_pymupdf()
     try:

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import Problem
+from ..core.errors import Problem
 
 BANNER_ID = "cb-serve-errors"
 _HEADINGS = {

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model import Corpus, Source
-from .provenance import write_atomic
-from .render.labels import Labels
+from ..core.model import Corpus, Source
+from ..core.provenance import write_atomic
+from ..render.labels import Labels
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -92,7 +92,7 @@ def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) 
     before = len(data.get("docs", []))
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
     del data
-    write_atomic(path, json.dumps(tuned, ensure_ascii=False, separators=(",", ":")))  # never through a link (site.py)
+    write_atomic(path, json.dumps(tuned, ensure_ascii=False, separators=(",", ":")))  # never through a link (engines.py)
     return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words)
 
 
@@ -137,7 +137,7 @@ def _json_key(key: Any) -> str:
 
 def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, folder: ScriptFolder | None = None) -> tuple[dict[str, Any], int]:
     """The tuned index (a new dict) and the number of alternative-script words added."""
-    from .render.pages import paths
+    from ..render.places import paths
 
     def url(md_path: str) -> str:
         stem = md_path[: -len(".md")]

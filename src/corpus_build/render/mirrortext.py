@@ -1,0 +1,92 @@
+"""A mirror's files as the site may show them: the one path check, and extracted text made safe HTML.
+
+`mirror_file` is how every page builder reaches a file a provenance record names;
+`sanitize_markdown` is how every extracted text becomes HTML (python-markdown, then
+nh3's allow-list). The mirror panel (mirror.py), the paper pages (paper.py) and the
+thread pages (thread.py) all build on these.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..core import mdtext as md
+from ..core import safepath
+from ..core.model import Corpus, Source
+
+SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
+DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page
+_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
+                  "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
+                  "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
+_ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "ol": {"start"}}
+# The mirror's own image copies only (images/<hash>.<raster type>, see fetch/images.py):
+# an image from anywhere else would make the site request another origin.
+_NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
+LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
+
+
+
+def text_page_path(source: Source) -> str:
+    return f"sources/{source.id}/text.md"
+
+
+def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
+    """A file a provenance record names, only if it is a regular file inside the source's mirror.
+
+    provenance.json is a tracked file anyone can edit in a pull request: a name like
+    "../../../../etc/passwd" or a symlink must not put a file of the build machine on the site.
+    """
+    raw = corpus.raw_dir(source).resolve()
+    path = corpus.raw_dir(source) / name
+    if not name or Path(name).is_absolute() or path.is_symlink():
+        return None
+    if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
+        return None
+    try:
+        inside = path.resolve().is_relative_to(raw)
+    except OSError:
+        return None
+    return path if inside and path.is_file() else None
+
+
+def _escape_markup(text: str) -> str:
+    """`<` and `&` outside code become entities: markup written as text in a page stays visible text.
+
+    (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
+    would then drop it, losing words the page really contained.)
+    """
+    return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
+    """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
+
+    With `image_prefix`, <img> of the mirror's local copies that are published (`images`)
+    are kept, their src prefixed (the path from the page to the published images/ folder);
+    every other image is dropped.
+    """
+    import markdown
+    import nh3
+
+    # superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
+    # extracted text has code blocks inside list items and definitions, which fenced_code
+    # only finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
+    rendered = markdown.markdown(
+        _escape_markup(text), extensions=["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"],
+        extension_configs={"pymdownx.highlight": {"use_pygments": False}}, output_format="html",
+    )
+    tags, attributes = _TAGS, _ATTRIBUTES
+    if image_prefix is not None:
+        tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
+
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "img" and attribute == "src":
+            return image_prefix + value if image_prefix is not None and value in images and LOCAL_IMAGE.fullmatch(value) else None
+        return value
+
+    cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
+                        link_rel="noopener noreferrer nofollow", attribute_filter=keep)
+    # An image the filter took the src from (not a local copy) would show as a broken icon.
+    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None else cleaned
