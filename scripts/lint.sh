@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint and type-check the package: ruff (rules in pyproject.toml) and mypy on src/.
+# Lint and type-check the package: ruff (rules in pyproject.toml) and mypy on src/, then its
+# layout (scripts/check_layers.py: floors, rooms, no import cycle).
 # Installs the `lint` extra into .venv when ruff or mypy is missing. Exit non-zero on any finding.
 # Pass file paths to check only those (e.g. scripts/lint.sh src/corpus_build/cli.py).
 set -euo pipefail
@@ -20,4 +21,7 @@ echo "ruff check ${targets[*]}"
 "$PY" -m ruff check "${targets[@]}" || status=1
 echo "mypy ${targets[*]}"
 "$PY" -m mypy "${targets[@]}" || status=1
+# The package's layout: no import from a higher floor or a neighbour, no import cycle (issue 20).
+echo "python scripts/check_layers.py"
+"$PY" scripts/check_layers.py || status=1
 exit $status
