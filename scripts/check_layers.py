@@ -48,6 +48,7 @@ class Import:
     target: str  # the imported module or package, dotted
     line: int
     runs: bool  # False for an import under `if TYPE_CHECKING:`
+    implied: bool = False  # a package run because a module in it was imported
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -118,8 +119,8 @@ def imports(known: dict[str, Path]) -> list[Import]:
                 for depth in range(2, len(parts) + 1):
                     name = ".".join(parts[:depth])
                     if name in known and name != module and not module.startswith(name + "."):
-                        found.append(Import(module, name, node.lineno, runs))
-    return found
+                        found.append(Import(module, name, node.lineno, runs, implied=depth < len(parts)))
+    return list(dict.fromkeys(found))  # `from x import a, b` is one import of x
 
 
 def room(module: str) -> str | None:
@@ -217,7 +218,7 @@ def problems(root: Path) -> tuple[list[str], list[Import], dict[str, Path]]:
             lines.append(f"{known[module].relative_to(root)}: {module} is in no room on any floor: move it into a stage package, or give it a floor in FLOORS ({Path(__file__).name})")
     for imp in found:
         here, there = room(imp.source), room(imp.target)
-        if imp.target == PACKAGE or here == there:
+        if imp.target == PACKAGE or here == there or imp.implied:  # an implied package is in its module's room
             continue
         if imp.source == PACKAGE:
             lines.append(f"{known[imp.source].relative_to(root)}:{imp.line}: the package's __init__ imports {imp.target}: keep it free of imports, so every floor can import it")

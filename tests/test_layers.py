@@ -78,7 +78,7 @@ def test_each_kind_of_mistake_is_named_with_its_file_and_line(tmp_path):
     })
     lines, _, _ = checker.problems(root)
     text = "\n".join(lines)
-    assert "corpus_build/core/model.py:3: corpus_build.core.model (ground floor) imports corpus_build.registry from a higher floor (registry)" in text
+    assert "corpus_build/core/model.py:3: corpus_build.core.model (ground floor) imports corpus_build.registry.reader from a higher floor (registry)" in text
     assert "corpus_build/registry/reader.py:2: corpus_build.registry.reader (registry) imports corpus_build.fetch.http from a higher floor" in text
     assert "corpus_build/fetch/http.py:1: corpus_build.fetch.http imports corpus_build.watch.gather, another room on its floor (fetch and watch)" in text
     assert "import cycle: 2 modules import each other (render.a, render.b)" in text

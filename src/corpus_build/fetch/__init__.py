@@ -5,7 +5,10 @@
 
 Modules: engine (selection, concurrency, atomic swap), http (streaming client),
 kinds/ (one module per kind, ordered registry), records (WARC, hashes, SWHIDs),
-lockfile (corpus.lock and the run lock), cli (`fetch` and `status` commands).
+lockfile (corpus.lock and the run lock), attach (copies the user supplies),
+citemeta (citation_* meta tags), pagefacts (what `add` reads of a new page),
+cli (`fetch`, `status` and `attach` commands). Settings from corpus.yaml arrive checked
+by the registry (registry/settings.py).
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Only files whose content changed are written, so `mkdocs serve` reloads little, 
 pages of sources that left the registry are removed. Which files are ours is kept
 in a manifest (a dot-file, which MkDocs never publishes); hand-written files in
 docs/ are never touched.
+
+Render reads the registry's records and the files earlier stages wrote (provenance,
+link results: core/), never a stage's code; page builders are in pages.py, where pages
+live in places.py, view records in views.py and their layouts in templates/.
 """
 
 from __future__ import annotations
