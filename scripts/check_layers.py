@@ -244,7 +244,8 @@ def problems(root: Path) -> tuple[list[str], list[Import], dict[str, Path]]:
 def _graph(found: Iterable[Import], known: dict[str, Path]) -> None:
     targets: dict[str, set[str]] = {}
     for imp in found:
-        targets.setdefault(imp.source, set()).add(imp.target + ("" if imp.runs else " (type only)"))
+        if not imp.implied:
+            targets.setdefault(imp.source, set()).add(imp.target + ("" if imp.runs else " (type only)"))
     for number, (name, rooms) in reversed(list(enumerate(FLOORS))):
         print(f"{number} {name}: {', '.join(rooms)}")
         for module in sorted(m for m in known if room(m) in rooms):
