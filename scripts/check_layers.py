@@ -69,19 +69,17 @@ def _type_checking(test: ast.expr) -> bool:
 def _import_nodes(tree: ast.AST) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
     """Every import statement, with whether it runs (False under `if TYPE_CHECKING:`)."""
 
-    def walk(node: ast.AST, runs: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.Import, ast.ImportFrom)):
-                yield child, runs
-            elif isinstance(child, ast.If) and _type_checking(child.test):
-                for part in child.body:
-                    yield from walk(ast.Module(body=[part], type_ignores=[]), False)
-                for part in child.orelse:
-                    yield from walk(ast.Module(body=[part], type_ignores=[]), runs)
+    def walk(nodes: Iterable[ast.AST], runs: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+        for node in nodes:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                yield node, runs
+            elif isinstance(node, ast.If) and _type_checking(node.test):
+                yield from walk(node.body, False)
+                yield from walk(node.orelse, runs)
             else:
-                yield from walk(child, runs)
+                yield from walk(ast.iter_child_nodes(node), runs)
 
-    yield from walk(tree, True)
+    yield from walk(ast.iter_child_nodes(tree), True)
 
 
 def _owner(name: str, known: dict[str, Path]) -> str | None:

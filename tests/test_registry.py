@@ -245,3 +245,16 @@ def test_sections_cached_between_runs_read_back_exactly_and_follow_every_byte(tm
     for entry in stored.iterdir():
         entry.unlink()
     assert again == registry.read(root)
+
+
+def test_every_fetch_setting_the_registry_accepts_is_a_fetch_option():
+    """registry/settings.py checks corpus.yaml's `fetch:` keys; fetch/options.py's FetchOptions holds their defaults."""
+    import dataclasses
+
+    from corpus_build.fetch.options import FetchOptions
+    from corpus_build.registry.settings import FETCH_SETTINGS
+
+    fields = {f.name: f.type for f in dataclasses.fields(FetchOptions)}
+    assert set(FETCH_SETTINGS) <= set(fields), sorted(set(FETCH_SETTINGS) - set(fields))
+    for key, kind in FETCH_SETTINGS.items():
+        assert kind.__name__ in str(fields[key]), (key, kind, fields[key])

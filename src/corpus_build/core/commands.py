@@ -8,11 +8,8 @@ and calls its `register`, so no stage imports cli.py. Its docstring says how to 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-
-from .errors import Problem
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -28,13 +25,6 @@ def project_dir(args: argparse.Namespace) -> Path:
 
 def corpus_dir(args: argparse.Namespace) -> Path:
     return project_dir(args) / "corpus"
-
-
-def print_problems(problems: Sequence[Problem], args: argparse.Namespace) -> None:
-    """The registry's warnings (and any errors) on stderr; `--quiet` keeps only the errors."""
-    for problem in problems:
-        if problem.severity == "error" or not args.quiet:
-            print(problem, file=sys.stderr)
 
 
 def add_command(

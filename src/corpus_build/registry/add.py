@@ -146,8 +146,7 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
             existing = corpus.by_id[new.source_id]
             raise AddError(f"id '{new.source_id}' is already used by '{existing.title}' ({existing.section}/sources.yaml:{existing.line}); choose another --id")
         source_id = new.source_id
-    looked = look_up is not None and not new.offline
-    page = look_up(corpus, url) if look_up is not None and looked else PageFacts()
+    page = PageFacts() if new.offline or look_up is None else look_up(corpus, url)
     title = new.title or page.title
     if not new.source_id:
         source_id = unique_id(corpus, urls.derive_id(url, title), url)
@@ -189,7 +188,7 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
     warnings = tuple(_in_old_file(p, display, line) for p in fresh)
-    warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"], looked))
+    warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"], looked=look_up is not None))
     return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh))
 
 
@@ -214,7 +213,7 @@ def _rollback_message(errors: list[Problem], display: str, first_new_line: int) 
     return "\n".join(lines)
 
 
-def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, written: str, looked: bool) -> list[str]:
+def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, written: str, *, looked: bool) -> list[str]:
     """Say when the title is a placeholder (a repository's owner/name is its real name), and why."""
     if title or kind == "repo":
         return [f"authors and date not filled in: {page.error}"] if page.error else []

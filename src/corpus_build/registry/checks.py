@@ -34,9 +34,8 @@ def stage_problems(data: Any, display: str) -> list[Problem]:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and (not math.isfinite(value) or value < 0 or value > LIMITS.setting_value):
                 problems.append(Problem(display, _line(fetch, key), 0, f"`fetch.{key}` is {_short(value)}; use a number between 0 and {LIMITS.setting_value:.0e}"))
     if any(key in data for key in ("fetch", "rewrites", "fallbacks")) and not problems:
-        extra = {k: data[k] for k in ("fetch", "rewrites", "fallbacks") if k in data}
         try:
-            check_fetch_limits(fetch_settings(extra))  # the fetch stage's own checks (fetch/options.py runs them too)
+            check_fetch_limits(fetch_settings(data))  # what fetch/options.py checks when the stage runs
         except UsageError as exc:
             key = next((k for k in ("fetch", "rewrites", "fallbacks") if f"`{k}" in str(exc)), "fetch")
             problems.append(Problem(display, _line(data, key), 0, str(exc).removeprefix("corpus.yaml ")))

@@ -81,7 +81,7 @@ def fetch_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def check_fetch_limits(values: Mapping[str, Any]) -> None:
-    """The bounds on fetch settings that a value alone cannot show, whether from corpus.yaml or the command line."""
+    """Bounds on fetch settings, checked on corpus.yaml's values and again with the command line's (an absent key has its default)."""
     if values.get("jobs", 1) < 1 or values.get("per_host", 1) < 1:
         raise UsageError("--jobs and per-host limits must be at least 1")
     if values.get("max_images", 0) < 0:

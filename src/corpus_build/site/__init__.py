@@ -16,7 +16,6 @@ No engine is imported here: `corpus-build check` and friends start without MkDoc
 
 from .engines import (
     ENGINES,
-    GENERATED_CONFIG,
     build,
     build_and_remember,
     installed_engines,
@@ -25,4 +24,4 @@ from .engines import (
     write_generated_config,
 )
 
-__all__ = ["ENGINES", "GENERATED_CONFIG", "build", "build_and_remember", "installed_engines", "pick_engine", "render_for_engines", "write_generated_config"]
+__all__ = ["ENGINES", "build", "build_and_remember", "installed_engines", "pick_engine", "render_for_engines", "write_generated_config"]
