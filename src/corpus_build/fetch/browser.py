@@ -113,7 +113,7 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
                     if screenshot is not None:
                         height = await page.evaluate("Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)")
                         clip = None if height <= _MAX_SCREENSHOT_HEIGHT else {"x": 0, "y": 0, "width": 1280, "height": _MAX_SCREENSHOT_HEIGHT}
-                        await page.screenshot(path=str(screenshot), full_page=clip is None, clip=clip, timeout=load_timeout * 1000)  # type: ignore[arg-type]
+                        await page.screenshot(path=str(screenshot), full_page=clip is None, clip=clip, timeout=load_timeout * 1000)  # type: ignore[arg-type,unused-ignore]  # typed only when playwright is installed
                         shot = True
                     version = browser.version
                 finally:
