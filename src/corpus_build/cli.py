@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, registry
 from .core.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, add_command, corpus_dir, project_dir
 from .core.errors import CorpusBuildError, RegistryError, UsageError, printable
+from .core.extras import missing_extra
 from .registry.cli import load_corpus
 
 if TYPE_CHECKING:
@@ -337,6 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     except CorpusBuildError as exc:
         print(printable(f"error: {exc}"), file=sys.stderr)
         return exc.exit_code
+    except ModuleNotFoundError as exc:
+        advice = missing_extra(exc)
+        if advice is None:
+            raise
+        print(f"error: {advice}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
+from typing import TYPE_CHECKING
+
 import httpx
-from protego import Protego
 
 from ..core import urls
 from ..core.errors import FetchError, TransportError, UsageError
@@ -35,6 +36,9 @@ from ..core.provenance import now_utc, parse_time, utc_stamp
 from ..fetch.http import HttpClient
 from ..fetch.options import FetchOptions
 from .options import LinkOptions
+
+if TYPE_CHECKING:
+    from protego import Protego  # the `fetch` extra: imported when a robots.txt is read
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _PERMANENT = (301, 308)
@@ -141,6 +145,8 @@ class _Robots:
             return None, f"robots.txt answered HTTP {status}; RFC 9309 says to assume every path is disallowed"
         if status != 200:
             return None, ""
+        from protego import Protego
+
         return Protego.parse(body.decode("utf-8", errors="replace")), ""
 
     async def allowed(self, url: str) -> tuple[bool, float, str]:
