@@ -151,6 +151,5 @@ def write_project(root: Path, overrides: dict[str, str | None] | None = None) ->
     """A whole project: the repository's own mkdocs.yml and stylesheet around the fixture corpus."""
     write_corpus(root, overrides)
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides", dirs_exist_ok=True)
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", root / "docs" / "assets", dirs_exist_ok=True)
+    (root / "docs").mkdir(exist_ok=True)  # a project's docs/ may hold nothing of its own (corpus-build init makes it)
     return root

@@ -40,7 +40,17 @@ def _requirements(engine: str) -> list[list[str]]:
     project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     ours = [r for r in project["dependencies"] if not _is_mkdocs(r)]
     # ProperDocs runs the site and browser tests in its environment; Zensical only builds.
-    tests = list(project["optional-dependencies"]["test"]) if engine == "properdocs" else []
+    extras = project["optional-dependencies"]
+
+    def expand(requirements: list[str]) -> list[str]:
+        """`corpus-build[fetch]` in an extra stands for that extra's own requirements."""
+        out = []
+        for requirement in requirements:
+            own = re.fullmatch(r"corpus-build\[([\w,-]+)\]", requirement.strip())
+            out += [r for name in own.group(1).split(",") for r in expand(extras[name])] if own else [requirement]
+        return out
+
+    tests = expand(extras["test"]) if engine == "properdocs" else []
     steps = [[*ours, *tests]]
     if engine == "properdocs":
         material = importlib.metadata.version("mkdocs-material")

@@ -34,8 +34,7 @@ def copy_default_project(target: Path) -> Path:
     """The repository's own corpus, mkdocs.yml and assets, copied so builds never touch the work tree."""
     shutil.copytree(PROJECT_ROOT / "corpus", target / "corpus", ignore=shutil.ignore_patterns("raw", ".watch"))
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", target / "mkdocs.yml")
-    shutil.copytree(PROJECT_ROOT / "overrides", target / "overrides")
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", target / "docs" / "assets")
+    (target / "docs").mkdir(exist_ok=True)
     return target
 
 

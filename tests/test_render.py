@@ -21,7 +21,7 @@ def test_every_page_is_generated(corpus_dir, tmp_path):
         "index.md", "sections/index.md", "sections/01-gpu.md", "sections/02-ascend.md", "sources/index.md",
         "chapters/index.md", "chapters/01.md", "chapters/02.md", "chapters/path-newcomer.md",
         "digests/index.md", "digests/2026-10-22.md", "tags.md", "status.md", "feed.xml", "sources.xml", "corpus.bib", "corpus.json", "corpus.ris",
-        "sources-index.js",
+        "sources-index.js", "assets/corpus.css", "assets/sources.js", "assets/cite.js",
     } | {f"sources/{s.id}.md" for s in corpus.sources} | {f"tags/{tag}.md" for s in corpus.sources for tag in s.tags} | {
         f"export/{group}.{ext}" for group in ("sections/01-gpu", "sections/02-ascend", "chapters/01", "chapters/02") for ext in ("bib", "json", "ris")
     }

@@ -269,6 +269,9 @@ def _register_stage_commands(sub: argparse._SubParsersAction) -> None:
     from .site.buildcache import register as register_clean
 
     register_clean(sub)
+    from .init import register as register_init
+
+    register_init(sub)
 
 
 def _register_links_commands(sub) -> None:

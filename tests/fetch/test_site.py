@@ -76,9 +76,6 @@ def test_sanitiser_drops_active_content():
 
 def _build(project):
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    if (PROJECT_ROOT / "overrides").exists():
-        shutil.copytree(PROJECT_ROOT / "overrides", project / "overrides")
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", project / "docs" / "assets")
     return site.build(project, strict=True)
 
 

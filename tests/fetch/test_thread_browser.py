@@ -37,8 +37,6 @@ def built(tmp_path, server, options):
     results = fetch_corpus(corpus, options)
     assert all(r.status is Status.OK for r in results), [r.error for r in results]
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
-    shutil.copytree(PROJECT_ROOT / "overrides", tmp_path / "overrides")
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", tmp_path / "docs" / "assets")
     # strict: a link to an anchor the paper page does not have would fail the build.
     return site.build(tmp_path, strict=True)
 

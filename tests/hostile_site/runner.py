@@ -132,8 +132,6 @@ def write_project(root: Path, cases: list[Case]) -> Path:
         (corpus / "digests" / f"{day.isoformat()}.md").write_text("---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n" + body,
                                                                    encoding="utf-8")
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides")
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", root / "docs" / "assets")
     return root
 
 

@@ -22,9 +22,8 @@ import socket
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
-
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 

@@ -98,6 +98,17 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
     for path, content in pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
     yield from mirror.extra_files(corpus, builder.mirror_info).items()
+    # The pages' own stylesheet and scripts come with the package, so a new project needs none.
+    for asset in ASSETS:
+        yield f"assets/{asset}", ASSETS_DIR / asset
+
+
+# Shipped in the package beside the templates; the plugin links them into every page
+# (site/plugin.py), and a project's mkdocs.yml may list more of its own.
+ASSETS_DIR = Path(__file__).parent / "assets"
+ASSETS = ("corpus.css", "sources.js", "cite.js")
+STYLESHEETS = tuple(f"assets/{name}" for name in ASSETS if name.endswith(".css"))
+SCRIPTS = tuple(f"assets/{name}" for name in ASSETS if name.endswith(".js"))
 
 
 def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> RenderResult:

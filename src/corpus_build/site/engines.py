@@ -32,11 +32,15 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from ..core.errors import SiteError
 from ..core.model import Corpus
 
 ENGINES = ("mkdocs", "properdocs", "zensical")
 GENERATED_CONFIG = "mkdocs.generated.yml"  # for engines without plugins (zensical)
+# Template overrides shipped with the package (the feed links, the tag listing's fragment).
+OVERRIDES_DIR = Path(__file__).parent / "overrides"
 
 
 def installed_engines() -> list[str]:
@@ -73,8 +77,6 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
 
 def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | None = None) -> Path:
     """A config inheriting mkdocs.yml with the plugin's contributions, for engines that run no plugins."""
-    import yaml
-
     from .. import render
     from ..render.sanitize import theme_text
 
@@ -86,6 +88,16 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         "theme": {"language": corpus.settings.ui_lang},
         "nav": render.nav(corpus),
     }
+    # What the plugin adds to every build (site/plugin.py, _add_theme): the package's templates
+    # and its stylesheet and scripts. INHERIT replaces lists, so mkdocs.yml's own entries are kept.
+    mine = _read_config(project / "mkdocs.yml")
+    theme = mine.get("theme")
+    theme = theme if isinstance(theme, dict) else {}
+    if not theme.get("custom_dir"):  # one custom_dir only: the project's wins
+        overrides["theme"]["custom_dir"] = str(OVERRIDES_DIR)
+    for key, ours in (("extra_css", render.STYLESHEETS), ("extra_javascript", render.SCRIPTS)):
+        listed = [item for item in mine.get(key) or [] if isinstance(item, str)]
+        overrides[key] = listed + [path for path in ours if path not in listed]
     if site_dir:
         overrides["site_dir"] = site_dir
     text = (
@@ -118,6 +130,9 @@ def build(
 
     resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before the build starts
     name = pick_engine(engine)
+    # docs/ holds only generated pages, so a new project or a fresh clone may not have it yet;
+    # MkDocs refuses a config whose docs_dir is missing before any plugin runs.
+    (project / str(_read_config(config_file).get("docs_dir") or "docs")).mkdir(parents=True, exist_ok=True)
     final = Path(site_dir).resolve() if site_dir else (project / _configured_site_dir(config_file)).resolve()
     staging = final.with_name(f".{final.name}.partial")
     shutil.rmtree(staging, ignore_errors=True)
@@ -203,6 +218,21 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         yield
     finally:
         utils.write_file, utils.copy_file = write_file, copy_file
+
+
+class _TolerantLoader(yaml.SafeLoader):
+    """mkdocs.yml's plain values; its `!!python/…` and `!ENV` tags read as nothing (never run)."""
+
+
+_TolerantLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+
+
+def _read_config(config_file: Path) -> dict[str, Any]:
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _configured_site_dir(config_file: Path) -> str:

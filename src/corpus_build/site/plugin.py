@@ -26,7 +26,7 @@ from .. import registry, render
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import sanitize
-from . import buildcache, hosting, navmemo, preview, search, serve, slim
+from . import buildcache, engines, hosting, navmemo, preview, search, serve, slim
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -122,6 +122,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
+        _add_theme(config)
         self._corpus_dir = corpus_dir
         self._corpus = corpus
         self._project = project
@@ -279,3 +280,25 @@ def _load_search_dictionary(path: Path) -> None:
     jieba.setLogLevel(logging.WARNING)  # its dictionary-loading chatter, at every build
     if path.stat().st_size:
         jieba.load_userdict(str(path))
+
+
+
+def _add_theme(config: Any) -> None:
+    """The package's templates and assets, so a project needs no overrides/ or docs/assets/ of its own.
+
+    Our templates go after the project's `custom_dir` (the project's own overrides still win)
+    and before Material's; the stylesheet and scripts render writes into docs/assets/ are
+    linked unless mkdocs.yml already lists them.
+    """
+    dirs = config.theme.dirs
+    ours = str(engines.OVERRIDES_DIR)
+    if ours not in dirs:
+        custom = config.theme.custom_dir
+        dirs.insert(1 if custom and dirs and Path(dirs[0]) == Path(custom) else 0, ours)
+    for path in render.STYLESHEETS:
+        if path not in [str(p) for p in config.extra_css]:
+            config.extra_css.append(path)
+    for path in render.SCRIPTS:
+        if path not in [str(p) for p in config.extra_javascript]:
+            config.extra_javascript.append(path)
+

@@ -1,0 +1,150 @@
+"""`corpus-build init`, and a new project built from the installed wheel alone (issue 23).
+
+The end-to-end test does what a new user does: builds the wheel, installs it (not editable)
+with the `fetch` extra into a new venv, runs `corpus-build init`, `add` for a page served on
+127.0.0.1 and `build`, then opens the site in Chromium: the stylesheet applies, "All sources"
+filters, search answers, the cite box and the exports are there, and nothing is requested
+from outside the site. No file of this repository is copied into the project.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from corpus_build.cli import main
+from corpus_build.init import SCAFFOLD, Project, files
+from tests.site_helpers import chromium, playwright_or_skip, serve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_scaffold_carries_this_repository_s_own_mkdocs_yml_and_workflows():
+    """One source of truth: the scaffold must not drift from the configuration this repository is tested with."""
+    mine = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    theirs = (SCAFFOLD / "mkdocs.yml").read_text(encoding="utf-8")
+
+    def without_names(text: str) -> str:
+        return re.sub(r"^(site_name|site_description): .*\n", "", text, flags=re.M)
+
+    assert without_names(theirs) == without_names(mine)
+    assert (SCAFFOLD / "corpus" / "gitignore").read_text(encoding="utf-8") == (ROOT / "corpus" / ".gitignore").read_text(encoding="utf-8")
+    for workflow in (ROOT / ".github" / "workflows").glob("*.yml"):
+        assert (SCAFFOLD / "workflows" / workflow.name).read_text(encoding="utf-8") == workflow.read_text(encoding="utf-8"), workflow.name
+
+
+def test_init_writes_a_project_that_checks_and_builds(tmp_path, capsys):
+    target = tmp_path / "mysite"
+    assert main(["init", str(target), "--title", "我的「语料」: notes", "--lang", "zh"]) == 0
+    written = {str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()}
+    assert written == set(files(Project(title="x")))
+    assert {"corpus/corpus.yaml", "mkdocs.yml", ".gitignore", ".github/workflows/daily.yml", ".github/workflows/pages.yml"} <= written
+    assert main(["--project", str(target), "check"]) == 0
+    assert "0 warning" in capsys.readouterr().out
+    assert main(["--project", str(target), "build"]) == 0
+    home = (target / "site" / "index.html").read_text(encoding="utf-8")
+    assert "我的「语料」: notes" in home
+    for asset in ("assets/corpus.css", "assets/sources.js", "assets/cite.js"):
+        assert (target / "site" / asset).is_file() and asset in home
+
+
+def test_init_never_overwrites(tmp_path, capsys):
+    target = tmp_path / "mysite"
+    (target / "corpus").mkdir(parents=True)
+    (target / "corpus" / "corpus.yaml").write_text("title: mine\n", encoding="utf-8")
+    assert main(["init", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert "corpus/corpus.yaml" in err and "nothing was written" in err and "Traceback" not in err
+    assert sorted(p.name for p in target.rglob("*")) == ["corpus", "corpus.yaml"]
+    assert (target / "corpus" / "corpus.yaml").read_text(encoding="utf-8") == "title: mine\n"
+
+
+def test_a_generated_gitignore_keeps_provenance_and_drops_mirrors(tmp_path):
+    target = tmp_path / "mysite"
+    assert main(["init", str(target), "-q"]) == 0
+    raw = target / "corpus" / "01-example" / "raw" / "some-id"
+    raw.mkdir(parents=True)
+    (raw / "provenance.json").write_text("{}", encoding="utf-8")
+    (raw / "paper.pdf").write_bytes(b"%PDF")
+    (target / "site").mkdir()
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    listed = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=target, capture_output=True, text=True, check=True).stdout.split()
+    assert "corpus/01-example/raw/some-id/provenance.json" in listed
+    assert "corpus/01-example/raw/some-id/paper.pdf" not in listed
+    assert "docs/.gitkeep" in listed and not any(p.startswith("site/") for p in listed)
+
+
+PAGE = """<!doctype html><html lang="en"><head><title>Tiled GEMM on a small GPU</title>
+<meta name="citation_author" content="Ada Lovelace"></head>
+<body><main><h1>Tiled GEMM on a small GPU</h1><p>How tiles map to warps.</p></main></body></html>"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_project_made_from_the_installed_wheel_is_a_complete_site(tmp_path, monkeypatch):
+    monkeypatch.delenv("CORPUS_BUILD_OFFLINE")  # `add` reads the page, as a user's would
+    sync_api = playwright_or_skip(module=True)
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT)], check=True, timeout=600)
+    wheel = next(dist.glob("corpus_build-*.whl"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"{wheel}[fetch]"], check=True, timeout=1200)
+    cli = str(venv / "bin" / "corpus-build")
+
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "gemm.html").write_text(PAGE, encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def run(*args: str, cwd: Path) -> str:
+        result = subprocess.run([cli, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "Traceback" not in result.stderr
+        return result.stdout
+
+    with serve(pages) as origin:
+        run("init", "mysite", "--title", "我的阅读语料", cwd=work)
+        project = work / "mysite"
+        run("add", origin + "gemm.html", "--section", "01", "--note", "分块与 warp 的对应关系。", "--tags", "gemm", cwd=project)
+    run("build", cwd=project)
+    site = project / "site"
+    assert not (project / "overrides").exists()
+
+    with serve(site) as base, chromium(sync_api) as browser:
+        page = browser.new_page()
+        foreign: list[str] = []
+        errors: list[str] = []
+        page.on("request", lambda r: urlsplit(r.url).hostname not in (None, "127.0.0.1") and foreign.append(r.url))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+
+        page.goto(base + "sources/")
+        page.wait_for_selector(".cb-filter-text", timeout=15_000)  # sources.js built the filter bar
+        # the package's stylesheet is applied (not only linked)
+        sheets = page.evaluate("() => [...document.styleSheets].map(s => s.href || '')")
+        assert any(h.endswith("assets/corpus.css") for h in sheets), sheets
+        page.locator(".cb-filter-text").fill("no such words anywhere")
+        assert page.locator("tbody tr:visible").count() == 0
+        page.locator(".cb-filter-text").fill("GEMM")
+        assert page.locator("tbody tr:visible").count() == 1
+
+        page.goto(base)
+        box = page.locator("input.md-search__input")
+        box.click()
+        box.fill("GEMM")
+        box.press("End")
+        page.wait_for_selector(".md-search-result__item", timeout=15_000)
+        assert "Tiled GEMM" in page.locator(".md-search-result").inner_text()
+
+        page.goto(base + "sources/tiled-gemm-on-a-small-gpu/")
+        cite = page.locator(".cb-cite")
+        assert cite.count() == 1 and "Lovelace" in cite.inner_text()
+        assert errors == [] and foreign == []
+    for export in ("corpus.bib", "export/sections/01-example.bib"):
+        assert "Lovelace" in (site / export).read_text(encoding="utf-8"), export
