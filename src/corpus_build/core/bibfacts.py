@@ -32,7 +32,8 @@ ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "gi
 # Records written before Document.facts_from existed: the extractor says enough.
 _EXTRACTOR_ORIGIN = {"pymupdf": "mirror", "trafilatura": "html-meta", "github-rest": "github", "git": "git", "huggingface": "mirror"}
 _DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?(?=$|[T\s])")
-_NEW_ARXIV = re.compile(r"^(\d{2})(0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")  # YYMM.NNNNN, since April 2007
+_NEW_ARXIV = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v\d+)?$")  # YYMM.NNNN (2007-04 to 2014-12), YYMM.NNNNN (since 2015)
+_OLD_ARXIV = re.compile(r"^[a-z-]+(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}(?:v\d+)?$")  # archive/YYMMNNN, 1991-08 to 2007-03
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 
 
@@ -92,6 +93,48 @@ def normal_date(text: str) -> str:
     return year + (f"-{int(month):02d}" if month else "") + (f"-{int(day):02d}" if month and day else "")
 
 
+def local_day(text: str, tz: dt.tzinfo) -> str:
+    """normal_date of `text`, where a stamp with a time and a zone (GitHub's 2017-03-25T18:30:00Z,
+    git's +08:00) is first taken into `tz`: one event has one date, the one the site shows
+    beside it (render/views.py local_time). A day, or a time without a zone, is kept as written."""
+    if text and len(text) > 10 and text[10] in "T ":
+        try:
+            when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return when.astimezone(tz).date().isoformat()
+    return normal_date(text)
+
+
+def arxiv_month(arxiv_id: str, today: dt.date | None = None) -> str:
+    """"YYYY-MM", the month of first submission an arXiv identifier encodes; "" when it encodes none.
+
+    Only identifiers arXiv could have issued count. New-style ids (YYMM.NNNN) began in
+    April 2007 (0704), with five digits after the dot from January 2015 (1501); old-style
+    ids (hep-th/9901001) ran from August 1991 to March 2007. A month that has not come
+    yet is no submission month either. Anything else (9901.00002, which is neither an
+    old-style id nor a new-style one of 2099 that exists) gives no date rather than a wrong one.
+    """
+    today = today or dt.datetime.now(dt.UTC).date()
+    new, old = _NEW_ARXIV.match(arxiv_id or ""), _OLD_ARXIV.match(arxiv_id or "")
+    if new:
+        year, month = 2000 + int(new.group(1)), int(new.group(2))
+        five_digits = len(new.group(3)) == 5
+        if (year, month) < (2007, 4) or five_digits != ((year, month) >= (2015, 1)):
+            return ""
+    elif old:
+        yy, month = int(old.group(1)), int(old.group(2))
+        year = (1900 if yy >= 91 else 2000) + yy
+        if not (1991, 8) <= (year, month) <= (2007, 3):
+            return ""
+    else:
+        return ""
+    if not 1 <= month <= 12 or (year, month) > (today.year, today.month):
+        return ""
+    return f"{year:04d}-{month:02d}"
+
+
 def _name_key(name: str) -> str:
     """A name in a form where "Wang, Lei", "Lei Wang" and "lei  wang" agree."""
     if "," in name:
@@ -128,8 +171,12 @@ def _origin(record: Provenance) -> str:
     return _EXTRACTOR_ORIGIN.get(record.extractor.name, "mirror") if record.extractor else "mirror"
 
 
-def facts_of(source: Source, record: Provenance | None) -> BibFacts:
-    """The effective facts of one source, given its mirror's record (None: never mirrored)."""
+def facts_of(source: Source, record: Provenance | None, *, tz: dt.tzinfo) -> BibFacts:
+    """The effective facts of one source, given its mirror's record (None: never mirrored).
+
+    `tz` is the corpus's time zone (corpus.yaml `timezone`): the day of a timed event
+    (a merge, a commit, the download) is its day there, as everywhere else on the site.
+    """
     m_authors: tuple[str, ...] = ()
     m_date = m_venue = m_doi = m_arxiv = ""
     origin = url_origin = "url"
@@ -140,19 +187,19 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
         origin = _origin(record)
         doc = record.document
         m_authors = tuple(a.strip() for a in doc.authors if a and a.strip())
-        m_date = normal_date(doc.published)
+        m_date = local_day(doc.published, tz)
         m_venue, m_doi, m_arxiv = doc.venue.strip(), doc.doi.strip(), doc.arxiv_id.strip()
         if record.repo is not None:
             commit, swhid = record.repo.commit, record.repo.swhid
-            commit_date = normal_date(record.repo.commit_date)
+            commit_date = local_day(record.repo.commit_date, tz)
             # A repository is cited at the commit it is pinned to: its date is the version's date.
             m_date = m_date or commit_date
         if record.thread is not None:
             number = record.thread.number
-            merged = normal_date(record.thread.merged_at) if record.thread.merged else ""
-            m_date = m_date or normal_date(record.thread.created_at)
+            merged = local_day(record.thread.merged_at, tz) if record.thread.merged else ""
+            m_date = m_date or local_day(record.thread.created_at, tz)
             m_authors = m_authors or ((record.thread.author,) if record.thread.author else ())
-        accessed = normal_date(record.fetched_at)
+        accessed = local_day(record.fetched_at, tz)
     # The cited URL itself names some facts (arxiv.org/abs/<id>, doi.org/<doi>).
     url_arxiv = urls.arxiv_id(source.url) if source.url else ""
     doi_match = _DOI_URL.match(source.url or "")
@@ -165,10 +212,10 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     authors = _pick("authors", source.authors, m_authors, origin)
     date = _pick("date", source.date, m_date, origin)
     arxiv = _pick("arxiv", source.arxiv, m_arxiv, m_arxiv_origin)
-    new_style = _NEW_ARXIV.match(arxiv.value) if date is None and arxiv is not None else None
-    if new_style:
-        # A new-style arXiv id is the month of first submission: a date for a paper never mirrored.
-        date = Fact(f"20{new_style.group(1)}-{new_style.group(2)}", "arxiv-id")
+    submitted = arxiv_month(arxiv.value) if date is None and arxiv is not None else ""
+    if submitted:
+        # An arXiv id names the month of first submission: a date for a paper never mirrored.
+        date = Fact(submitted, "arxiv-id")
     if authors is None and publisher and source.kind == "repo":
         # A repository without named authors is cited under the GitHub account that
         # publishes it (as GitHub's own "Cite this repository" does without a CITATION.cff).
@@ -199,11 +246,12 @@ def all_facts(corpus: Corpus, records: Callable[[Source], Provenance | None] | N
     (render's mirror states): then nothing is read twice.
     """
     read = records or (lambda source: read_provenance(corpus.raw_dir(source)))
-    return {source.id: facts_of(source, read(source)) for source in corpus.sources}
+    tz = corpus.settings.tzinfo
+    return {source.id: facts_of(source, read(source), tz=tz) for source in corpus.sources}
 
 
 def facts_for(corpus: Corpus, facts: Mapping[str, BibFacts] | None, source: Source) -> BibFacts:
     """`facts[source.id]` when precomputed, else read from the mirror now."""
     if facts is not None and source.id in facts:
         return facts[source.id]
-    return facts_of(source, read_provenance(corpus.raw_dir(source)))
+    return facts_of(source, read_provenance(corpus.raw_dir(source)), tz=corpus.settings.tzinfo)
