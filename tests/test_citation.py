@@ -136,4 +136,4 @@ def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(
     ))
     box = citation.box(corpus, pull, Labels("zh"), paths.source(pull.id))
     assert "bob. Define backend architecture[EB/OL]. #2900 合并于 2026-10-05. (2026-10-01)[引用日期 2026-11-30]." in box
-    assert "note = {Pull request #2900, merged 2026-10-05}" in box
+    assert r"note = {Pull request \#2900, merged 2026-10-05}" in box

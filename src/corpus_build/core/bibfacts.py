@@ -28,12 +28,21 @@ T = TypeVar("T", str, tuple[str, ...])
 
 # Where a fact came from; render/labels.py has a reader's word for each (fact_from_<origin>).
 REGISTRY = "registry"
-ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "arxiv-id", "mirror")
+ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "arxiv-id", "mirror", "title")
 # Records written before Document.facts_from existed: the extractor says enough.
 _EXTRACTOR_ORIGIN = {"pymupdf": "mirror", "trafilatura": "html-meta", "github-rest": "github", "git": "git", "huggingface": "mirror"}
 _DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?(?=$|[T\s])")
 _NEW_ARXIV = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v\d+)?$")  # YYMM.NNNN (2007-04 to 2014-12), YYMM.NNNNN (since 2015)
 _OLD_ARXIV = re.compile(r"^[a-z-]+(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}(?:v\d+)?$")  # archive/YYMMNNN, 1991-08 to 2007-03
+_LANG_TAG = re.compile(r"^([A-Za-z]{2,3})((?:-[A-Za-z0-9]{1,8})*)$")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+_WORD = re.compile(r"[A-Za-z]+")
+# The commonest English function words: running English text is a fifth or more of them; a
+# German, French or Spanish text, a table of numbers or a list of names is not.
+_ENGLISH = frozenset(["the", "of", "and", "to", "in", "is", "for", "that", "with", "on", "we", "are", "this", "by", "as", "be", "it", "an", "or", "from", "at", "which"])
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 
 
@@ -68,6 +77,10 @@ class BibFacts:
     accessed: str = ""  # YYYY-MM-DD: when the mirror was downloaded
     number: int = 0  # an issue's or PR's number
     merged: str = ""  # YYYY-MM-DD: when a PR was merged (GitHub)
+    # The work's language (a BCP 47 tag: en, zh, zh-TW…), from the source itself: its page's
+    # `lang`, its citation tags, its text, or a title in CJK script. Never the annotation's
+    # language (`lang:` in the registry is the note's): an English paper with a Chinese note is English.
+    language: Fact[str] | None = None
 
     def disputes(self) -> list[tuple[str, Fact]]:
         """(field name, fact) for every fact where registry and mirror disagree."""
@@ -91,6 +104,39 @@ def normal_date(text: str) -> str:
     except ValueError:
         return ""
     return year + (f"-{int(month):02d}" if month else "") + (f"-{int(day):02d}" if month and day else "")
+
+
+def language_tag(text: str) -> str:
+    """A page's `lang` or citation_language as a BCP 47 tag ("en-US", "zh-Hans"); "" when it is none."""
+    match = _LANG_TAG.match((text or "").strip().replace("_", "-"))
+    if not match or match.group(1).lower() in ("und", "mul", "zxx"):
+        return ""
+    return match.group(1).lower() + match.group(2)
+
+
+def text_language(text: str, *, min_words: int = 30) -> str:
+    """The language a text is written in, where its letters say so plainly: "zh", "ja" or "ko"
+    when most letters are CJK, "en" when it is running English; "" otherwise (mixed, short,
+    another language). Reads the first 20,000 characters."""
+    sample = (text or "")[:20_000]
+    han, kana, hangul, latin = (len(p.findall(sample)) for p in (_HAN, _KANA, _HANGUL, _LATIN))
+    cjk = han + kana + hangul
+    if cjk and cjk >= 0.3 * (cjk + latin):
+        return "ja" if kana >= 0.1 * cjk else "ko" if hangul >= 0.5 * cjk else "zh"
+    words = [w.lower() for w in _WORD.findall(sample)]
+    if len(words) >= min_words and sum(w in _ENGLISH for w in words) >= 0.12 * len(words):
+        return "en"
+    return ""
+
+
+def _work_language(source: Source, record: Provenance | None, origin: str) -> Fact[str] | None:
+    stated = language_tag(record.document.language) if record is not None else ""
+    if stated:
+        return Fact(stated, origin)
+    # A title in Chinese, Japanese or Korean script is a work in that language; a title in
+    # Latin letters says too little (a Chinese blog post may be called "TileLang Notes").
+    by_title = text_language(source.title)
+    return Fact(by_title, "title") if by_title in ("zh", "ja", "ko") else None
 
 
 def local_day(text: str, tz: dt.tzinfo) -> str:
@@ -236,6 +282,7 @@ def facts_of(source: Source, record: Provenance | None, *, tz: dt.tzinfo) -> Bib
         accessed=accessed,
         number=number,
         merged=merged,
+        language=_work_language(source, record, origin),
     )
 
 

@@ -193,6 +193,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "fact_from_url": {"zh": "原文地址", "en": "the address"},
     "fact_from_mirror": {"zh": "镜像", "en": "the mirror"},
     "fact_from_arxiv-id": {"zh": "arXiv 编号", "en": "the arXiv id"},
+    "fact_from_title": {"zh": "标题的文字", "en": "the script of the title"},
     "supplied": {"zh": "来源", "en": "Origin"},
     "supplied_copy": {"zh": "用户保存并提供的副本（{name}）", "en": "a copy the user saved and supplied ({name})"},
     "paper_page_of": {"zh": "{title}，第 {n} 页", "en": "{title}, page {n}"},
