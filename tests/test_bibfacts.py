@@ -209,3 +209,26 @@ def test_a_merge_has_one_date_in_the_corpus_zone_on_the_panel_cite_box_and_expor
     facts = bibfacts.all_facts(corpus)[pull.id]
     assert facts.date.value == ("2017-03-21" if day == "2017-03-26" else "2017-03-20")
     assert facts.accessed == ("2026-12-01" if day == "2017-03-26" else "2026-11-30")
+
+
+# --- the work's language: the source's, never the annotation's ----------------------------------
+
+ENGLISH = "We show that the schedule of a kernel can be separated from its algorithm, and that this is enough for the performance of hand-written code on the GPUs we study in this paper."
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Ascend Sparse Attention Forward 算法与优化技术简析", "zh"),  # more characters than words: a Chinese title
+    ("昇腾算子开发指南", "zh"), ("テンソルコンパイラの設計と実装について", "ja"), ("텐서 컴파일러 설계", "ko"),
+    (ENGLISH, "en"), (ENGLISH + " 昇腾 and 算子 are the Chinese names.", "en"),
+    ("Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", ""),  # a title is too short to call English
+    ("Wir zeigen, dass der Ablauf eines Kernels von seinem Algorithmus getrennt werden kann, und dass dies für die Leistung "
+     "von handgeschriebenem Code auf den untersuchten Grafikprozessoren ausreicht, wie diese Arbeit an vielen Beispielen belegt.", ""),
+    ("", ""),
+])
+def test_a_text_s_language_is_named_only_when_its_letters_say_so_plainly(text, language):
+    assert bibfacts.text_language(text) == language
+
+
+@pytest.mark.parametrize("tag, normal", [("en-US", "en-US"), ("zh_CN", "zh-CN"), ("ZH", "zh"), ("und", ""), ("english", ""), ("", "")])
+def test_a_page_s_lang_attribute_is_read_as_a_language_tag(tag, normal):
+    assert bibfacts.language_tag(tag) == normal
