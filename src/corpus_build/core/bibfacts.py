@@ -17,7 +17,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from . import urls
@@ -62,7 +62,7 @@ class Fact(Generic[T]):
 @dataclass(frozen=True)
 class BibFacts:
     id: str
-    title: str
+    title: str  # the registry's, or the mirror's where the registry holds a placeholder
     authors: Fact[tuple[str, ...]] | None = None
     date: Fact[str] | None = None  # "YYYY", "YYYY-MM" or "YYYY-MM-DD"
     venue: Fact[str] | None = None
@@ -80,6 +80,10 @@ class BibFacts:
     # `lang`, its citation tags, its text, or a title in CJK script. Never the annotation's
     # language (`lang:` in the registry is the note's): an English paper with a Chinese note is English.
     language: Fact[str] | None = None
+    # Set when `title` is the mirror's: the registry's placeholder it stands in for, and where
+    # the mirror read the title (an origin of ORIGINS), so the page can say so.
+    placeholder: str = ""
+    title_origin: str = REGISTRY
 
     def disputes(self) -> list[tuple[str, Fact]]:
         """(field name, fact) for every fact where registry and mirror disagree."""
@@ -103,6 +107,46 @@ def normal_date(text: str) -> str:
     except ValueError:
         return ""
     return year + (f"-{int(month):02d}" if month else "") + (f"-{int(day):02d}" if month and day else "")
+
+
+def placeholder_titles(url: str) -> tuple[str, ...]:
+    """The titles that only restate a source's address: the one `corpus-build add` writes when
+    it cannot read the page (`add --offline`: "owner/repo#12", "arXiv:2504.17577",
+    "example.org/guide"; registry/add.py default_title, which a test keeps in step with this),
+    and the address itself (what `import` writes for a bare URL)."""
+    if not url:
+        return ()
+    gh = urls.github_parts(url)
+    if gh:
+        owner, repo, rest = gh
+        head = rest.split("/")
+        number = head[1] if head[0] in ("issues", "pull", "discussions") and "/" in rest else ""
+        written = f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
+    else:
+        derived = urls.derive_id(url)
+        written = f"arXiv:{derived.removeprefix('arxiv-')}" if derived.startswith("arxiv-") else url.split("://", 1)[-1].rstrip("/")
+    return (written, url)
+
+
+def has_placeholder_title(source: Source) -> bool:
+    """True when the registry's title only restates the address (see placeholder_titles).
+
+    A repository's "owner/name" is its real name, as `add` says: only the bare address is a
+    placeholder there.
+    """
+    title = source.title.strip()
+    if not source.url or not title or " " in title.replace(" — ", ""):
+        return False  # cheap: a title of words is a title (every load asks this of every source)
+    found = placeholder_titles(source.url)
+    return title == found[1] or (title == found[0] and source.kind != "repo")
+
+
+def mirror_title(source: Source, record: Provenance | None) -> str:
+    """What the mirror found as the title, where the registry holds a placeholder ("" otherwise)."""
+    if record is None or not has_placeholder_title(source):
+        return ""
+    found = " ".join((record.document.title or "").split())
+    return "" if not found or found in placeholder_titles(source.url) else found
 
 
 def language_tag(text: str) -> str:
@@ -267,9 +311,12 @@ def facts_of(source: Source, record: Provenance | None, *, tz: dt.tzinfo) -> Bib
         # A repository without named authors is cited under the GitHub account that
         # publishes it (as GitHub's own "Cite this repository" does without a CITATION.cff).
         authors = Fact((publisher,), "github")
+    found_title = mirror_title(source, record)
     return BibFacts(
         id=source.id,
-        title=source.title,
+        title=found_title or source.title,
+        placeholder=source.title if found_title else "",
+        title_origin=origin if found_title else REGISTRY,
         authors=authors,
         date=date,
         venue=_pick("venue", source.venue, m_venue, origin),
@@ -296,6 +343,21 @@ def all_facts(corpus: Corpus, records: Callable[[Source], Provenance | None] | N
     read = records or (lambda source: read_provenance(corpus.raw_dir(source)))
     tz = corpus.settings.tzinfo
     return {source.id: facts_of(source, read(source), tz=tz) for source in corpus.sources}
+
+
+def with_found_titles(corpus: Corpus, facts: Mapping[str, BibFacts]) -> Corpus:
+    """The corpus where each placeholder title the mirror could replace is replaced: what every
+    page (source page, home, lists, search, feeds) then shows. The registry's files are not
+    touched (`corpus-build adopt` writes the titles in); `corpus` itself when nothing changes."""
+    found = {i: f.title for i, f in facts.items() if f.placeholder}
+    if not found:
+        return corpus
+    sections = tuple(
+        replace(section, sources=tuple(replace(s, title=found[s.id]) if s.id in found else s for s in section.sources))
+        if any(s.id in found for s in section.sources) else section
+        for section in corpus.sections
+    )
+    return replace(corpus, sections=sections)
 
 
 def facts_for(corpus: Corpus, facts: Mapping[str, BibFacts] | None, source: Source) -> BibFacts:

@@ -178,7 +178,7 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
     fields: list[tuple[str, str]] = []
     if facts.authors:
         fields.append(("author", " and ".join(_bib_name(n) for n in facts.authors.value)))
-    fields.append(("title", source.title))
+    fields.append(("title", facts.title))
     if facts.venue:
         fields.append(("booktitle" if kind == "inproceedings" else "howpublished", facts.venue.value))
     if facts.date:
@@ -236,7 +236,7 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
     kind = _CSL_TYPES.get(source.kind, "webpage")
     if source.kind == "paper":
         kind = "paper-conference" if facts.venue else "article"
-    item: dict[str, Any] = {"id": source.id, "type": kind, "title": _nocase(source.title)}
+    item: dict[str, Any] = {"id": source.id, "type": kind, "title": _nocase(facts.title)}
     if facts.authors:
         item["author"] = [split_name(n) for n in facts.authors.value]
     if facts.date:
@@ -308,7 +308,7 @@ def ris_entry(source: Source, facts: BibFacts) -> str:
     for name in facts.authors.value if facts.authors else ():
         parts = split_name(name)
         out += _ris_line("AU", parts.get("literal") or f"{parts['family']}, {parts['given']}")
-    out += _ris_line("TI", source.title)
+    out += _ris_line("TI", facts.title)
     if facts.venue:
         out += _ris_line("T2", facts.venue.value)
     if facts.date:

@@ -179,6 +179,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "list_colon": {"zh": "：", "en": ": "},
     "list_semicolon": {"zh": "；", "en": "; "},
     "fact_disputed": {"zh": "登记表中的{field}为 {ours}；{origin}为 {theirs}。", "en": "The registry gives {field} as {ours}; according to {origin} it is {theirs}."},
+    "title_from_mirror": {"zh": "标题取自{origin}；登记表中只有占位标题“{placeholder}”。", "en": "The title is taken from {origin}; the registry holds only the placeholder “{placeholder}”."},
     "field_authors": {"zh": "作者", "en": "the authors"},
     "field_date": {"zh": "日期", "en": "the date"},
     "field_venue": {"zh": "发表处", "en": "the venue"},

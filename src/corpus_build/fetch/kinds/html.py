@@ -132,7 +132,8 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     authors = [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else []
     return {
         "markdown": markdown,
-        "title": page_title or (meta.title if meta else "") or "",
+        # The work's title as its publisher tags it, before <title>, which adds the site's name.
+        "title": " ".join((cited.get("title") or [""])[0].split()) or page_title or (meta.title if meta else "") or "",
         # The page's own word (`lang`, its metadata), else what its main text plainly is.
         "language": language or (getattr(meta, "language", None) or "" if meta else "") or (cited.get("language") or [""])[0] or text_language(markdown),
         "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
@@ -144,7 +145,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "shell": shell,
         "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
         **citation_facts(cited),
-        "facts_from": "citation-meta" if cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
+        "facts_from": "citation-meta" if cited.get("title") or cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
     }
 
 
