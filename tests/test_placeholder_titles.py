@@ -112,3 +112,49 @@ def test_adopt_names_what_it_cannot_do_and_refuses_an_unknown_id(tmp_path, capsy
 ])
 def test_the_placeholders_bibfacts_recognises_are_the_ones_add_writes(url):
     assert bibfacts.placeholder_titles(url)[0] == default_title(url)
+
+
+PLACEHOLDER_ENTRY = """\
+- id: tiles-study
+  title: example.org/tiles-study
+  url: https://example.org/tiles-study
+  kind: article
+  lang: zh
+  added: 2026-11-30
+  note: 关于分块与布局的文章。
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_reader_sees_the_mirrors_title_and_a_quiet_word_about_the_placeholder(tmp_path):
+    from corpus_build import site
+    from corpus_build.core.provenance import Document, Extractor, Provenance, Status, write_provenance
+    from tests.corpus_fixture import SOURCES_GPU
+    from tests.site_helpers import CHROMIUM, playwright_or_skip, serve
+
+    sync_api = playwright_or_skip()
+    project = write_project(tmp_path, {"corpus.yaml": "title: 语料\nlanguages: [zh, en]\n", "01-gpu/sources.yaml": SOURCES_GPU + PLACEHOLDER_ENTRY})
+    corpus = registry.load(project / "corpus")
+    source = corpus.source("tiles-study")
+    write_provenance(corpus.raw_dir(source), Provenance(
+        id=source.id, kind="article", cited_url=source.url, status=Status.OK, fetched_at="2026-11-30T02:00:00Z",
+        document=Document(title="Tiles <b>&</b> Layouts: A Study", authors=("Wang, Lei",), facts_from="citation-meta"), extractor=Extractor("corpus-build-html"),
+    ))
+    built = site.build(project, strict=True)
+    with serve(built) as base, sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            page.goto(base + "sources/tiles-study/")
+            assert page.locator("article h1").first.inner_text().rstrip("¶") == "Tiles <b>&</b> Layouts: A Study"  # text, not markup
+            assert "Tiles <b>&</b> Layouts: A Study" in page.title()
+            note = page.locator(".cb-cite-dispute")
+            assert note.count() == 1 and note.is_visible()
+            assert note.inner_text() == "标题取自原页面的引用元数据；登记表中只有占位标题“example.org/tiles-study”。"
+            assert "Lei Wang. Tiles <b>&</b> Layouts: A Study[EB/OL]." in page.locator(".cb-cite-ref").inner_text()
+            page.goto(base)
+            home = page.locator("article").inner_text()
+            assert "Tiles <b>&</b> Layouts: A Study" in home and "example.org/tiles-study" not in home
+        finally:
+            browser.close()
