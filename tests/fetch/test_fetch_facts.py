@@ -149,6 +149,7 @@ def test_mupdf_repairs_go_to_the_log_not_the_terminal(server, make_corpus, tmp_p
     # A PDF it cannot read is a failure, said as one.
     make_corpus([{"id": "broken", "url": server.url("/broken.pdf"), "kind": "paper"}], fetch={"extract_workers": workers, "retries": 0})
     failed = _cli(tmp_path, "fetch", "--json")
-    assert failed.returncode == 1 and "MuPDF" not in failed.stdout.replace("PyMuPDF", "")
-    record = json.loads(failed.stdout)
+    assert failed.returncode == 1 and "MuPDF error" not in failed.stdout + failed.stderr
+    record = json.loads(failed.stdout)  # the one line on stdout is the record
     assert record["status"] == "failed" and "PyMuPDF cannot open it" in record["error"]
+    assert "MuPDF reported: syntax error" in record["error"]  # what MuPDF said goes with the failure it explains

@@ -99,7 +99,7 @@ def extract_pdf(body: str, out: str) -> dict:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises several unrelated types
-        return {"error": f"PyMuPDF cannot open it ({type(exc).__name__}: {exc})"}
+        return {"error": f"PyMuPDF cannot open it ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     if doc.needs_pass:
         return {"error": "the PDF is encrypted"}
     if doc.page_count == 0:
@@ -109,7 +109,7 @@ def extract_pdf(body: str, out: str) -> dict:
         for number, page in enumerate(doc, start=1):
             parts.append(f"## Page {number}\n\n{page.get_text('text').strip()}\n")
     except Exception as exc:  # noqa: BLE001
-        return {"error": f"PyMuPDF failed on a page ({type(exc).__name__}: {exc})"}
+        return {"error": f"PyMuPDF failed on page {len(parts) + 1} ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     meta = doc.metadata or {}
     Path(out).write_text("\n".join(parts), encoding="utf-8")
     headings = -1
@@ -121,6 +121,12 @@ def extract_pdf(body: str, out: str) -> dict:
     language = text_language("\n".join(parts[:3]))  # the first pages: the title, abstract and introduction
     return {"title": (meta.get("title") or "").strip(), "authors": pdf_authors(meta.get("author") or ""), "pages": doc.page_count,
             "headings": headings, "language": language, "notices": _notices(pymupdf)}
+
+
+def _said(pymupdf) -> str:
+    """What MuPDF reported before a failure, for its message (the log is not where a failure is read)."""
+    notices = _notices(pymupdf)
+    return f"; MuPDF reported: {'; '.join(notices[:3])}" if notices else ""
 
 
 def pdf_authors(text: str) -> list[str]:
