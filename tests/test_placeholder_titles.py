@@ -158,3 +158,14 @@ def test_the_reader_sees_the_mirrors_title_and_a_quiet_word_about_the_placeholde
             assert "Tiles <b>&</b> Layouts: A Study" in home and "example.org/tiles-study" not in home
         finally:
             browser.close()
+
+
+@pytest.mark.parametrize("value", ["Plain Title", "Tiles: A Study", "C# #1", "- dash", "'quoted'", '"double"', "a, b", "[x]", "{y}", "yes", "null", "2025",
+                                   "100%", "@at", "`tick`", "x - id: evil", "昇腾：算子", "tab\there", "\x1b[31mred", " lead", "trail "])
+def test_adopt_writes_values_that_read_back_as_exactly_themselves(value):
+    import yaml
+
+    from corpus_build.registry.adopt import _scalar
+
+    assert yaml.safe_load(f"title: {_scalar(value)}") == {"title": value}
+    assert yaml.safe_load(f"authors: [{_scalar(value, flow=True)}, Other]") == {"authors": [value, "Other"]}
