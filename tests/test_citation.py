@@ -76,7 +76,7 @@ def test_source_page_has_the_box_and_the_renamed_cited_by_heading(tmp_path):
 
 
 def test_every_label_the_box_uses_is_in_both_languages():
-    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed"]
+    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed", "title_from_mirror"]
     keys += [f"field_{name}" for name in ("authors", "date", "venue", "doi", "arxiv")]
     keys += [f"fact_from_{origin}" for origin in bibfacts.ORIGINS]
     for key in keys:
