@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
+
 import pytest
 
 from corpus_build import registry
@@ -82,7 +85,7 @@ def test_the_mirror_fills_what_the_registry_leaves_out_and_says_from_where(tmp_p
         document=Document(authors=("Wang, Lei", "Xu, Yu"), published="2025/04/24", doi="10.48550/arXiv.2504.17577", facts_from="citation-meta"),
         extractor=Extractor("pymupdf"),
     )
-    facts = bibfacts.facts_of(paper, rec)
+    facts = bibfacts.facts_of(paper, rec, tz=dt.UTC)
     assert facts.authors == bibfacts.Fact(("Wang, Lei", "Xu, Yu"), "citation-meta")
     assert facts.date == bibfacts.Fact("2025-04-24", "citation-meta")
     assert facts.doi.value == "10.48550/arXiv.2504.17577" and facts.doi.origin == "citation-meta"
@@ -96,12 +99,12 @@ def test_registry_wins_and_a_disagreement_is_kept(tmp_path):
     corpus = registry.load(write_corpus(tmp_path, with_fields(fields)))
     paper = corpus.source("tl-paper")
     same = record("tl-paper", "paper", paper.url, document=Document(authors=("Xu, Yu", "Wang, Lei"), published="2024-02-21", facts_from="citation-meta"))
-    facts = bibfacts.facts_of(paper, same)
+    facts = bibfacts.facts_of(paper, same, tz=dt.UTC)
     # Same people in another order and form, and a day within the registry's year: no dispute.
     assert facts.authors.origin == "registry" and not facts.authors.disputed
     assert facts.date == bibfacts.Fact("2024", "registry")
     differs = record("tl-paper", "paper", paper.url, document=Document(authors=("Ada Lovelace",), published="2023-12-01", venue="ASPLOS 2024", facts_from="pdf-metadata"))
-    facts = bibfacts.facts_of(paper, differs)
+    facts = bibfacts.facts_of(paper, differs, tz=dt.UTC)
     assert facts.authors == bibfacts.Fact(("Lei Wang", "Yu Xu"), "registry", ("Ada Lovelace",), "pdf-metadata")
     assert facts.date.value == "2024" and facts.date.other == "2023-12-01"
     assert [name for name, _ in facts.disputes()] == ["authors", "date", "venue"]
@@ -121,7 +124,7 @@ def test_repository_is_cited_at_its_pinned_commit_and_a_pr_by_its_author(tmp_pat
     assert facts["tilelang-pr-2900"].authors == bibfacts.Fact(("alice",), "mirror")
     assert facts["tilelang-pr-2900"].date.value == "2026-10-01" and facts["tilelang-pr-2900"].number == 2900
     # Never mirrored: only what the registry and the URL say; a new-style arXiv id gives the month.
-    paper = bibfacts.facts_of(registry.load(write_corpus(tmp_path / "p", with_fields(""))).source("tl-paper"), None)
+    paper = bibfacts.facts_of(registry.load(write_corpus(tmp_path / "p", with_fields(""))).source("tl-paper"), None, tz=dt.UTC)
     assert paper.date == bibfacts.Fact("2025-04", "arxiv-id") and paper.arxiv == bibfacts.Fact("2504.17577", "url")
     assert facts["cuda-guide"].date is None and facts["cuda-guide"].authors is None and facts["cuda-guide"].accessed == ""
 
@@ -130,3 +133,102 @@ def test_repository_is_cited_at_its_pinned_commit_and_a_pr_by_its_author(tmp_pat
                                             ("2025", "2025"), ("D:20250424", ""), ("2025-02-30", ""), ("", "")])
 def test_dates_from_provenance_are_normalised(text, expected):
     assert bibfacts.normal_date(text) == expected
+
+
+# --- dates: only sound ones, each in the corpus's time zone -----------------------------------
+
+TODAY = dt.date(2026, 12, 2)
+
+
+@pytest.mark.parametrize("arxiv_id, month", [
+    ("2504.17577", "2025-04"), ("2504.17577v2", "2025-04"), ("0704.0001", "2007-04"), ("1412.6980", "2014-12"),
+    ("1501.00001", "2015-01"), ("hep-th/9901001", "1999-01"), ("math.GT/0309136", "2003-09"), ("cs/0703001v2", "2007-03"),
+    ("9901.00002", ""),  # neither style: new-style ids of 2099 do not exist (yet), and old-style ones have an archive
+    ("0703.1234", ""),  # new-style ids began in April 2007
+    ("1501.0001", ""), ("1412.00001", ""),  # four digits until 2014, five since 2015
+    ("2613.00001", ""), ("2701.00001", ""),  # no month 13; a month that has not come yet
+    ("hep-th/0704001", ""), ("hep-th/9107001", ""),  # old-style ids ran from 1991-08 to 2007-03
+    ("tilelang", ""),
+])
+def test_an_arxiv_id_gives_a_month_only_where_arxiv_could_have_issued_it(arxiv_id, month):
+    assert bibfacts.arxiv_month(arxiv_id, today=TODAY) == month
+
+
+FAKE_ARXIV = """\
+- id: fake-arxiv
+  title: A paper with a made-up identifier
+  url: https://arxiv.org/abs/9901.00002
+  kind: paper
+  lang: en
+  note: Test entry.
+"""
+
+
+def test_a_made_up_arxiv_id_dates_nothing_in_the_cite_box_or_any_export(tmp_path):
+    from corpus_build.render import citation, export
+    from corpus_build.render.labels import Labels
+    from corpus_build.render.places import paths
+
+    corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": SOURCES_GPU + FAKE_ARXIV}))
+    paper = corpus.source("fake-arxiv")
+    facts = bibfacts.all_facts(corpus)
+    assert facts["fake-arxiv"].date is None and facts["fake-arxiv"].arxiv.value == "9901.00002"
+    box = citation.box(corpus, paper, Labels("zh"), paths.source(paper.id), facts)
+    files = export.export_files(corpus, facts)
+    assert "2099" not in box and "1999" not in box
+    for name, text in files.items():
+        assert "2099" not in text and "1999" not in text, name
+    [item] = [i for i in json.loads(files["corpus.json"]) if i["id"] == "fake-arxiv"]
+    assert "issued" not in item
+
+
+MERGED_LATE = "2017-03-25T18:30:00Z"  # 02:30 on the 26th in Beijing
+
+
+@pytest.mark.parametrize("zone, day", [(None, "2017-03-26"), ("Asia/Shanghai", "2017-03-26"), ("UTC", "2017-03-25"), ("-08:00", "2017-03-25")])
+def test_a_merge_has_one_date_in_the_corpus_zone_on_the_panel_cite_box_and_exports(tmp_path, zone, day):
+    from corpus_build.render import export
+    from corpus_build.render.pages import PageBuilder
+
+    overrides = {"corpus.yaml": "title: T\nlanguages: [zh, en]\n" + (f"timezone: '{zone}'\n" if zone else "")}
+    corpus = registry.load(write_corpus(tmp_path, overrides))
+    pull = corpus.source("tilelang-pr-2900")
+    write_provenance(corpus.raw_dir(pull), record(
+        pull.id, "pull", pull.url, thread=ThreadFacts(number=2900, author="bob", created_at="2017-03-20T17:00:00Z", merged=True, merged_at=MERGED_LATE),
+        document=Document(authors=("bob",), published="2017-03-20T17:00:00Z", facts_from="github"),
+    ))
+    page = PageBuilder(corpus).source_page(pull)
+    other = "2017-03-25" if day == "2017-03-26" else "2017-03-26"
+    assert f"已合并 {day}" in page  # the mirror panel's state
+    assert f"#2900 合并于 {day}" in page and f"merged {day}" in page  # the cite box and its BibTeX
+    files = export.export_files(corpus, bibfacts.all_facts(corpus))
+    for name in ("corpus.bib", "corpus.json", "corpus.ris"):
+        assert f"merged {day}" in files[name] and f"merged {other}" not in files[name], name
+    assert other not in page.split("## 引用", 1)[1]
+    # The day it was opened and the day it was downloaded follow the same zone.
+    facts = bibfacts.all_facts(corpus)[pull.id]
+    assert facts.date.value == ("2017-03-21" if day == "2017-03-26" else "2017-03-20")
+    assert facts.accessed == ("2026-12-01" if day == "2017-03-26" else "2026-11-30")
+
+
+# --- the work's language: the source's, never the annotation's ----------------------------------
+
+ENGLISH = "We show that the schedule of a kernel can be separated from its algorithm, and that this is enough for the performance of hand-written code on the GPUs we study in this paper."
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Ascend Sparse Attention Forward 算法与优化技术简析", "zh"),  # more characters than words: a Chinese title
+    ("昇腾算子开发指南", "zh"), ("テンソルコンパイラの設計と実装について", "ja"), ("텐서 컴파일러 설계", "ko"),
+    (ENGLISH, "en"), (ENGLISH + " 昇腾 and 算子 are the Chinese names.", "en"),
+    ("Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", ""),  # a title is too short to call English
+    ("Wir zeigen, dass der Ablauf eines Kernels von seinem Algorithmus getrennt werden kann, und dass dies für die Leistung "
+     "von handgeschriebenem Code auf den untersuchten Grafikprozessoren ausreicht, wie diese Arbeit an vielen Beispielen belegt.", ""),
+    ("", ""),
+])
+def test_a_text_s_language_is_named_only_when_its_letters_say_so_plainly(text, language):
+    assert bibfacts.text_language(text) == language
+
+
+@pytest.mark.parametrize("tag, normal", [("en-US", "en-US"), ("zh_CN", "zh-CN"), ("ZH", "zh"), ("und", ""), ("english", ""), ("", "")])
+def test_a_page_s_lang_attribute_is_read_as_a_language_tag(tag, normal):
+    assert bibfacts.language_tag(tag) == normal

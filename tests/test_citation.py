@@ -76,7 +76,7 @@ def test_source_page_has_the_box_and_the_renamed_cited_by_heading(tmp_path):
 
 
 def test_every_label_the_box_uses_is_in_both_languages():
-    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed"]
+    keys = ["cite", "copy_bibtex", "copied", "cite_download", "export_section", "export_whole", "et_al", "accessed_on", "merged_on", "fact_disputed", "title_from_mirror"]
     keys += [f"field_{name}" for name in ("authors", "date", "venue", "doi", "arxiv")]
     keys += [f"fact_from_{origin}" for origin in bibfacts.ORIGINS]
     for key in keys:
@@ -136,4 +136,4 @@ def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(
     ))
     box = citation.box(corpus, pull, Labels("zh"), paths.source(pull.id))
     assert "bob. Define backend architecture[EB/OL]. #2900 合并于 2026-10-05. (2026-10-01)[引用日期 2026-11-30]." in box
-    assert "note = {Pull request #2900, merged 2026-10-05}" in box
+    assert r"note = {Pull request \#2900, merged 2026-10-05}" in box

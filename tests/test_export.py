@@ -109,7 +109,7 @@ def test_bibtex_parses_back_with_authors_dates_ids_and_kept_case(corpus):
     assert repo.entry_type == "software" and repo["version"] == "commit 0123456789ab"
     assert repo["note"] == "Commit 0123456789abcdef0123456789abcdef01234567 (2026-11-28)" and repo["date"] == "2026-11-28"
     assert repo["urldate"] == "2026-11-30" and repo["swhid"].startswith("swh:1:rev:0123")
-    assert entries["tilelang-pr-2900"]["date"] == "2026-10-01" and entries["tilelang-pr-2900"]["note"] == "Pull request #2900, merged 2026-10-05"
+    assert entries["tilelang-pr-2900"]["date"] == "2026-10-01" and entries["tilelang-pr-2900"]["note"] == r"Pull request \#2900, merged 2026-10-05"
     assert "urldate" not in entries["zhihu-port"] and "date" not in entries["zhihu-port"]  # no address, never fetched
 
 
@@ -178,6 +178,38 @@ def test_hostile_text_cannot_break_out_of_a_bibtex_field(tmp_path):
     assert set(entries) == {s.id for s in corpus.sources}  # no entry smuggled in
     assert entries["tilelang"]["title"] == r"{Tile\}Lang, @misc\{evil, title=\{x\} \%}"
     assert entries["tilelang"]["url"] == "https://github.com/tile-ai/tilelang?q=%7Ba%7D%20b"
+
+
+SPECIAL = re.compile(r"(?<!\\)[#%&_$]")  # a LaTeX special character without its backslash
+
+
+def test_every_bibtex_field_escapes_the_same_characters(tmp_path):
+    """`#` and its kin are escaped in the note, version, venue, keywords and the PR's note as in the title;
+    only the addresses (url, doi) stay verbatim, as biblatex reads them."""
+    odd = SOURCES_GPU.replace("title: TileLang", 'title: "C# & TileLang_100%"').replace(
+        "  tags: [tilelang]", "  tags: [c#, tile_lang]\n  version: v1_#2\n  venue: 'Ascend #1 & $5'").replace(
+        "The main repository.", "The main repository: see #42, 100% & $x_1$.")
+    corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": odd}))
+    pull = corpus.source("tilelang-pr-2900")
+    write_provenance(corpus.raw_dir(pull), Provenance(
+        id=pull.id, kind="pull", cited_url=pull.url, status=Status.OK, fetched_at="2026-11-30T02:00:00Z",
+        thread=ThreadFacts(number=2900, author="bob", created_at="2026-10-01T02:00:00Z", merged=True, merged_at="2026-10-05T09:00:00Z"),
+        document=Document(authors=("bob_the #1",), facts_from="github"), extractor=Extractor("github-rest"),
+    ))
+    library = parse_bibtex(export.bibtex(corpus, facts=bibfacts.all_facts(corpus)))
+    checked = set()
+    for entry in library.entries:
+        for field in entry.fields:
+            if field.key in ("url", "doi"):
+                continue
+            value = field.value if isinstance(field.value, str) else " and ".join(str(n) for n in field.value)
+            assert not SPECIAL.search(value), (entry.key, field.key, value)
+            checked.add(field.key)
+    assert {"title", "annote", "note", "keywords", "version", "howpublished", "author"} <= checked
+    entries = {e.key: e for e in library.entries}
+    assert entries["tilelang"]["annote"].startswith(r"The main repository: see \#42, 100\% \& \$x\_1\$.")
+    assert entries["tilelang-pr-2900"]["note"] == r"Pull request \#2900, merged 2026-10-05"
+    assert entries["tilelang"]["keywords"] == r"c\#, tile\_lang" and entries["tilelang"]["version"].startswith(r"v1\_\#2")
 
 
 def test_the_default_corpus_exports_parse_and_dated_entries_never_render_no_date(tmp_path):

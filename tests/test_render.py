@@ -142,7 +142,7 @@ def test_bibliography_exports_for_reference_managers(corpus_dir, tmp_path):
     items = {item["id"]: item for item in json.loads((docs / "corpus.json").read_text(encoding="utf-8"))}
     assert items["deepgemm-ascend"] == {
         "id": "deepgemm-ascend", "type": "software", "title": '<span class="nocase">DeepGEMM-Ascend</span>', "author": [{"literal": "deepseek-ai"}],
-        "publisher": "GitHub", "URL": "https://github.com/deepseek-ai/DeepGEMM-Ascend", "language": "zh-CN", "keyword": "ascend, gemm", "note": "DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
+        "publisher": "GitHub", "URL": "https://github.com/deepseek-ai/DeepGEMM-Ascend", "keyword": "ascend, gemm", "note": "DeepGEMM 的昇腾实现，支持 BF16/FP8 GEMM 算子。",
     }
     assert "URL" not in items["zhihu-port"]
     sources_index = (docs / "sources" / "index.md").read_text(encoding="utf-8")

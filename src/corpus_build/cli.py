@@ -278,10 +278,12 @@ def _register_links_commands(sub) -> None:
     """links, import, publish: each module owns its argparse setup."""
     from .links.cli import register as register_links
     from .publish import register as register_publish
+    from .registry.adopt import register as register_adopt
     from .registry.importer import register as register_import
 
     register_links(sub)
     register_import(sub)
+    register_adopt(sub)
     register_publish(sub)
 
 

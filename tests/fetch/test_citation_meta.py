@@ -3,6 +3,7 @@ and bibfacts turns a real mirror into dated, authored export entries."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import replace
 
@@ -69,5 +70,7 @@ def test_a_mirrored_repository_is_cited_at_its_pinned_commit_and_date(server, ma
     assert record.document.facts_from == "git"
     library = bibtexparser.parse_string(export.bibtex(corpus, facts=bibfacts.all_facts(corpus)))
     [entry] = library.entries
-    assert entry["note"] == f"Commit {record.repo.commit} ({record.repo.commit_date[:10]})"
-    assert entry["date"] == record.repo.commit_date[:10] and entry["version"] == f"commit {record.repo.commit[:12]}"
+    # The commit's day in the corpus's zone (+08:00 here), as the mirror panel shows it; not git's own offset.
+    day = dt.datetime.fromisoformat(record.repo.commit_date).astimezone(corpus.settings.tzinfo).date().isoformat()
+    assert entry["note"] == f"Commit {record.repo.commit} ({day})"
+    assert entry["date"] == day and entry["version"] == f"commit {record.repo.commit[:12]}"

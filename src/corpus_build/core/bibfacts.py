@@ -17,7 +17,7 @@ import datetime as dt
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from . import urls
@@ -28,11 +28,20 @@ T = TypeVar("T", str, tuple[str, ...])
 
 # Where a fact came from; render/labels.py has a reader's word for each (fact_from_<origin>).
 REGISTRY = "registry"
-ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "arxiv-id", "mirror")
+ORIGINS = (REGISTRY, "citation-meta", "pdf-metadata", "html-meta", "github", "git", "url", "arxiv-id", "mirror", "title")
 # Records written before Document.facts_from existed: the extractor says enough.
 _EXTRACTOR_ORIGIN = {"pymupdf": "mirror", "trafilatura": "html-meta", "github-rest": "github", "git": "git", "huggingface": "mirror"}
 _DATE = re.compile(r"^\s*(\d{4})(?:[-/.](\d{1,2})(?:[-/.](\d{1,2}))?)?(?=$|[T\s])")
-_NEW_ARXIV = re.compile(r"^(\d{2})(0[1-9]|1[0-2])\.\d{4,5}(?:v\d+)?$")  # YYMM.NNNNN, since April 2007
+_NEW_ARXIV = re.compile(r"^(\d{2})(\d{2})\.(\d{4,5})(?:v\d+)?$")  # YYMM.NNNN (2007-04 to 2014-12), YYMM.NNNNN (since 2015)
+_OLD_ARXIV = re.compile(r"^[a-z-]+(?:\.[A-Z]{2})?/(\d{2})(\d{2})\d{3}(?:v\d+)?$")  # archive/YYMMNNN, 1991-08 to 2007-03
+_LANG_TAG = re.compile(r"^([A-Za-z]{2,3})((?:-[A-Za-z0-9]{1,8})*)$")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+# The commonest English function words: running English text is a fifth or more of them; a
+# German, French or Spanish text, a table of numbers or a list of names is not.
+_ENGLISH = frozenset(["the", "of", "and", "to", "in", "is", "for", "that", "with", "on", "we", "are", "this", "by", "as", "be", "it", "an", "or", "from", "at", "which"])
 _DOI_URL = re.compile(r"^https?://(?:dx\.)?doi\.org/(10\.\d{4,9}/\S+)$", re.IGNORECASE)
 
 
@@ -53,7 +62,7 @@ class Fact(Generic[T]):
 @dataclass(frozen=True)
 class BibFacts:
     id: str
-    title: str
+    title: str  # the registry's, or the mirror's where the registry holds a placeholder
     authors: Fact[tuple[str, ...]] | None = None
     date: Fact[str] | None = None  # "YYYY", "YYYY-MM" or "YYYY-MM-DD"
     venue: Fact[str] | None = None
@@ -67,6 +76,14 @@ class BibFacts:
     accessed: str = ""  # YYYY-MM-DD: when the mirror was downloaded
     number: int = 0  # an issue's or PR's number
     merged: str = ""  # YYYY-MM-DD: when a PR was merged (GitHub)
+    # The work's language (a BCP 47 tag: en, zh, zh-TW…), from the source itself: its page's
+    # `lang`, its citation tags, its text, or a title in CJK script. Never the annotation's
+    # language (`lang:` in the registry is the note's): an English paper with a Chinese note is English.
+    language: Fact[str] | None = None
+    # Set when `title` is the mirror's: the registry's placeholder it stands in for, and where
+    # the mirror read the title (an origin of ORIGINS), so the page can say so.
+    placeholder: str = ""
+    title_origin: str = REGISTRY
 
     def disputes(self) -> list[tuple[str, Fact]]:
         """(field name, fact) for every fact where registry and mirror disagree."""
@@ -90,6 +107,123 @@ def normal_date(text: str) -> str:
     except ValueError:
         return ""
     return year + (f"-{int(month):02d}" if month else "") + (f"-{int(day):02d}" if month and day else "")
+
+
+def placeholder_titles(url: str) -> tuple[str, ...]:
+    """The titles that only restate a source's address: the one `corpus-build add` writes when
+    it cannot read the page (`add --offline`: "owner/repo#12", "arXiv:2504.17577",
+    "example.org/guide"; registry/add.py default_title, which a test keeps in step with this),
+    and the address itself (what `import` writes for a bare URL)."""
+    if not url:
+        return ()
+    gh = urls.github_parts(url)
+    if gh:
+        owner, repo, rest = gh
+        head = rest.split("/")
+        number = head[1] if head[0] in ("issues", "pull", "discussions") and "/" in rest else ""
+        written = f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
+    else:
+        derived = urls.derive_id(url)
+        written = f"arXiv:{derived.removeprefix('arxiv-')}" if derived.startswith("arxiv-") else url.split("://", 1)[-1].rstrip("/")
+    return (written, url)
+
+
+def has_placeholder_title(source: Source) -> bool:
+    """True when the registry's title only restates the address (see placeholder_titles).
+
+    A repository's "owner/name" is its real name, as `add` says: only the bare address is a
+    placeholder there.
+    """
+    title = source.title.strip()
+    if not source.url or not title or " " in title.replace(" — ", ""):
+        return False  # cheap: a title of words is a title (every load asks this of every source)
+    found = placeholder_titles(source.url)
+    return title == found[1] or (title == found[0] and source.kind != "repo")
+
+
+def mirror_title(source: Source, record: Provenance | None) -> str:
+    """What the mirror found as the title, where the registry holds a placeholder ("" otherwise)."""
+    if record is None or not has_placeholder_title(source):
+        return ""
+    found = " ".join((record.document.title or "").split())
+    return "" if not found or found in placeholder_titles(source.url) else found
+
+
+def language_tag(text: str) -> str:
+    """A page's `lang` or citation_language as a BCP 47 tag ("en-US", "zh-Hans"); "" when it is none."""
+    match = _LANG_TAG.match((text or "").strip().replace("_", "-"))
+    if not match or match.group(1).lower() in ("und", "mul", "zxx"):
+        return ""
+    return match.group(1).lower() + match.group(2)
+
+
+def text_language(text: str, *, min_words: int = 30) -> str:
+    """The language a text is written in, where its letters say so plainly: "zh", "ja" or "ko"
+    when CJK characters outnumber the words in Latin letters (one character carries about what
+    a word does, so "Ascend Sparse Attention 算法与优化技术简析" is Chinese and an English
+    paper quoting 昇腾 is not), "en" when it is running English; "" otherwise (mixed, short,
+    another language). Reads the first 20,000 characters."""
+    sample = (text or "")[:20_000]
+    han, kana, hangul = (len(p.findall(sample)) for p in (_HAN, _KANA, _HANGUL))
+    cjk = han + kana + hangul
+    words = [w.lower() for w in _WORD.findall(sample)]
+    if cjk and cjk >= len(words):
+        return "ja" if kana >= 0.1 * cjk else "ko" if hangul >= 0.5 * cjk else "zh"
+    if len(words) >= min_words and sum(w in _ENGLISH for w in words) >= 0.12 * len(words):
+        return "en"
+    return ""
+
+
+def _work_language(source: Source, record: Provenance | None, origin: str) -> Fact[str] | None:
+    stated = language_tag(record.document.language) if record is not None else ""
+    if stated:
+        return Fact(stated, origin)
+    # A title in Chinese, Japanese or Korean script is a work in that language; a title in
+    # Latin letters says too little (a Chinese blog post may be called "TileLang Notes").
+    by_title = text_language(source.title)
+    return Fact(by_title, "title") if by_title in ("zh", "ja", "ko") else None
+
+
+def local_day(text: str, tz: dt.tzinfo) -> str:
+    """normal_date of `text`, where a stamp with a time and a zone (GitHub's 2017-03-25T18:30:00Z,
+    git's +08:00) is first taken into `tz`: one event has one date, the one the site shows
+    beside it (render/views.py local_time). A day, or a time without a zone, is kept as written."""
+    if text and len(text) > 10 and text[10] in "T ":
+        try:
+            when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return when.astimezone(tz).date().isoformat()
+    return normal_date(text)
+
+
+def arxiv_month(arxiv_id: str, today: dt.date | None = None) -> str:
+    """"YYYY-MM", the month of first submission an arXiv identifier encodes; "" when it encodes none.
+
+    Only identifiers arXiv could have issued count. New-style ids (YYMM.NNNN) began in
+    April 2007 (0704), with five digits after the dot from January 2015 (1501); old-style
+    ids (hep-th/9901001) ran from August 1991 to March 2007. A month that has not come
+    yet is no submission month either. Anything else (9901.00002, which is neither an
+    old-style id nor a new-style one of 2099 that exists) gives no date rather than a wrong one.
+    """
+    today = today or dt.datetime.now(dt.UTC).date()
+    new, old = _NEW_ARXIV.match(arxiv_id or ""), _OLD_ARXIV.match(arxiv_id or "")
+    if new:
+        year, month = 2000 + int(new.group(1)), int(new.group(2))
+        five_digits = len(new.group(3)) == 5
+        if (year, month) < (2007, 4) or five_digits != ((year, month) >= (2015, 1)):
+            return ""
+    elif old:
+        yy, month = int(old.group(1)), int(old.group(2))
+        year = (1900 if yy >= 91 else 2000) + yy
+        if not (1991, 8) <= (year, month) <= (2007, 3):
+            return ""
+    else:
+        return ""
+    if not 1 <= month <= 12 or (year, month) > (today.year, today.month):
+        return ""
+    return f"{year:04d}-{month:02d}"
 
 
 def _name_key(name: str) -> str:
@@ -128,8 +262,12 @@ def _origin(record: Provenance) -> str:
     return _EXTRACTOR_ORIGIN.get(record.extractor.name, "mirror") if record.extractor else "mirror"
 
 
-def facts_of(source: Source, record: Provenance | None) -> BibFacts:
-    """The effective facts of one source, given its mirror's record (None: never mirrored)."""
+def facts_of(source: Source, record: Provenance | None, *, tz: dt.tzinfo) -> BibFacts:
+    """The effective facts of one source, given its mirror's record (None: never mirrored).
+
+    `tz` is the corpus's time zone (corpus.yaml `timezone`): the day of a timed event
+    (a merge, a commit, the download) is its day there, as everywhere else on the site.
+    """
     m_authors: tuple[str, ...] = ()
     m_date = m_venue = m_doi = m_arxiv = ""
     origin = url_origin = "url"
@@ -140,19 +278,19 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
         origin = _origin(record)
         doc = record.document
         m_authors = tuple(a.strip() for a in doc.authors if a and a.strip())
-        m_date = normal_date(doc.published)
+        m_date = local_day(doc.published, tz)
         m_venue, m_doi, m_arxiv = doc.venue.strip(), doc.doi.strip(), doc.arxiv_id.strip()
         if record.repo is not None:
             commit, swhid = record.repo.commit, record.repo.swhid
-            commit_date = normal_date(record.repo.commit_date)
+            commit_date = local_day(record.repo.commit_date, tz)
             # A repository is cited at the commit it is pinned to: its date is the version's date.
             m_date = m_date or commit_date
         if record.thread is not None:
             number = record.thread.number
-            merged = normal_date(record.thread.merged_at) if record.thread.merged else ""
-            m_date = m_date or normal_date(record.thread.created_at)
+            merged = local_day(record.thread.merged_at, tz) if record.thread.merged else ""
+            m_date = m_date or local_day(record.thread.created_at, tz)
             m_authors = m_authors or ((record.thread.author,) if record.thread.author else ())
-        accessed = normal_date(record.fetched_at)
+        accessed = local_day(record.fetched_at, tz)
     # The cited URL itself names some facts (arxiv.org/abs/<id>, doi.org/<doi>).
     url_arxiv = urls.arxiv_id(source.url) if source.url else ""
     doi_match = _DOI_URL.match(source.url or "")
@@ -165,17 +303,20 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
     authors = _pick("authors", source.authors, m_authors, origin)
     date = _pick("date", source.date, m_date, origin)
     arxiv = _pick("arxiv", source.arxiv, m_arxiv, m_arxiv_origin)
-    new_style = _NEW_ARXIV.match(arxiv.value) if date is None and arxiv is not None else None
-    if new_style:
-        # A new-style arXiv id is the month of first submission: a date for a paper never mirrored.
-        date = Fact(f"20{new_style.group(1)}-{new_style.group(2)}", "arxiv-id")
+    submitted = arxiv_month(arxiv.value) if date is None and arxiv is not None else ""
+    if submitted:
+        # An arXiv id names the month of first submission: a date for a paper never mirrored.
+        date = Fact(submitted, "arxiv-id")
     if authors is None and publisher and source.kind == "repo":
         # A repository without named authors is cited under the GitHub account that
         # publishes it (as GitHub's own "Cite this repository" does without a CITATION.cff).
         authors = Fact((publisher,), "github")
+    found_title = mirror_title(source, record)
     return BibFacts(
         id=source.id,
-        title=source.title,
+        title=found_title or source.title,
+        placeholder=source.title if found_title else "",
+        title_origin=origin if found_title else REGISTRY,
         authors=authors,
         date=date,
         venue=_pick("venue", source.venue, m_venue, origin),
@@ -189,6 +330,7 @@ def facts_of(source: Source, record: Provenance | None) -> BibFacts:
         accessed=accessed,
         number=number,
         merged=merged,
+        language=_work_language(source, record, origin),
     )
 
 
@@ -199,11 +341,27 @@ def all_facts(corpus: Corpus, records: Callable[[Source], Provenance | None] | N
     (render's mirror states): then nothing is read twice.
     """
     read = records or (lambda source: read_provenance(corpus.raw_dir(source)))
-    return {source.id: facts_of(source, read(source)) for source in corpus.sources}
+    tz = corpus.settings.tzinfo
+    return {source.id: facts_of(source, read(source), tz=tz) for source in corpus.sources}
+
+
+def with_found_titles(corpus: Corpus, facts: Mapping[str, BibFacts]) -> Corpus:
+    """The corpus where each placeholder title the mirror could replace is replaced: what every
+    page (source page, home, lists, search, feeds) then shows. The registry's files are not
+    touched (`corpus-build adopt` writes the titles in); `corpus` itself when nothing changes."""
+    found = {i: f.title for i, f in facts.items() if f.placeholder}
+    if not found:
+        return corpus
+    sections = tuple(
+        replace(section, sources=tuple(replace(s, title=found[s.id]) if s.id in found else s for s in section.sources))
+        if any(s.id in found for s in section.sources) else section
+        for section in corpus.sections
+    )
+    return replace(corpus, sections=sections)
 
 
 def facts_for(corpus: Corpus, facts: Mapping[str, BibFacts] | None, source: Source) -> BibFacts:
     """`facts[source.id]` when precomputed, else read from the mirror now."""
     if facts is not None and source.id in facts:
         return facts[source.id]
-    return facts_of(source, read_provenance(corpus.raw_dir(source)))
+    return facts_of(source, read_provenance(corpus.raw_dir(source)), tz=corpus.settings.tzinfo)

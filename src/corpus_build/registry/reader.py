@@ -795,6 +795,7 @@ def read(root: Path) -> tuple[Corpus, list[Problem]]:
     digests = _load_digests(checker)
     corpus = Corpus(root=root, settings=settings, sections=sections, chapters=chapters, paths=paths, digests=digests)
     _cross_check(checker, corpus, chapter_lines)
+    checker.problems.extend(checks.placeholder_problems(corpus, checker.rel))
     return corpus, sorted(set(checker.problems))
 
 

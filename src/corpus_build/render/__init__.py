@@ -59,9 +59,17 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
     """build_pages one file at a time: render writes each as it comes, so a corpus of 20,000
     sources never holds all its pages at once (that was half a gigabyte at the build's start)."""
     builder = PageBuilder(corpus, directory_urls=directory_urls)
-    builder.reuse = reuse
     # Read each mirror's facts once, for the exports and every source page's cite box.
-    builder.bib_facts = bib_facts = bibfacts.all_facts(corpus, lambda source: builder.mirror_info(source).record)
+    bib_facts = bibfacts.all_facts(corpus, lambda source: builder.mirror_info(source).record)
+    found = bibfacts.with_found_titles(corpus, bib_facts)
+    if found is not corpus:
+        # Placeholder titles (`add --offline`) give way to the mirror's on every page; the
+        # mirrors already read are the same for the new corpus.
+        read, corpus = builder, found
+        builder = PageBuilder(corpus, directory_urls=directory_urls)
+        builder._mirrors = read._mirrors  # keyed by id: a title does not change a mirror
+    builder.reuse = reuse
+    builder.bib_facts = bib_facts
 
     def digest_url(digest) -> str:
         page = paths.digest(digest)

@@ -64,7 +64,7 @@ def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
     authors = _authors(facts, t)
     if authors:
         parts.append(e(authors) + ".")
-    parts.append(f"{e(source.title)}[{_type_code(source, facts)}].")
+    parts.append(f"{e(facts.title)}[{_type_code(source, facts)}].")
     tail = []
     if facts.venue:
         tail.append(e(facts.venue.value))
@@ -104,8 +104,11 @@ def _origin(origin: str, t: Labels) -> str:
 
 
 def disputes_html(facts: BibFacts, t: Labels) -> str:
-    """One sentence per fact where the registry and the mirror disagree ("" when they agree)."""
+    """One sentence per fact where the registry and the mirror disagree ("" when they agree), and
+    one where the title shown is the mirror's because the registry holds a placeholder."""
     lines = []
+    if facts.placeholder:
+        lines.append(html.escape(t("title_from_mirror", origin=_origin(facts.title_origin, t), placeholder=facts.placeholder)))
     for name, fact in facts.disputes():
         assert isinstance(fact, Fact) and fact.other is not None
         lines.append(

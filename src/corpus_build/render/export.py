@@ -30,6 +30,8 @@ _CSL_TYPES = {"repo": "software", "model": "software", "dataset": "dataset", "vi
 _RIS_TYPES = {"repo": "COMP", "model": "COMP", "dataset": "DATA", "video": "VIDEO", "course": "ELEC"}
 _BIB_SPECIAL = re.compile(r"([&%$#_{}~^])")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# biblatex `langid` (babel/polyglossia names) of a language's primary subtag.
+_BABEL = {"en": "english", "zh": "chinese", "ja": "japanese", "ko": "korean", "de": "ngerman", "fr": "french", "es": "spanish", "ru": "russian"}
 _PARTICLES = {"van", "von", "der", "den", "de", "da", "di", "du", "la", "le", "del", "dos", "ter"}
 
 
@@ -151,6 +153,22 @@ def _bib_name(name: str) -> str:
     return f"{_bib_text(parts['family'])}, {_bib_text(parts['given'])}"
 
 
+# Fields whose value goes in as an address (biblatex reads them verbatim), and those built
+# already escaped; every other field is text, escaped once, where the entry is written.
+_BIB_VERBATIM = {"url", "doi"}
+_BIB_BUILT = {"author"}
+
+
+def _bib_field(name: str, value: str) -> str:
+    if name in _BIB_VERBATIM:
+        return _bib_url(value)
+    if name in _BIB_BUILT:
+        return value
+    if name == "title":
+        return "{" + _bib_text(value) + "}"  # inner braces keep the title's case
+    return _bib_text(value)
+
+
 def bibtex_entry(source: Source, facts: BibFacts) -> str:
     """One entry, keyed by the source's id (unique in the corpus by construction)."""
     if source.kind == "paper":
@@ -160,9 +178,9 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
     fields: list[tuple[str, str]] = []
     if facts.authors:
         fields.append(("author", " and ".join(_bib_name(n) for n in facts.authors.value)))
-    fields.append(("title", "{" + _bib_text(source.title) + "}"))  # inner braces keep the title's case
+    fields.append(("title", facts.title))
     if facts.venue:
-        fields.append(("booktitle" if kind == "inproceedings" else "howpublished", _bib_text(facts.venue.value)))
+        fields.append(("booktitle" if kind == "inproceedings" else "howpublished", facts.venue.value))
     if facts.date:
         parts = _date_parts(facts.date.value)
         fields.append(("year", f"{parts[0]:04d}"))
@@ -171,30 +189,31 @@ def bibtex_entry(source: Source, facts: BibFacts) -> str:
     if source.kind in ("repo", "model"):
         version = _repo_version(source, facts)
         if version:
-            fields.append(("version", _bib_text(version)))
+            fields.append(("version", version))
         if facts.commit:
             fields.append(("note", f"Commit {facts.commit}" + (f" ({facts.commit_date})" if facts.commit_date else "")))
         if facts.swhid:
             fields.append(("swhid", facts.swhid))
     elif facts.version:
-        fields.append(("version", _bib_text(facts.version.value)))
+        fields.append(("version", facts.version.value))
     if _thread_note(source, facts):
         fields.append(("note", _thread_note(source, facts)))
     if facts.doi:
-        fields.append(("doi", _bib_url(facts.doi.value)))
+        fields.append(("doi", facts.doi.value))
     if facts.arxiv:
         fields += [("eprint", facts.arxiv.value), ("archiveprefix", "arXiv")]
     if source.url:
-        fields.append(("url", _bib_url(source.url)))
+        fields.append(("url", source.url))
     if facts.accessed and source.url:
         fields.append(("urldate", facts.accessed))
-    fields.append(("langid", "chinese" if source.lang == "zh" else "english"))
+    if facts.language and _BABEL.get(facts.language.value.split("-")[0]):
+        fields.append(("langid", _BABEL[facts.language.value.split("-")[0]]))
     if source.tags:
-        fields.append(("keywords", _bib_text(", ".join(source.tags))))
+        fields.append(("keywords", ", ".join(source.tags)))
     note = _note(source)
     if note:
-        fields.append(("annote", _bib_text(note)))
-    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+        fields.append(("annote", note))
+    body = ",\n".join(f"  {name} = {{{_bib_field(name, value)}}}" for name, value in fields)
     return f"@{kind}{{{source.id},\n{body}\n}}\n"
 
 
@@ -217,7 +236,7 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
     kind = _CSL_TYPES.get(source.kind, "webpage")
     if source.kind == "paper":
         kind = "paper-conference" if facts.venue else "article"
-    item: dict[str, Any] = {"id": source.id, "type": kind, "title": _nocase(source.title)}
+    item: dict[str, Any] = {"id": source.id, "type": kind, "title": _nocase(facts.title)}
     if facts.authors:
         item["author"] = [split_name(n) for n in facts.authors.value]
     if facts.date:
@@ -244,7 +263,8 @@ def csl_item(source: Source, facts: BibFacts) -> dict[str, Any]:
             item["publisher"] = "arXiv"
     if source.url:
         item["URL"] = source.url
-    item["language"] = "zh-CN" if source.lang == "zh" else "en"
+    if facts.language:
+        item["language"] = facts.language.value
     if source.tags:
         item["keyword"] = ", ".join(source.tags)
     note = _note(source)
@@ -288,7 +308,7 @@ def ris_entry(source: Source, facts: BibFacts) -> str:
     for name in facts.authors.value if facts.authors else ():
         parts = split_name(name)
         out += _ris_line("AU", parts.get("literal") or f"{parts['family']}, {parts['given']}")
-    out += _ris_line("TI", source.title)
+    out += _ris_line("TI", facts.title)
     if facts.venue:
         out += _ris_line("T2", facts.venue.value)
     if facts.date:
@@ -307,7 +327,8 @@ def ris_entry(source: Source, facts: BibFacts) -> str:
         out += _ris_line("UR", source.url)
     if facts.accessed and source.url:
         out += _ris_line("Y2", _ris_date(facts.accessed))
-    out += _ris_line("LA", "zh" if source.lang == "zh" else "en")
+    if facts.language:
+        out += _ris_line("LA", facts.language.value)
     for tag in source.tags:
         out += _ris_line("KW", tag)
     if facts.commit:

@@ -18,6 +18,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
+from ...core.bibfacts import text_language
 from ...core.errors import FetchError
 from ...core.model import Source
 from ...core.provenance import Document, Extractor, SavedImage, Status
@@ -131,8 +132,10 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     authors = [a.strip() for a in (meta.author or "").split(";") if a.strip()] if meta else []
     return {
         "markdown": markdown,
-        "title": page_title or (meta.title if meta else "") or "",
-        "language": language or (getattr(meta, "language", None) or "" if meta else ""),
+        # The work's title as its publisher tags it, before <title>, which adds the site's name.
+        "title": " ".join((cited.get("title") or [""])[0].split()) or page_title or (meta.title if meta else "") or "",
+        # The page's own word (`lang`, its metadata), else what its main text plainly is.
+        "language": language or (getattr(meta, "language", None) or "" if meta else "") or (cited.get("language") or [""])[0] or text_language(markdown),
         "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
         "authors": [a for a in cited.get("author", []) if a] or authors,
         "images": list(dict.fromkeys(i["cited"] for i in used))[:500],
@@ -142,7 +145,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "shell": shell,
         "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
         **citation_facts(cited),
-        "facts_from": "citation-meta" if cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
+        "facts_from": "citation-meta" if cited.get("title") or cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
     }
 
 

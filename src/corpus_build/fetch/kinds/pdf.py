@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import re
 import sys
 from importlib.metadata import PackageNotFoundError
@@ -11,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from ...core import pdf_structure
+from ...core.bibfacts import text_language
 from ...core.errors import ContentError
 from ...core.model import Source
 from ...core.provenance import Document, Extractor
@@ -24,6 +26,10 @@ from .html import versions as html_versions
 PDF = "paper.pdf"
 LANDING = "landing.html"
 _ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
+MAX_NOTICES = 20  # MuPDF repeats itself per page: the first few say what it had to work around
+log = logging.getLogger("corpus_build.fetch.pdf")
+
+
 def _import_pymupdf():
     """The PyMuPDF module, from `pymupdf` or `pymupdf-lite` (same `pymupdf` module), or the old `fitz` name.
 
@@ -35,6 +41,7 @@ def _import_pymupdf():
     if "pymupdf" in sys.modules or "pymupdf.layout" in sys.modules:
         import pymupdf
 
+        _quiet(pymupdf)
         return pymupdf
     sys.modules["pymupdf.layout"] = None  # type: ignore[assignment]  # `import pymupdf.layout` raises ImportError
     try:
@@ -43,7 +50,27 @@ def _import_pymupdf():
         import fitz as pymupdf  # type: ignore[no-redef]  # PyMuPDF before 1.24.3 only had this name
     finally:
         del sys.modules["pymupdf.layout"]
+    _quiet(pymupdf)
     return pymupdf
+
+
+def _quiet(pymupdf) -> None:
+    """MuPDF prints what it repaired or skipped ("MuPDF error: …") to stdout, into our tables and
+    --json output, while the page reads fine. It keeps them instead; extract_pdf hands them to
+    the log. A PDF it cannot read still fails, with its reason, as every failure does."""
+    tools = getattr(pymupdf, "TOOLS", None)
+    for switch in ("mupdf_display_errors", "mupdf_display_warnings"):
+        if hasattr(tools, switch):
+            getattr(tools, switch)(False)
+
+
+def _notices(pymupdf) -> list[str]:
+    """MuPDF's stored warnings and errors since the last call (and clears them), repeats dropped."""
+    tools = getattr(pymupdf, "TOOLS", None)
+    if tools is None or not hasattr(tools, "mupdf_warnings"):
+        return []
+    lines = [line.strip() for line in str(tools.mupdf_warnings()).splitlines() if line.strip()]
+    return list(dict.fromkeys(lines))[:MAX_NOTICES]
 
 
 @functools.cache
@@ -62,6 +89,7 @@ def extract_pdf(body: str, out: str) -> dict:
     structure.json / structure.md (the text with the paper's headings, see pdf_structure).
     {"error": …} when unparsable."""
     pymupdf = _import_pymupdf()
+    _notices(pymupdf)  # what an earlier PDF left in this process's store is not this one's
 
     data = Path(body).read_bytes()
     if not data.startswith(b"%PDF-"):
@@ -71,7 +99,7 @@ def extract_pdf(body: str, out: str) -> dict:
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises several unrelated types
-        return {"error": f"PyMuPDF cannot open it ({type(exc).__name__}: {exc})"}
+        return {"error": f"PyMuPDF cannot open it ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     if doc.needs_pass:
         return {"error": "the PDF is encrypted"}
     if doc.page_count == 0:
@@ -81,7 +109,7 @@ def extract_pdf(body: str, out: str) -> dict:
         for number, page in enumerate(doc, start=1):
             parts.append(f"## Page {number}\n\n{page.get_text('text').strip()}\n")
     except Exception as exc:  # noqa: BLE001
-        return {"error": f"PyMuPDF failed on a page ({type(exc).__name__}: {exc})"}
+        return {"error": f"PyMuPDF failed on page {len(parts) + 1} ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     meta = doc.metadata or {}
     Path(out).write_text("\n".join(parts), encoding="utf-8")
     headings = -1
@@ -90,8 +118,34 @@ def extract_pdf(body: str, out: str) -> dict:
     except Exception:  # noqa: BLE001 - the headings are a bonus: a page PyMuPDF cannot lay out must not cost the text
         for name in (pdf_structure.STRUCTURE, pdf_structure.STRUCTURE_MD):
             (Path(out).parent / name).unlink(missing_ok=True)
-    authors = [a.strip() for a in re.split(r";|,| and ", meta.get("author") or "") if a.strip()]
-    return {"title": (meta.get("title") or "").strip(), "authors": authors, "pages": doc.page_count, "headings": headings}
+    language = text_language("\n".join(parts[:3]))  # the first pages: the title, abstract and introduction
+    return {"title": (meta.get("title") or "").strip(), "authors": pdf_authors(meta.get("author") or ""), "pages": doc.page_count,
+            "headings": headings, "language": language, "notices": _notices(pymupdf)}
+
+
+def _said(pymupdf) -> str:
+    """What MuPDF reported before a failure, for its message (the log is not where a failure is read)."""
+    notices = _notices(pymupdf)
+    return f"; MuPDF reported: {'; '.join(notices[:3])}" if notices else ""
+
+
+def pdf_authors(text: str) -> list[str]:
+    """The names in a PDF's Author field: "A; B", "A, B and C", "A & B"; "Wang, Lei" is one name.
+
+    Semicolons, where present, are the separators (the commas are then inside names).
+    Otherwise commas separate, unless the field is exactly two single words around one
+    comma: that is a family name and a given name.
+    """
+    text = " ".join(text.split())
+    if ";" in text:
+        names = text.split(";")
+    else:
+        pieces = re.split(r",|\s+and\s+|\s+&\s+", text)
+        if len(pieces) == 2 and "," in text and all(len(p.split()) == 1 for p in pieces):
+            names = [text]
+        else:
+            names = pieces
+    return [n.strip() for n in names if n.strip()]
 
 
 class PaperKind:
@@ -135,12 +189,14 @@ class PaperKind:
         facts, finished = await ctx.extract(extract_pdf, str(ctx.stage / PDF), str(ctx.stage / TEXT), exchanges=exchanges)
         if "error" in facts:
             raise ContentError(facts["error"], url=download.final_url)
+        for notice in facts.get("notices", ()):
+            log.info("%s: PyMuPDF: %s", download.final_url, notice)
         document = Document(
             title=(landing_meta.get("title") or [facts["title"]])[0],
             authors=tuple(landing_meta.get("author") or facts["authors"]),
             published=(landing_meta.get("date") or landing_meta.get("publication_date") or landing_meta.get("online_date") or [""])[0],
             page_count=facts["pages"],
-            language=(landing_meta.get("language") or [""])[0],
+            language=(landing_meta.get("language") or [facts.get("language", "")])[0],
             **citation_facts(landing_meta),
             facts_from="citation-meta" if landing_meta.get("title") or landing_meta.get("author") else "pdf-metadata",
         )
