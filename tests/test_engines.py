@@ -130,6 +130,13 @@ def test_zensical_builds_the_registry_with_what_the_plugin_supplies(zensical_ven
     assert "Chapter 1 · 硬件基础" in chapters
     generated = (project / "mkdocs.generated.yml").read_text(encoding="utf-8")
     assert "INHERIT: mkdocs.yml" in generated and "site_dir" not in generated  # no staging path left behind
+    # The package's own stylesheet, scripts and feed links, with no docs/assets/ or overrides/ in the project.
+    assert not (project / "overrides").exists()
+    for asset in ("assets/corpus.css", "assets/sources.js", "assets/cite.js"):
+        assert (built / asset).is_file() and asset in home, asset
+    assert 'type="application/atom+xml"' in home
+    # The build says what the reader does without (issue 23), instead of succeeding silently.
+    assert "zensical runs no MkDocs plugins" in result.stderr and "Simplified/Traditional folding" in result.stderr
     # The loss the README lists: no jieba segmentation, so the glossary's terms are not indexed whole.
     index = json.loads((built / "search.json").read_text(encoding="utf-8"))
     text = " ".join(item.get("text", "") for item in index["items"])

@@ -159,6 +159,11 @@ def cmd_build(args: argparse.Namespace) -> int:
         quiet=not args.verbose,
     )
     print(f"built {len(corpus.sources)} sources into {site_dir}")
+    losses = site.engines.LOSSES.get(site.pick_engine(args.engine), ())
+    if losses and not args.quiet:
+        print(f"warning: {site.pick_engine(args.engine)} runs no MkDocs plugins; readers of this site do without:", file=sys.stderr)
+        for loss in losses:
+            print(f"  - {loss}", file=sys.stderr)
     return EXIT_OK
 
 

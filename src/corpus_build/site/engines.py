@@ -39,6 +39,16 @@ from ..core.model import Corpus
 
 ENGINES = ("mkdocs", "properdocs", "zensical")
 GENERATED_CONFIG = "mkdocs.generated.yml"  # for engines without plugins (zensical)
+# What a reader of a site built by an engine without plugins does not get (README, "Site engines").
+LOSSES: dict[str, tuple[str, ...]] = {
+    "zensical": (
+        "Chinese search segmented with jieba and the glossary (multi-character terms such as 预填充 may find nothing)",
+        "Simplified/Traditional folding in search",
+        "one search result per source, and annotations ranked above metadata",
+        "the allow-list pass over every generated page (the builders' own escaping still applies)",
+        "the tags index data (tags.json) and the error banner of a live preview",
+    ),
+}
 # Template overrides shipped with the package (the feed links, the tag listing's fragment).
 OVERRIDES_DIR = Path(__file__).parent / "overrides"
 
