@@ -38,7 +38,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("links", ("links",)),
     ("render", ("render",)),
     ("site engine", ("site",)),
-    ("command line", ("cli+publish+init+__main__",)),
+    ("command line", ("cli+publish+init+completion+__main__",)),
 )
 
 

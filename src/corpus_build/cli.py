@@ -167,6 +167,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import bash_script
+
+    script = bash_script(make_parser(), __version__)  # every command's options, stages' included
+    print(("autoload -U +X bashcompinit && bashcompinit\n" if args.shell == "zsh" else "") + script, end="")
+    return EXIT_OK
+
+
 # --- the parser -------------------------------------------------------------------------
 
 
@@ -253,6 +261,16 @@ def make_parser(*, stage_commands: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--site-dir", metavar="DIR", help="where to write the site (default: site/)")
     p.add_argument("--engine", choices=ENGINES, help="the site generator (default: the first installed, in this order)")
 
+    p = add_command(
+        sub, "completion", cmd_completion,
+        help="print a tab-completion script for bash or zsh",
+        description="Print a script that completes corpus-build's commands, options, option values and section "
+        "folders in bash or zsh. Load it from your shell's start-up file.",
+        example="corpus-build completion bash > ~/.local/share/bash-completion/completions/corpus-build\n"
+        'corpus-build completion zsh > ~/.zfunc/corpus-build.zsh   # then: source it from ~/.zshrc',
+    )
+    p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
+
     # Later stages register their commands here.
     if stage_commands:
         _register_stage_commands(sub)
@@ -292,7 +310,7 @@ def _register_links_commands(sub) -> None:
     register_publish(sub)
 
 
-CORE_COMMANDS = ("check", "add", "render", "build")  # defined above; the others come from their stage modules
+CORE_COMMANDS = ("check", "add", "render", "build")  # `completion` needs every command: it is not one of them  # defined above; the others come from their stage modules
 
 
 def _command_on_line(argv: Sequence[str]) -> str | None:
