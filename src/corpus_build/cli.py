@@ -40,6 +40,7 @@ checks that every registered command has a description and an example.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -150,14 +151,17 @@ def cmd_build(args: argparse.Namespace) -> int:
     from . import site
 
     corpus = load_corpus(args)  # fail early with the registry's own messages
-    site_dir = site.build_and_remember(
-        project_dir(args),
-        corpus,
-        strict=args.strict,
-        site_dir=Path(args.site_dir) if args.site_dir else None,
-        engine=args.engine,
-        quiet=not args.verbose,
-    )
+    from .core.console import progress_on_terminal
+
+    with progress_on_terminal() if not args.quiet else contextlib.nullcontext():
+        site_dir = site.build_and_remember(
+            project_dir(args),
+            corpus,
+            strict=args.strict,
+            site_dir=Path(args.site_dir) if args.site_dir else None,
+            engine=args.engine,
+            quiet=not args.verbose,
+        )
     print(f"built {len(corpus.sources)} sources into {site_dir}")
     losses = site.engines.LOSSES.get(site.pick_engine(args.engine), ())
     if losses and not args.quiet:

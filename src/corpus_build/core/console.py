@@ -9,7 +9,9 @@ separated by tabs (`cut -f1` works), with a header line first.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TextIO
 
 
@@ -48,3 +50,48 @@ def print_line(text: str) -> None:
 
 def _one_line(cell: str) -> str:
     return " ".join(str(cell).split()) if ("\n" in str(cell) or "\t" in str(cell)) else str(cell)
+
+
+# --- progress of long work (build at thousands of sources) ------------------------------
+# The stages report through `progress(step, done, total)`; a command that wants it shown
+# wraps its work in `progress_on_terminal()`. Nothing is drawn anywhere but a terminal, so
+# logs, pipes and tests see only the usual lines.
+_reporter: Callable[[str, int, int], None] | None = None
+
+
+def progress(step: str, done: int, total: int) -> None:
+    """Report `done` of `total` units of `step` (e.g. "building pages"); free when nobody listens."""
+    if _reporter is not None:
+        _reporter(step, done, total)
+
+
+@contextmanager
+def progress_on_terminal(stream: TextIO | None = None, *, every: float = 0.1) -> Iterator[None]:
+    """Draw reported progress as one line rewritten in place on a terminal's stream (stderr)."""
+    global _reporter
+    out = stream or sys.stderr
+    if not is_terminal(out):
+        yield
+        return
+    drawn_at, width = 0.0, 0
+
+    def draw(step: str, done: int, total: int) -> None:
+        nonlocal drawn_at, width
+        now = time.monotonic()
+        if done < total and now - drawn_at < every:
+            return  # at most ten redraws a second
+        drawn_at = now
+        text = f"{step} {done}/{total}" if total else step
+        out.write("\r" + text.ljust(width))
+        out.flush()
+        width = len(text)
+
+    previous, _reporter = _reporter, draw
+    try:
+        yield
+    finally:
+        _reporter = previous
+        if width:
+            out.write("\r" + " " * width + "\r")  # leave the terminal as it was
+            out.flush()
+

@@ -27,7 +27,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from ..core import urls
+from ..core import console, urls
 from ..core.errors import FetchError, TransportError, UsageError
 from ..core.linkrecords import LinkResult, LinkState, load_results, save_results
 from ..core.model import Corpus, Source
@@ -287,18 +287,23 @@ async def _run(corpus: Corpus, options: LinkOptions, sources: Iterable[Source], 
                transport: httpx.AsyncBaseTransport | None, now: dt.datetime) -> LinkRun:
     checker = LinkChecker(options, transport=transport, now=now)
     gate = asyncio.Semaphore(options.jobs)
-    cached = 0
+    cached = done = 0
+    sources = list(sources)
 
     async def one(source: Source) -> LinkResult:
-        nonlocal cached
+        nonlocal cached, done
         old = previous.get(source.id)
         if old and old.url == source.url and not options.force:
             age = (now - (parse_time(old.checked_at) or dt.datetime.min.replace(tzinfo=dt.UTC))).total_seconds()
             if 0 <= age < options.recheck_after:
                 cached += 1
+                done += 1
                 return old
         async with gate:
-            return await checker.check(source, old)
+            result = await checker.check(source, old)
+        done += 1
+        console.progress("checking links", done, len(sources))  # shown on a terminal only (links/cli.py)
+        return result
 
     try:
         results = await asyncio.gather(*(one(s) for s in sources))

@@ -52,7 +52,10 @@ def cmd_links(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     options = from_corpus(corpus, ids=tuple(args.ids), sections=tuple(args.section), force=args.force, jobs=args.jobs)
-    run = check_links(corpus, options)
+    from ..core.console import progress_on_terminal
+
+    with progress_on_terminal():
+        run = check_links(corpus, options)
     if args.json:
         for result in run.results:
             print(json.dumps(result.to_dict(), ensure_ascii=False, sort_keys=True))

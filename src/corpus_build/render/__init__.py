@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core import bibfacts, safepath
+from ..core import bibfacts, console, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
 from . import export, feed, mirror
@@ -131,8 +131,10 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         previous = set()
     written, unchanged = [], 0
     checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
+    expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
     for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
         pages.add(relative)
+        console.progress("rendering pages", len(pages), max(expected, len(pages)))
         reuse.note(relative, content, GENERATED_MARK)
         target = docs_dir / relative
         if target.parent not in checked:

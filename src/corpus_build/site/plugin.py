@@ -23,6 +23,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
 from .. import registry, render
+from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import sanitize
@@ -60,6 +61,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
         self._navmemo: navmemo.NavMemo | None = None
         self._frozen = False  # gc.freeze() for this build (on_pre_build)
+        self._pages_done = self._pages_total = 0
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -151,6 +153,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return nav
 
     @event_priority(-100)  # after every other plugin changed the Markdown
+    def on_files(self, files, config):
+        self._pages_done, self._pages_total = 0, len(files.documentation_pages())  # for the progress line
+        return files
+
     def on_page_markdown(self, markdown, page, config, files):
         if self._cache is not None:
             self._cache.wrap_render(page, files)
@@ -209,6 +215,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return html
 
     def on_post_page(self, output, page, config):
+        self._pages_done += 1
+        console.progress("building pages", self._pages_done, self._pages_total)
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
