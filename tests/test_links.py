@@ -185,6 +185,12 @@ def test_cli_exit_codes_json_fix_and_status(tmp_path, server, capsys):
     rows = {r["id"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
     assert rows["gone"]["link"] == "dead" and rows["old"]["link"] == "moved" and rows["ok"]["link"] == "ok"
 
+    results_before = load_results(project / "corpus")
+    assert main(["--project", str(project), "links", "--fix-moved", "old", "--dry-run"]) == 0
+    assert f"would fix 'old': {server.url('/old')} -> {server.url('/new')}" in capsys.readouterr().out
+    assert sources.read_text(encoding="utf-8") == before and load_results(project / "corpus") == results_before
+    assert main(["--project", str(project), "links", "--dry-run"]) == 2  # nothing to write without --fix-moved
+
     assert main(["--project", str(project), "links", "--fix-moved", "old"]) == 0
     after = sources.read_text(encoding="utf-8")
     assert after == before.replace(server.url("/old") + "\n", server.url("/new") + "\n")  # that URL's bytes only

@@ -326,8 +326,11 @@ def check_links(corpus: Corpus, options: LinkOptions, *, transport: httpx.AsyncB
     return run
 
 
-def fix_moved(corpus: Corpus, ids: Iterable[str]) -> list[tuple[str, str, str]]:
-    """Point each moved source's `url` at its redirect target; returns (id, old, new)."""
+def fix_moved(corpus: Corpus, ids: Iterable[str], *, dry_run: bool = False) -> list[tuple[str, str, str]]:
+    """Point each moved source's `url` at its redirect target; returns (id, old, new).
+
+    With `dry_run`, only says what it would change: nothing is written.
+    """
     from .fix import rewrite_urls
 
     results = load_results(corpus.root)
@@ -340,6 +343,8 @@ def fix_moved(corpus: Corpus, ids: Iterable[str]) -> list[tuple[str, str, str]]:
         if result is None or result.state is not LinkState.MOVED or result.url != source.url:
             raise UsageError(f"'{source_id}' is not recorded as moved; run `corpus-build links {source_id}` first")
         changes.append((source, result.target))
+    if dry_run:
+        return [(source.id, source.url or "", target) for source, target in changes]
     done = rewrite_urls(corpus, changes)
     remaining = {k: v for k, v in results.items() if k not in {c[0] for c in done}}
     save_results(corpus.root, remaining, utc_stamp())

@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, help="URLs checked at once (default 8, or corpus.yaml links.jobs)")
     p.add_argument("--fix-moved", action="append", default=[], metavar="ID", help="set this moved source's url to its redirect target (repeatable)")
     p.add_argument("--json", action="store_true", help="one JSON record per source instead of the summary")
+    p.add_argument("--dry-run", action="store_true", help="with --fix-moved: print the changes, write nothing")
 
 
 def cmd_links(args: argparse.Namespace) -> int:
@@ -45,10 +46,13 @@ def cmd_links(args: argparse.Namespace) -> int:
     if args.fix_moved:
         if args.ids or args.force:
             raise UsageError("--fix-moved takes the ids itself; run it without other ids or --force")
-        for source_id, old, new in fix_moved(corpus, args.fix_moved):
-            print(f"fixed '{source_id}': {old} -> {new}")
-        print("next: corpus-build links " + " ".join(args.fix_moved) + "   (checks the new address)")
+        for source_id, old, new in fix_moved(corpus, args.fix_moved, dry_run=args.dry_run):
+            print(f"{'would fix' if args.dry_run else 'fixed'} '{source_id}': {old} -> {new}")
+        if not args.dry_run:
+            print("next: corpus-build links " + " ".join(args.fix_moved) + "   (checks the new address)")
         return 0
+    if args.dry_run:
+        raise UsageError("--dry-run goes with --fix-moved (a link check writes no registry file)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     options = from_corpus(corpus, ids=tuple(args.ids), sections=tuple(args.section), force=args.force, jobs=args.jobs)
