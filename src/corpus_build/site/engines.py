@@ -71,6 +71,22 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
     return result
 
 
+def theme_extra(corpus: Corpus) -> dict[str, Any]:
+    """`extra` keys the theme's templates read (overrides/): their words in the reader's language."""
+    from ..render.labels import Labels
+    from ..render.sanitize import theme_text
+
+    words = Labels(corpus.settings.ui_lang)
+    return {"corpus_words": {key: theme_text(value) for key, value in words.theme_words().items()}}
+
+
+def theme_description(corpus: Corpus) -> str:
+    """corpus.yaml's description on one line, escaped (Material prints it unescaped in an attribute)."""
+    from ..render.sanitize import theme_text
+
+    return theme_text(" ".join(corpus.settings.description.split()))
+
+
 def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | None = None) -> Path:
     """A config inheriting mkdocs.yml with the plugin's contributions, for engines that run no plugins."""
     import yaml
@@ -85,7 +101,11 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         "site_name": theme_text(corpus.settings.site_name),
         "theme": {"language": corpus.settings.ui_lang},
         "nav": render.nav(corpus),
+        # The theme's words (404 page, footer) in the reader's language, as the plugin gives them.
+        "extra": theme_extra(corpus),
     }
+    if corpus.settings.description.strip():
+        overrides["site_description"] = theme_description(corpus)
     if site_dir:
         overrides["site_dir"] = site_dir
     text = (

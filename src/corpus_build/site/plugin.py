@@ -13,6 +13,7 @@ import contextlib
 import functools
 import gc
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import sanitize
 from . import buildcache, hosting, navmemo, preview, search, serve, slim
+from .engines import theme_description, theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -122,6 +124,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
+        config.extra.update(theme_extra(corpus))
+        if corpus.settings.description.strip():  # the <meta name="description"> of every page, in the corpus's words
+            config.site_description = theme_description(corpus)
         self._corpus_dir = corpus_dir
         self._corpus = corpus
         self._project = project
@@ -210,6 +215,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def on_post_page(self, output, page, config):
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
+        output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
     def on_post_template(self, output_content, template_name, config):
@@ -262,6 +268,17 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._preview is not None and not self._preview.install(server, builder):
             log.info("corpus: this MkDocs has no fast preview path; every edit is a full build")
         return server
+
+
+_HTML_LANG = re.compile(r'<html lang="[^"]*"')
+_LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+def page_lang(output: str, lang: object) -> str:
+    """The page's `<html lang>` from its front matter's `lang` (a Traditional digest: zh-Hant)."""
+    if not isinstance(lang, str) or not _LANG_TAG.fullmatch(lang):
+        return output
+    return _HTML_LANG.sub(f'<html lang="{lang}"', output, count=1)
 
 
 def _load_search_dictionary(path: Path) -> None:
