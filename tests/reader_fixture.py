@@ -97,4 +97,7 @@ def write_reader_project(root: Path) -> Path:
     _mirror(corpus, "tilelang-issue-7", {"thread.json": json.dumps(thread).encode(), "text.md": b"It fails."},
             body_file="thread.json", text_file="text.md", content_type="application/json", fetched_url=LOOPBACK,
             thread=ThreadFacts(number=7, state="open", author="octo", created_at="2026-10-01T02:00:00Z"))
+    # A PR opened long before the chart's window and merged inside it (the activity chart's range).
+    _mirror(corpus, "tilelang-pr-2900", {}, thread=ThreadFacts(number=2900, state="closed", merged=True, merged_at="2026-11-30T20:15:00Z",
+                                                              author="octo", created_at="2023-01-10T02:00:00Z"))
     return project

@@ -170,9 +170,9 @@ _LABELS: dict[str, dict[str, str]] = {
     "chart_axis_count": {"zh": "个数", "en": "count"},
     "chart_axis_month": {"zh": "月份", "en": "month"},
     "chart_range": {"zh": "显示 {first} 至 {last}（{n} 个月）。", "en": "Shown: {first} to {last} ({n} months)."},
-    "chart_outside": {
-        "zh": "更早的 {events} 个事件（{first} 至 {last}）不在图中。",
-        "en": "{events} earlier events ({first} to {last}) are outside the chart.",
+    "chart_range_cut": {
+        "zh": "显示 {first} 至 {last}（{n} 个月）；更早的 {events} 个事件（{before_first} 至 {before_last}）不在图中。",
+        "en": "Shown: {first} to {last} ({n} months); {events} earlier events ({before_first} to {before_last}) are outside the chart.",
     },
     "thread_opened_word": {"zh": "新开", "en": "opened"},
     "age_week": {"zh": "一周内", "en": "within a week"},

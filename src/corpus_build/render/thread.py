@@ -191,7 +191,7 @@ class ThreadPage:
         links = [md.link(t("back_to_source"), back)]
         if _safe_url(source.url):
             links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
-        out += " · ".join(links) + f" · {t('fetched_at')}: {self.when(record.fetched_at) or md.text(record.fetched_at)}\n\n"
+        out += " · ".join(links) + f" · {t('fetched_at')}{t.colon}{self.when(record.fetched_at) or md.text(record.fetched_at)}\n\n"
         out += f"*{t('mirrored_copy')} {t('times_in_zone', zone=zone_name(self.zone))}*\n\n"
         out += f'<div class="cb-thread" markdown="0">\n<p class="cb-thread-title"><strong>{_code_html(f.title)}</strong> #{f.number}</p>\n'
         out += self.facts(conv) + "</div>\n\n"

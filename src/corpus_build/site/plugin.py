@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from .. import registry, render
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
-from ..render import sanitize
+from ..render import offlinelink, sanitize
 from . import buildcache, hosting, navmemo, preview, search, serve, slim
 from .engines import theme_description, theme_extra
 
@@ -78,6 +78,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
             corpus = hosting.with_site_url(corpus, config.site_url)
+            if config.extra.get(offlinelink.COPY_FLAG):  # site/offline.py's build of the copy inside the zip
+                corpus = offlinelink.as_offline_copy(corpus)
             if corpus.settings.site_url:
                 config.site_url = corpus.settings.site_url
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
