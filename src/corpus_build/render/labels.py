@@ -183,7 +183,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "not_found": {"zh": "404 - 找不到页面", "en": "404 - Not found"},
     "not_found_body": {
         "zh": "这个地址没有页面：它可能已改名或被移除。可以用上方的搜索框查找，或回到{home}。",
-        "en": "There is no page at this address: it may have been renamed or removed. Search from the box above, or go back to the {home}.",
+        "en": "There is no page at this address: it may have been renamed or removed. Search from the box above, or go to {home}.",
     },
     "made_with_before": {"zh": "本站使用 ", "en": "Made with "},
     "made_with_after": {"zh": " 构建", "en": ""},
