@@ -51,7 +51,8 @@ def test_copy_home_page_links_only_files_in_the_copy(built, tmp_path):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
         try:
-            page = browser.new_page()
+            # Read as published: without script (which could hide a link but not remove it from the copy).
+            page = browser.new_context(java_script_enabled=False).new_page()
             page.goto(home.as_uri())
             hrefs = page.evaluate("() => [...document.querySelectorAll('.md-content a[href]')].map(a => a.href)")
             local = [h for h in hrefs if urlsplit(h).scheme == "file"]
