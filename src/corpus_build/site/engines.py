@@ -101,8 +101,9 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         "site_name": theme_text(corpus.settings.site_name),
         "theme": {"language": corpus.settings.ui_lang},
         "nav": render.nav(corpus),
-        # The theme's words (404 page, footer) in the reader's language, as the plugin gives them.
-        "extra": theme_extra(corpus),
+        # The theme's words (404 page, footer) in the reader's language, as the plugin gives them,
+        # and the footer's credit: these engines build the site with their own theme code.
+        "extra": {**theme_extra(corpus), "corpus_generator": {"name": "Zensical", "url": "https://zensical.org/"}},
     }
     if corpus.settings.description.strip():
         overrides["site_description"] = theme_description(corpus)
