@@ -80,13 +80,6 @@ def theme_extra(corpus: Corpus) -> dict[str, Any]:
     return {"corpus_words": {key: theme_text(value) for key, value in words.theme_words().items()}}
 
 
-def theme_description(corpus: Corpus) -> str:
-    """corpus.yaml's description on one line, escaped (Material prints it unescaped in an attribute)."""
-    from ..render.sanitize import theme_text
-
-    return theme_text(" ".join(corpus.settings.description.split()))
-
-
 def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | None = None) -> Path:
     """A config inheriting mkdocs.yml with the plugin's contributions, for engines that run no plugins."""
     import yaml
@@ -105,8 +98,6 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         # and the footer's credit: these engines build the site with their own theme code.
         "extra": {**theme_extra(corpus), "corpus_generator": {"name": "Zensical", "url": "https://zensical.org/"}},
     }
-    if corpus.settings.description.strip():
-        overrides["site_description"] = theme_description(corpus)
     if site_dir:
         overrides["site_dir"] = site_dir
     text = (

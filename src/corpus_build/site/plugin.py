@@ -28,7 +28,7 @@ from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
 from . import buildcache, hosting, navmemo, preview, search, serve, slim
-from .engines import theme_description, theme_extra
+from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -127,8 +127,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
         config.extra.update(theme_extra(corpus))
-        if corpus.settings.description.strip():  # the <meta name="description"> of every page, in the corpus's words
-            config.site_description = theme_description(corpus)
+        if not config.site_description and corpus.settings.description.strip():
+            # Every page's <meta name="description">: mkdocs.yml's words (in the site's language), else the corpus's.
+            config.site_description = sanitize.theme_text(" ".join(corpus.settings.description.split()))  # printed unescaped
         self._corpus_dir = corpus_dir
         self._corpus = corpus
         self._project = project
