@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zipfile
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -38,6 +39,39 @@ def test_zip_is_published_and_linked_from_the_home_page(built):
         page = zf.read("site/sources/tilelang.html").decode("utf-8")
         assert "corpus-offline-worker.js" in page and "unpkg.com" not in page  # no CDN polyfill
     assert not (built / ".corpus-build-offline.yml").exists()  # the temporary config is gone
+
+
+@pytest.mark.browser
+def test_copy_home_page_links_only_files_in_the_copy(built, tmp_path):
+    """The hosted home page links offline.zip; inside the zip there is no such file, so no such link."""
+    sync_api = playwright_or_skip()
+    with zipfile.ZipFile(built / "site" / "offline.zip") as zf:
+        zf.extractall(tmp_path)
+    home = tmp_path / "site" / "index.html"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            # Read as published: without script (which could hide a link but not remove it from the copy).
+            page = browser.new_context(java_script_enabled=False).new_page()
+            page.goto(home.as_uri())
+            hrefs = page.evaluate("() => [...document.querySelectorAll('.md-content a[href]')].map(a => a.href)")
+            local = [h for h in hrefs if urlsplit(h).scheme == "file"]
+            assert local, hrefs
+            missing = [h for h in local if not Path(urlsplit(h).path).exists()]
+            assert missing == [] and not any(h.endswith(".zip") for h in hrefs), missing
+        finally:
+            browser.close()
+
+
+def test_copy_links_the_hosted_zip_when_the_site_address_is_known(tmp_path):
+    project = write_project(tmp_path)
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\nsite_url: https://user.github.io/repo/\n", encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        inside = zf.read("site/index.html").decode("utf-8")
+    assert 'href="https://user.github.io/repo/offline.zip"' in inside and 'href="offline.zip"' not in inside
+    assert 'href="offline.zip"' in (project / "site" / "index.html").read_text(encoding="utf-8")  # the hosted page: beside it
 
 
 def test_plain_site_has_no_link_without_the_setting(tmp_path):

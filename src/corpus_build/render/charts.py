@@ -23,14 +23,18 @@ _KIND_COLOURS = {
     "repo": "#0072b2", "paper": "#e69f00", "docs": "#009e73", "article": "#cc79a7", "issue": "#d55e00",
     "pull": "#56b4e9", "model": "#f0e442", "dataset": "#999999", "course": "#7f5fbf", "video": "#8c564b", "discussion": "#bcbd22",
 }
-_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "failed": "#cf222e", "skipped": "#bf8700", "never": "#8c959f"}
+_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "partial": "#e3b341", "failed": "#cf222e",
+                  "skipped": "#bf8700", "never": "#8c959f", "nourl": "#c6cbd1"}
 _WIDTH, _LABEL, _ROW, _BAR = 680, 230, 20, 14
 
 
-def _wrap(svg: str, title: str, height: int) -> Markup:
+def _wrap(svg: str, title: str, height: int, *, caption: bool = False, note: str = "") -> Markup:
+    """The chart's block; `caption` shows its title above it, `note` (e.g. the range shown) below it."""
+    head = f'<p class="cb-chart-title">{escape(title)}</p>' if caption else ""
+    foot = f'<p class="cb-chart-note">{escape(note)}</p>' if note else ""
     return Markup(
-        f'<div class="cb-chart" data-search-exclude><svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
-        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{svg}</svg></div>'
+        f'<div class="cb-chart" data-search-exclude>{head}<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
+        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{svg}</svg>{foot}</div>'
     )
 
 
@@ -72,7 +76,10 @@ def sections_by_kind(corpus: Corpus, t: Labels, section_title: Callable[[Section
 
 
 def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | None = None) -> Markup:
-    """How old the archived copies are: fresh this week, this month, older; stale, failed, not archived."""
+    """How old the archived copies are: fresh this week, this month, older; stale, partial, failed, not archived.
+
+    Every source is in one bar: the bars add up to the corpus.
+    """
     now = now or dt.datetime.now(dt.UTC)
     buckets: Counter[str] = Counter()
     for found in infos:
@@ -83,10 +90,10 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
         else:
             buckets[found.state] += 1
     names = {
-        "week": t("age_week"), "month": t("age_month"), "older": t("age_older"), "stale": t("stale"),
-        "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"),
+        "week": t("age_week"), "month": t("age_month"), "older": t("age_older"), "stale": t("stale"), "partial": t("partial"),
+        "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"), "nourl": t("no_url_state"),
     }
-    rows = [k for k in ("week", "month", "older", "stale", "failed", "skipped", "never") if buckets.get(k)]
+    rows = [k for k in names if buckets.get(k)]
     if not rows:
         return Markup("")
     most = max(buckets[k] for k in rows)
@@ -106,7 +113,11 @@ MONTHS_SHOWN = 18
 
 
 def threads_over_time(corpus: Corpus, t: Labels, infos: Sequence) -> Markup:
-    """Cited PRs and issues opened, merged and closed per month (from their mirrors' thread facts)."""
+    """Cited PRs and issues opened, merged and closed per month (from their mirrors' thread facts).
+
+    The last MONTHS_SHOWN months with events, under a visible title, with a count scale and
+    month labels; a note says which months are shown and how many earlier events are not.
+    """
     tz = corpus.settings.tzinfo
     events: Counter[tuple[str, str]] = Counter()
     for found in infos:
@@ -120,21 +131,23 @@ def threads_over_time(corpus: Corpus, t: Labels, infos: Sequence) -> Markup:
     if not events:
         return Markup("")
     months = sorted({month for month, _kind in events})
-    first = dt.date.fromisoformat(months[0] + "-01")
-    last = dt.date.fromisoformat(months[-1] + "-01")
-    span = []
-    while first <= last:
-        span.append(first.strftime("%Y-%m"))
-        first = (first.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
-    span = span[-MONTHS_SHOWN:]
-    most = max(events.values())
-    height, top, bottom = 120, 24, 22
-    column = (_WIDTH - 20) / len(span)
+    every = _month_span(months[0], months[-1])
+    span, earlier = every[-MONTHS_SHOWN:], every[:-MONTHS_SHOWN]
+    shown = {key: n for key, n in events.items() if key[0] >= span[0]}
+    most = max(shown.values())
+    height, top, bottom, left = 120, 24, 36, 44
+    column = (_WIDTH - left - 10) / len(span)
     bar = max(min(column / 4, 14), 2)
     names = {"opened": t("thread_opened_word"), "merged": t("thread_merged_word"), "closed": t("thread_closed")}
     parts = []
+    # The count scale: gridlines at 0, half and the largest month's count.
+    for value in sorted({0, most // 2, most}):
+        y = top + height - value / most * height
+        parts.append(f'<line x1="{left - 4}" x2="{_WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="currentColor" stroke-opacity="0.15"/>')
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end" font-size="10" fill="currentColor">{value}</text>')
+    parts.append(f'<text x="{left - 8}" y="{top - 8}" text-anchor="end" font-size="10" fill="currentColor">{escape(t("chart_axis_count"))}</text>')
     for index, month in enumerate(span):
-        x = 10 + index * column
+        x = left + index * column
         for offset, kind in enumerate(("opened", "merged", "closed")):
             n = events.get((month, kind), 0)
             if n:
@@ -144,9 +157,22 @@ def threads_over_time(corpus: Corpus, t: Labels, infos: Sequence) -> Markup:
                              f'fill="{_EVENT_COLOURS[kind]}"><title>{escape(label)}</title></rect>')
         if len(span) <= 12 or index % 3 == 0:
             parts.append(f'<text x="{x:.1f}" y="{top + height + 15}" font-size="10" fill="currentColor">{escape(month)}</text>')
-    legend_x = 10
+    parts.append(f'<text x="{_WIDTH - 10}" y="{top + height + 30}" text-anchor="end" font-size="10" fill="currentColor">{escape(t("chart_axis_month"))}</text>')
+    legend_x = left
     for kind in ("opened", "merged", "closed"):
         parts.append(f'<rect x="{legend_x}" y="4" width="10" height="10" fill="{_EVENT_COLOURS[kind]}"/>')
         parts.append(f'<text x="{legend_x + 14}" y="13" font-size="11" fill="currentColor">{escape(names[kind])}</text>')
         legend_x += 90
-    return _wrap("".join(parts), t("chart_threads"), top + height + bottom)
+    outside = sum(n for (month, _kind), n in events.items() if month < span[0])
+    note = (t("chart_range_cut", first=span[0], last=span[-1], n=len(span), events=outside, before_first=earlier[0], before_last=earlier[-1])
+            if outside else t("chart_range", first=span[0], last=span[-1], n=len(span)))
+    return _wrap("".join(parts), t("chart_threads"), top + height + bottom, caption=True, note=note)
+
+
+def _month_span(first: str, last: str) -> list[str]:
+    """Every month from `first` to `last` (YYYY-MM), both included."""
+    day, end, span = dt.date.fromisoformat(first + "-01"), dt.date.fromisoformat(last + "-01"), []
+    while day <= end:
+        span.append(day.strftime("%Y-%m"))
+        day = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
+    return span

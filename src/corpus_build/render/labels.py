@@ -66,6 +66,13 @@ _LABELS: dict[str, dict[str, str]] = {
     "never_fetched": {"zh": "尚未存档", "en": "not archived yet"},
     "partial": {"zh": "部分存档", "en": "partial copy"},
     "partial_reason": {"zh": "缺少的内容", "en": "What is missing"},
+    "partial_needs_js": {"zh": "原页面由脚本生成，存档中只有页面框架，没有正文", "en": "the page is built by script: the copy holds its frame, not its text"},
+    "partial_other": {"zh": "存档副本不完整", "en": "the archived copy is incomplete"},
+    "no_url_state": {"zh": "无网址，不存档", "en": "no address, not archived"},
+    "no_url_body": {
+        "zh": "本条目没有网址，没有可抓取的内容，因此不做镜像。",
+        "en": "This source has no address, so there is nothing to fetch: it is not mirrored, by design.",
+    },
     "summary": {"zh": "汇总", "en": "Summary"},
     "title": {"zh": "标题", "en": "Title"},
     "id": {"zh": "编号", "en": "Id"},
@@ -160,11 +167,26 @@ _LABELS: dict[str, dict[str, str]] = {
     "chart_sections": {"zh": "各分区条目数（按类型）", "en": "Sources by section and kind"},
     "chart_freshness": {"zh": "存档新旧", "en": "Mirror freshness"},
     "chart_threads": {"zh": "引用的 PR 与 issue：每月新开、合并与关闭", "en": "Cited PRs and issues opened, merged and closed per month"},
+    "chart_axis_count": {"zh": "个数", "en": "count"},
+    "chart_axis_month": {"zh": "月份", "en": "month"},
+    "chart_range": {"zh": "显示 {first} 至 {last}（{n} 个月）。", "en": "Shown: {first} to {last} ({n} months)."},
+    "chart_range_cut": {
+        "zh": "显示 {first} 至 {last}（{n} 个月）；更早的 {events} 个事件（{before_first} 至 {before_last}）不在图中。",
+        "en": "Shown: {first} to {last} ({n} months); {events} earlier events ({before_first} to {before_last}) are outside the chart.",
+    },
     "thread_opened_word": {"zh": "新开", "en": "opened"},
     "age_week": {"zh": "一周内", "en": "within a week"},
     "age_month": {"zh": "一个月内", "en": "within a month"},
     "age_older": {"zh": "更早", "en": "older"},
     "home_crumb": {"zh": "首页", "en": "Home"},
+    # --- the theme's own words (overrides/: the 404 page, the footer), handed over by the plugin ---
+    "not_found": {"zh": "404 - 找不到页面", "en": "404 - Not found"},
+    "not_found_body": {
+        "zh": "这个地址没有页面：它可能已改名或被移除。可以用上方的搜索框查找，或回到{home}。",
+        "en": "There is no page at this address: it may have been renamed or removed. Search from the box above, or go to {home}.",
+    },
+    "made_with_before": {"zh": "本站使用 ", "en": "Made with "},
+    "made_with_after": {"zh": " 构建", "en": ""},
     # --- cite box (render/citation.py) ---
     "cite": {"zh": "引用", "en": "Cite"},
     "copy_bibtex": {"zh": "复制 BibTeX", "en": "Copy BibTeX"},
@@ -214,7 +236,14 @@ _LABELS: dict[str, dict[str, str]] = {
     "thread_discussion": {"zh": "讨论", "en": "Discussion"},
     "thread_counts": {"zh": "{comments} 条评论 · {reviews} 次评审 · {review_comments} 条行内评论", "en": "{comments} comment(s) · {reviews} review(s) · {review_comments} line comment(s)"},
     "thread_review_threads": {"zh": "行内讨论", "en": "Line discussions"},
-    "thread_unavailable": {"zh": "服务器未提供这些部分：{parts}", "en": "The server did not provide: {parts}"},
+    "thread_unavailable": {"zh": "GitHub 未提供本讨论的{parts}，本页没有这些内容。", "en": "GitHub did not provide this thread's {parts}; this page lacks them."},
+    "thread_part_comments": {"zh": "评论", "en": "comments"},
+    "thread_part_reviews": {"zh": "评审", "en": "reviews"},
+    "thread_part_review_comments": {"zh": "行内评论", "en": "line comments"},
+    "thread_part_commits": {"zh": "提交列表", "en": "list of commits"},
+    "thread_part_files": {"zh": "变更文件列表", "en": "list of changed files"},
+    "thread_part_timeline": {"zh": "事件记录（关闭、合并、标签等的时间线）", "en": "timeline of events (closing, merging, labels…)"},
+    "thread_part_other": {"zh": "部分内容", "en": "some parts"},
     "thread_truncated": {"zh": "GitHub 只列出前 {shown} 个{what}（共 {total} 个）。", "en": "GitHub lists only the first {shown} of {total} {what}."},
     "thread_events_cut": {"zh": "讨论过长，后面 {n} 条未在本页显示；完整内容见镜像中的 thread.json。", "en": "The thread is too long: its last {n} entries are not shown here; thread.json in the mirror has them all."},
     "thread_diff": {"zh": "差异", "en": "Diff"},
@@ -307,6 +336,10 @@ KIND_LABELS: dict[str, dict[str, str]] = {
 }
 
 
+# The words the theme's templates (overrides/) print: the plugin passes them in `extra`.
+THEME_WORDS = ("not_found", "not_found_body", "home_crumb", "made_with_before", "made_with_after")
+
+
 class Labels:
     def __init__(self, lang: str):
         self.lang = lang if lang in ("zh", "en") else "en"
@@ -327,3 +360,26 @@ class Labels:
 
     def chapter(self, number: int) -> str:
         return self("chapter", n=number)
+
+    def theme_words(self) -> dict[str, str]:
+        """THEME_WORDS in this language, for `extra.corpus_words` (overrides/404.html, partials/copyright.html)."""
+        return {key: self(key) for key in THEME_WORDS}
+
+    def join(self, items: list[str]) -> str:
+        """A short list in running text: 、 between Chinese items, commas in English."""
+        return ("、" if self.lang == "zh" else ", ").join(items)
+
+
+# Characters written differently in the two Chinese scripts, the most frequent first:
+# enough to tell a Traditional text from a Simplified one by counting.
+_TRADITIONAL = set("們這個來時說國對會學發與為開後過關經動種樣點現還實體區應進間當從無見長產處網電門務變總頭線據類內並")
+_SIMPLIFIED = set("们这个来时说国对会学发与为开后过关经动种样点现还实体区应进间当从无见长产处网电门务变总头线据类内并")
+
+
+def chinese_script(text: str) -> str:
+    """"zh-Hant" for a text in Traditional characters, "zh-Hans" for Simplified, "" when it cannot tell."""
+    traditional = sum(1 for ch in text if ch in _TRADITIONAL)
+    simplified = sum(1 for ch in text if ch in _SIMPLIFIED)
+    if traditional + simplified < 3:
+        return ""
+    return "zh-Hant" if traditional > simplified else "zh-Hans"

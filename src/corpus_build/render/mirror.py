@@ -44,6 +44,9 @@ from .views import (
 )
 
 EXCERPT = 600  # characters of extracted text on the source page
+# How fetch/kinds/html.py's partial reasons start (its NEEDS_JS; a test keeps the two equal):
+# not imported, because the fetch package costs every render a fifth of a second to import.
+NEEDS_JS = "needs JavaScript"
 
 
 def _rel(from_page: str, to_page: str) -> str:
@@ -66,11 +69,20 @@ class MirrorInfo:
 
 
 def info(corpus: Corpus, source: Source) -> MirrorInfo:
-    """As provenance.mirror_state, with a good, recent mirror ("ok", "unchanged") called fresh."""
+    """As provenance.mirror_state, with a good, recent mirror ("ok", "unchanged") called fresh.
+
+    A source without a URL and without a copy is "nourl": there is nothing to fetch, so
+    it is not mirrored by design (not "never fetched", which promises a copy to come).
+    """
     state, record, failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
     if state == "never fetched":
-        return MirrorInfo("never", None, None)
+        return nothing_fetched(source)
     return MirrorInfo("fresh" if state in ("ok", "unchanged") else state, record, failure)
+
+
+def nothing_fetched(source: Source) -> MirrorInfo:
+    """The state of a source with no mirror and no failure: "never", or "nourl" without a URL."""
+    return MirrorInfo("never" if source.url else "nourl", None, None)
 
 
 def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Provenance | None]:
@@ -78,9 +90,10 @@ def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Prov
     return found.state, found.record, found.failure
 
 
-MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never")
-_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "failed": "failed", "skipped": "skipped", "never": "never_fetched"}
-_STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "skipped": "stale", "never": "stale", "failed": "failed"}
+MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never", "nourl")
+_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "failed": "failed", "skipped": "skipped", "never": "never_fetched",
+                 "nourl": "no_url_state"}
+_STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "skipped": "stale", "never": "stale", "failed": "failed", "nourl": "nourl"}
 
 
 def state_label(state: str, t: Labels) -> str:
@@ -125,6 +138,52 @@ def failure_reason(failure: Provenance, t: Labels) -> str:
     if outcome == "git" or failure.kind == "repo":
         return t("reason_git")
     return t("reason_other")
+
+
+def partial_reason(record: Provenance, t: Labels) -> str:
+    """What a partial mirror lacks, in the reader's words ("" for a complete one).
+
+    The fetch stage records its reason for the operator (in English, with the setting
+    to change); the reader is told only what the copy is missing.
+    """
+    reason = record.document.partial_reason
+    if not reason:
+        return ""
+    if reason.startswith(NEEDS_JS):
+        return t("partial_needs_js")
+    return t("partial_other")
+
+
+def publishable_url(url: str) -> str:
+    """`url` made safe to link (views.safe_url), or "" for an address on this machine or its network.
+
+    A mirror fetched through a local proxy or test server records a loopback or private
+    address as where the copy came from: meaningless to a reader, and never a link.
+    """
+    from urllib.parse import urlsplit
+
+    safe = safe_url(url)
+    try:
+        host = urlsplit(safe).hostname or ""
+    except ValueError:
+        return ""
+    return "" if not host or _local_host(host) else safe
+
+
+def _local_host(host: str) -> bool:
+    """localhost names, local-network suffixes, and IP literals of this machine or its network."""
+    import ipaddress
+
+    host = host.lower().rstrip(".").strip("[]")
+    if host == "localhost" or host.endswith((".localhost", ".local", ".internal", ".lan", ".home.arpa")):
+        return True
+    try:
+        address = ipaddress.ip_address(int(host) if host.isdigit() else host)  # http://2130706433/ is 127.0.0.1
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    address = mapped or address
+    return address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified or address.is_reserved or address.is_multicast
 
 
 def thread_state_badge(record: Provenance | None, t: Labels, tz: dt.tzinfo) -> Badge | None:
@@ -314,20 +373,23 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
         title = f"{state_label(failure.status.value, t)}{t.colon}{local_time(failure.checked_at, tz)}"
         notices.append(Notice("failure", title, t("fetch_failed_body", reason=failure_reason(failure, t))))
     if record is None:
-        if failure is None:
+        if state == "nourl":
+            notices.append(Notice("info", t("no_url_state"), t("no_url_body")))
+        elif failure is None:
             notices.append(Notice("info", t("not_mirrored"), t("not_mirrored_body")))
         return MirrorPanel(notices=tuple(notices))
     if state == "stale":
         notices.append(Notice("warning", t("stale"), t("stale_body", days=corpus.settings.stale_after_days)))
     facts = [Fact(t("mirror_state"), (state_badge(state, t),)), Fact(t("fetched_at"), (local_time(record.fetched_at, tz),))]
-    if record.document.partial_reason:  # what a partial mirror lacks, as the fetch stage said it
-        facts.append(Fact(t("partial_reason"), (record.document.partial_reason,)))
+    missing = partial_reason(record, t)
+    if missing:
+        facts.append(Fact(t("partial_reason"), (missing,)))
     if record.checked_at and record.checked_at != record.fetched_at:
         facts.append(Fact(t("checked_at"), (local_time(record.checked_at, tz),)))
     if record.supplied is not None:  # a copy the user saved (corpus-build attach)
         supplied = t("supplied_copy", name=record.supplied.file_name) + (f" · {record.supplied.note}" if record.supplied.note else "")
         facts.append(Fact(t("supplied"), (supplied,)))
-    fetched = safe_url(record.fetched_url)
+    fetched = publishable_url(record.fetched_url)
     if fetched and fetched != safe_url(source.url):
         facts.append(Fact(t("fetched_from"), (Link(record.fetched_url, fetched, external=True),)))
     if record.content_type:

@@ -19,7 +19,7 @@ from ..core.model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Sec
 from ..core.provenance import RawListing
 from ..registry import WIKILINK
 from . import changes, charts, citation, export, mirror, offlinelink
-from .labels import Labels
+from .labels import Labels, chinese_script
 from .linknotice import source_notice as link_notice
 from .places import paths, rel
 from .reuse import Reuse
@@ -116,7 +116,7 @@ class PageBuilder:
         """The source's mirror state and records (read once per render)."""
         if source.id not in self._mirrors:
             if self._raw.never_fetched(source.section, source.id):  # no reads (provenance.RawListing)
-                self._mirrors[source.id] = mirror.MirrorInfo("never", None, None)
+                self._mirrors[source.id] = mirror.nothing_fetched(source)
             else:
                 self._mirrors[source.id] = mirror.info(self.corpus, source)
         return self._mirrors[source.id]
@@ -400,8 +400,18 @@ class PageBuilder:
 
     def digest_page(self, digest: Digest) -> str:
         page = paths.digest(digest)
-        view = DigestPage(digest.title, digest.date.isoformat(), digest.tags, self.digest_facts(digest), self.resolve_wikilinks(digest.body, page))
+        view = DigestPage(digest.title, digest.date.isoformat(), digest.tags, self.digest_facts(digest), self.resolve_wikilinks(digest.body, page),
+                          lang=self.page_lang(digest.title + "\n" + digest.body))
         return self._render("digest.md.j2", view)
+
+    def page_lang(self, text: str) -> str:
+        """The language of a page's own text when the interface's code would misname it ("" otherwise).
+
+        Simplified Chinese is what `zh` means on a Chinese site; a digest in Traditional
+        characters says zh-Hant, so browsers pick the right fonts and readers the right voice.
+        """
+        script = chinese_script(text)
+        return "" if not script or (script == "zh-Hans" and self.t.lang == "zh") else script
 
     def resolve_wikilinks(self, body: str, page: str) -> str:
         def replace(match) -> str:

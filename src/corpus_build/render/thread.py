@@ -26,6 +26,7 @@ from ..core.provenance import Provenance, parse_time
 from ..core.threads import CommentThread, Commit, Conversation, Event, conversation
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, sanitize_markdown
+from .views import CODE_SPAN, plain_title, title_md
 from .views import safe_url as _safe_url
 
 PATCH_LIMIT = 300_000  # characters of diff shown on one thread page (the full patches stay in thread.json)
@@ -58,6 +59,12 @@ def local_time(value: str, zone: dt.timezone) -> str:
         return ""
     shown = moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     return f'<time datetime="{html.escape(moment.astimezone(dt.UTC).isoformat())}">{shown}</time>'
+
+
+def _code_html(value: str) -> str:
+    """A GitHub title as HTML: its `code` spans as <code>, everything escaped."""
+    parts = CODE_SPAN.split(str(value))  # text, code, text, code, …, text
+    return "".join(f"<code>{_e(part)}</code>" if i % 2 else _e(part) for i, part in enumerate(parts))
 
 
 def _e(value: str) -> str:
@@ -174,19 +181,19 @@ class ThreadPage:
         t = self.t
         conv = _with_newer_state(conversation(data), record)
         f = conv.facts
-        title = f"{source.title} · {t('thread_page')}"
+        title = f"{plain_title(source.title)} · {t('thread_page')}"
         # Long threads stay out of the search index, as long extracted texts do (mirrortext.SEARCH_LIMIT).
         words = sum(len(e.body) + sum(len(c.body) for g in e.files for th in g.threads for c in th.comments) for e in conv.events)
         meta: dict = {"title": title}
         if words > SEARCH_LIMIT:
             meta["search"] = {"exclude": True}
-        out = md.front_matter(**meta) + f"# {md.text(title)}\n\n"
+        out = md.front_matter(**meta) + f"# {title_md(source.title)} · {md.text(t('thread_page'))}\n\n"
         links = [md.link(t("back_to_source"), back)]
         if _safe_url(source.url):
             links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
-        out += " · ".join(links) + f" · {t('fetched_at')}: {self.when(record.fetched_at) or md.text(record.fetched_at)}\n\n"
+        out += " · ".join(links) + f" · {t('fetched_at')}{t.colon}{self.when(record.fetched_at) or md.text(record.fetched_at)}\n\n"
         out += f"*{t('mirrored_copy')} {t('times_in_zone', zone=zone_name(self.zone))}*\n\n"
-        out += f'<div class="cb-thread" markdown="0">\n<p class="cb-thread-title"><strong>{_e(f.title)}</strong> #{f.number}</p>\n'
+        out += f'<div class="cb-thread" markdown="0">\n<p class="cb-thread-title"><strong>{_code_html(f.title)}</strong> #{f.number}</p>\n'
         out += self.facts(conv) + "</div>\n\n"
         out += f"## {t('thread_conversation')}\n\n"
         shown, items, cut = 0, [], 0
@@ -203,7 +210,9 @@ class ThreadPage:
         unavailable = [str(x) for x in data.get("unavailable") or () if isinstance(x, str)]
         notes = []
         if unavailable:
-            notes.append(t("thread_unavailable", parts=", ".join(unavailable)))
+            # The parts by what they are to a reader, never the API's names for them (`timeline`).
+            names = [t(f"thread_part_{x}") if t.has(f"thread_part_{x}") else t("thread_part_other") for x in dict.fromkeys(unavailable)]
+            notes.append(t("thread_unavailable", parts=t.join(list(dict.fromkeys(names)))))
         if f.is_pull and f.commits > f.commits_shown:
             notes.append(t("thread_truncated", what=t("commits_word"), shown=f.commits_shown, total=f.commits))
         if f.is_pull and f.changed_files > f.files_shown:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -237,6 +238,7 @@ class DigestPage:
     tags: tuple[str, ...]
     facts: tuple[ListItem, ...]
     body: str  # Markdown with wikilinks already resolved
+    lang: str = ""  # the page's language when it is not the interface's (a Traditional digest: zh-Hant)
 
 
 @dataclass(frozen=True)
@@ -428,6 +430,26 @@ def _pieces(items: Any, sep: str = " ") -> Markup:
     return Markup(sep.join(_piece(p) for p in items))
 
 
+# A `code` span in a title (issue and PR titles name functions and types this way).
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def title_md(value: Any) -> Markup:
+    """A registry title as Markdown: its `code` spans stay code, everything else is escaped text."""
+    text, out, last = str(value), [], 0
+    for match in CODE_SPAN.finditer(text):
+        # A code span's content is literal to Markdown and HTML-escaped by it: `<dst>` shows as typed.
+        out += [md.text(text[last : match.start()]), "`" + match.group(1) + "`"]
+        last = match.end()
+    out.append(md.text(text[last:]))
+    return Markup("".join(out))
+
+
+def plain_title(value: Any) -> str:
+    """A title for places that show plain text (<title>, the header, the nav): code spans lose their backticks."""
+    return CODE_SPAN.sub(r"\1", str(value))
+
+
 def _note(body: str) -> Markup:
     return Markup(md.quote_block(body))
 
@@ -454,7 +476,8 @@ def environment() -> jinja2.Environment:
         # A process keys its caches by the code it started with (core/cachekeys.code_version) anyway.
         auto_reload=False,
     )
-    env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md, piece=_piece, pieces=_pieces)
+    env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md, piece=_piece, pieces=_pieces,
+                       title_md=title_md, plain_title=plain_title)
     env.globals.update(front_matter=_front_matter)
     env.tests.update(
         link=lambda v: isinstance(v, Link),

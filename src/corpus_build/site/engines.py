@@ -85,6 +85,15 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
     return result
 
 
+def theme_extra(corpus: Corpus) -> dict[str, Any]:
+    """`extra` keys the theme's templates read (overrides/): their words in the reader's language."""
+    from ..render.labels import Labels
+    from ..render.sanitize import theme_text
+
+    words = Labels(corpus.settings.ui_lang)
+    return {"corpus_words": {key: theme_text(value) for key, value in words.theme_words().items()}}
+
+
 def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | None = None) -> Path:
     """A config inheriting mkdocs.yml with the plugin's contributions, for engines that run no plugins."""
     from .. import render
@@ -97,6 +106,9 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         "site_name": theme_text(corpus.settings.site_name),
         "theme": {"language": corpus.settings.ui_lang},
         "nav": render.nav(corpus),
+        # The theme's words (404 page, footer) in the reader's language, as the plugin gives them,
+        # and the footer's credit: these engines build the site with their own theme code.
+        "extra": {**theme_extra(corpus), "corpus_generator": {"name": "Zensical", "url": "https://zensical.org/"}},
     }
     # What the plugin adds to every build (site/plugin.py, _add_theme): the package's templates
     # and its stylesheet and scripts. INHERIT replaces lists, so mkdocs.yml's own entries are kept.

@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import SiteError
-from ..render.offlinelink import ZIP_NAME
+from ..render.offlinelink import COPY_FLAG, ZIP_NAME
 
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
 _CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
@@ -50,7 +50,7 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         # INHERIT deep-merges mappings: `extra` keeps the project's keys and gains polyfills.
         child.write_text(yaml.safe_dump({
             "INHERIT": "mkdocs.yml", "use_directory_urls": False, "site_dir": str(site_dir),
-            "extra": {"polyfills": [_SHIM]},
+            "extra": {"polyfills": [_SHIM], COPY_FLAG: True},  # the copy's home page links no zip it lacks
         }), encoding="utf-8")
         try:
             config = load_config(str(child), strict=strict)

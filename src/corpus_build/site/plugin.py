@@ -13,6 +13,7 @@ import contextlib
 import functools
 import gc
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from .. import registry, render
 from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
-from ..render import sanitize
+from ..render import offlinelink, sanitize
 from . import buildcache, engines, hosting, navmemo, preview, search, serve, slim
+from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 
@@ -78,6 +80,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
             corpus = hosting.with_site_url(corpus, config.site_url)
+            if config.extra.get(offlinelink.COPY_FLAG):  # site/offline.py's build of the copy inside the zip
+                corpus = offlinelink.as_offline_copy(corpus)
             if corpus.settings.site_url:
                 config.site_url = corpus.settings.site_url
             result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
@@ -124,6 +128,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if isinstance(palette, dict) and isinstance(palette.get("toggle"), dict):
                 palette["toggle"]["name"] = words("to_light" if palette.get("scheme") == "slate" else "to_dark")
         config.extra["new_sources_feed_title"] = sanitize.theme_text(f"{corpus.settings.title} · {words('new_sources')}")
+        config.extra.update(theme_extra(corpus))
+        if not config.site_description and corpus.settings.description.strip():
+            # Every page's <meta name="description">: mkdocs.yml's words (in the site's language), else the corpus's.
+            config.site_description = sanitize.theme_text(" ".join(corpus.settings.description.split()))  # printed unescaped
         _add_theme(config)
         self._corpus_dir = corpus_dir
         self._corpus = corpus
@@ -219,6 +227,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         console.progress("building pages", self._pages_done, self._pages_total)
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
+        output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
     def on_post_template(self, output_content, template_name, config):
@@ -271,6 +280,17 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._preview is not None and not self._preview.install(server, builder):
             log.info("corpus: this MkDocs has no fast preview path; every edit is a full build")
         return server
+
+
+_HTML_LANG = re.compile(r'<html lang="[^"]*"')
+_LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+def page_lang(output: str, lang: object) -> str:
+    """The page's `<html lang>` from its front matter's `lang` (a Traditional digest: zh-Hant)."""
+    if not isinstance(lang, str) or not _LANG_TAG.fullmatch(lang):
+        return output
+    return _HTML_LANG.sub(f'<html lang="{lang}"', output, count=1)
 
 
 def _load_search_dictionary(path: Path) -> None:

@@ -76,8 +76,4 @@
     document.querySelectorAll('link[rel="alternate"]').forEach(function (node) { node.remove(); });
     if (document.body) observer.disconnect();
   }).observe(document.documentElement, { childList: true, subtree: true });
-  // The home page's "download the offline copy" link makes no sense inside the copy.
-  document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll(".cb-offline").forEach(function (node) { node.remove(); });
-  });
 })();
