@@ -230,3 +230,14 @@ def test_charts_are_drawn_at_build_time_from_registry_and_mirrors(mirrored_proje
     # mirror freshness: the four mirrors and the failure
     assert "<title>failed 1</title>" in status and re.search(r"<title>(within a week|within a month|older) 4</title>", status)
     assert "<script" not in home and "<script" not in status
+
+
+def test_the_screenshot_the_record_names_is_published(project):
+    """Browser-rendered pages are kept as WebP now (issue 21); the panel links whatever the record names."""
+    corpus = registry.load(project / "corpus")
+    webp = b"RIFF\x20\x00\x00\x00WEBPVP8 " + b"\x00" * 24  # the bytes are never decoded here
+    _mirror(corpus, "cuda-guide", {"page.html": b"<p>Words.</p>", "text.md": b"Words.", "screenshot.webp": webp},
+            body_file="page.html", text_file="text.md", content_type="text/html", document=Document(screenshot="screenshot.webp"))
+    pages = render.build_pages(registry.load(project / "corpus"))
+    assert pages["sources/cuda-guide/archive/screenshot.webp"] is not None
+    assert "archive/screenshot.webp" in pages["sources/cuda-guide.md"] and "screenshot.png" not in pages["sources/cuda-guide.md"]

@@ -113,7 +113,8 @@ def test_js_shell_without_a_browser_is_partial_never_ok(server, make_corpus, opt
     assert server.count("/portal/api/page.json") == 0  # nothing ran the page's script
     from corpus_build import render
 
-    assert "needs JavaScript" in render.build_pages(corpus)["sources/portal.md"]  # the site says why
+    words = render.Labels(corpus.settings.ui_lang)("partial_needs_js")
+    assert words in render.build_pages(corpus)["sources/portal.md"]  # the site says why, in the reader's words
     # The next run asks again in full (no conditional request) and stays partial: never "unchanged".
     [again] = fetch_corpus(corpus, opts)
     assert again.status is Status.PARTIAL
@@ -163,8 +164,9 @@ def test_js_shell_is_rendered_in_chromium_with_a_screenshot(server, make_corpus,
     assert record.document.renderer.startswith("chromium ") and "playwright" in record.document.renderer
     assert record.extractor.versions["chromium"] and record.document.shell  # why it was rendered
     assert (raw / "page.html").read_bytes() == SHELL.encode()  # the original bytes stay as sent
-    assert (raw / "rendered.html").is_file() and (raw / "screenshot.png").read_bytes().startswith(b"\x89PNG")
-    assert {"rendered.html", "screenshot.png"} <= {f.path for f in record.files}
+    shot = (raw / "screenshot.webp").read_bytes()
+    assert (raw / "rendered.html").is_file() and shot[:4] == b"RIFF" and shot[8:12] == b"WEBP"  # issue 21: not a PNG
+    assert {"rendered.html", "screenshot.webp"} <= {f.path for f in record.files}
     assert server.count("/portal/docs/overview") == 1  # the browser was served the downloaded bytes
     assert server.count("/portal/api/page.json") == 1
 
@@ -279,5 +281,5 @@ def test_browser_always_renders_an_ordinary_page_too(server, make_corpus, option
     raw = corpus.raw_dir(corpus.source("plain"))
     record = read_provenance(raw)
     assert "Static words. Added by script." in (raw / "text.md").read_text(encoding="utf-8")
-    assert record.document.renderer.startswith("chromium ") and record.document.screenshot == "screenshot.png"
+    assert record.document.renderer.startswith("chromium ") and record.document.screenshot == "screenshot.webp"
     assert not record.document.shell  # not a shell: rendered because the corpus asked for it

@@ -93,7 +93,7 @@ class Document:
     image_files: tuple[SavedImage, ...] = ()  # the images kept in the mirror (failures included)
     region: str = ""  # where the main text was found: "role=main", "main", "sphinx-body", "article", "body"…
     renderer: str = ""  # what produced the DOM the text came from, e.g. "chromium 131.0.6778.85 (playwright 1.49.0)"
-    screenshot: str = ""  # full-page PNG of the rendered page, relative to the mirror folder
+    screenshot: str = ""  # full-page WebP of the rendered page (PNG before issue 21), relative to the mirror folder
     shell: tuple[str, ...] = ()  # why the page looked like a JavaScript shell
     partial_reason: str = ""  # set when status is partial: what the mirror lacks and how to get it
 

@@ -242,9 +242,11 @@ def _archived(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[
             found.append(("pdf", Path(name).name, path))
         elif lower.endswith((".html", ".htm")) and name == record.body_file:
             found.append(("html", "page.html", path))
-    shot = mirror_file(corpus, source, "screenshot.png")
+    # The record names its screenshot (WebP since issue 21; mirrors made before hold a PNG).
+    shot_name = record.document.screenshot or "screenshot.png"
+    shot = mirror_file(corpus, source, shot_name)
     if shot is not None:
-        found.append(("screenshot", "screenshot.png", shot))
+        found.append(("screenshot", Path(shot_name).name, shot))
     warc = mirror_file(corpus, source, record.warc_file) if record.warc_file else None
     if warc is not None:
         found.append(("warc", Path(record.warc_file).name, warc))
