@@ -187,7 +187,8 @@
       var distance = word.length >= FUZZY_TWO ? 2 : 1;
       var reach = index.tokenSet.intersect(lunr.TokenSet.fromFuzzyString(word, distance)).toArray();
       current.fuzzy.push([word, new Set(reach)]);
-      add(word, { editDistance: distance, boost: FUZZY_BOOST });
+      // Each step away counts less: a word one edit away beats one two away (cutlasss: CUTLASS, not CATLASS).
+      for (var edits = 1; edits <= distance; edits++) add(word, { editDistance: edits, boost: FUZZY_BOOST / edits });
     });
     current.threads.forEach(function (number) {
       ["pr", "issue"].forEach(function (kind) { add(kind + number, { boost: THREAD_BOOST }); });
