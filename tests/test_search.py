@@ -198,7 +198,7 @@ def test_search_table_in_chromium(browser, default_site):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: r.url.startswith(base) or foreign.append(r.url))
         for query, expected, within in QUERIES:
-            groups = _results(page, base, query)
+            groups = _results(page, base, query, wait=False)
             pages = [g["page"] for g in groups]
             rank = pages.index(expected) + 1 if expected in pages else None
             rows.append(f"{query!r:24} rank {rank or '-':>2} (≤ {within:>2})  top 3: {pages[:3]}")
