@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -303,3 +304,31 @@ def test_the_index_tuned_in_memory_equals_the_index_tuned_from_materials_file(tm
     assert text == path.read_text(encoding="utf-8")
     assert (stats.docs_before, stats.docs_after) == (from_file.docs_before, from_file.docs_after)
     assert json_module.loads(text)["docs"][0]["title"] == "TileLang <b>x</b>"
+
+
+def test_bench_reads_a_held_out_query_table_and_names_a_bad_entry(tmp_path, monkeypatch):
+    """scripts/bench_search.py --queries: ids become their pages, paths stay, a bad table is one message."""
+    import importlib.util
+
+    from tests.corpus_fixture import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_search", PROJECT_ROOT / "scripts" / "bench_search.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_search", bench)  # its dataclass looks its module up
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the script puts the project on it
+    spec.loader.exec_module(bench)
+    corpus = _corpus(tmp_path, _source(id="vllm", title="vLLM"))
+    table = tmp_path / "held-out.yml"
+    table.write_text("- query: paged attention\n  expect: [vllm, digests/2026-10-22/]\n  note: phrase\n- {query: 首页, expect: ''}\n", encoding="utf-8")
+    cases = bench.read_cases(table, corpus)
+    assert cases == [bench.Case("paged attention", ("sources/vllm/", "digests/2026-10-22/"), "phrase"), bench.Case("首页", ("",), "")]
+    assert bench.first_rank(["x/", "digests/2026-10-22/", "sources/vllm/"], cases[0].expect) == 2
+    for text, message in (
+        ("- query: q\n  expect: [nope]\n", "entry 1 ('q'): no source has the id 'nope'"),
+        ("- query: q\n  expected: [vllm]\n", "unknown key(s) expected"),
+        ("query: q\n", "expected a list"),
+        ("- query: 'q\n", "held-out.yml:"),
+    ):
+        table.write_text(text, encoding="utf-8")
+        with pytest.raises(bench.QueryTableError, match=re.escape(message)):
+            bench.read_cases(table, corpus)
