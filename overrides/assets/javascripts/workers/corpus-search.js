@@ -43,6 +43,7 @@
   var THREAD_BOOST = 10;
   var HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   var HAN_RUNS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  var PIECES = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
   var LONGEST_WORD = 8; // as site/search.py's MAX_WORD
   var THREADS = /(?:\b(?:pr|pull|issues?)\s*[#/]?\s*|#)(\d+)\b/gi;
   var THREAD_WORDS = { pr: true, pull: true, issue: true, issues: true };
@@ -108,7 +109,9 @@
 
   function parse(query) {
     var plain = query.replace(/["+]/g, " ").replace(/(^|\s)-+/g, " ");
-    var tokens = words(plain);
+    // Words as the index cuts them, a Chinese run apart from Latin letters beside it (vLLM昇腾: vllm, 昇腾).
+    var tokens = [];
+    words(plain).forEach(function (word) { tokens.push.apply(tokens, word.match(PIECES)); });
     var threads = [];
     var match;
     THREADS.lastIndex = 0;
@@ -162,10 +165,14 @@
   function adjust(lunr, index, query, current) {
     var terms = index.invertedIndex;
     var seen = {};
+    var beside = []; // Latin letters of a clause that held Chinese too (vllm昇腾*)
     query.clauses = query.clauses.filter(function (clause) {
       var bare = clause.term.replace(/\*/g, "");
       if (!optional(lunr, clause)) return true;
-      if (HAN.test(bare)) return false; // cut again below
+      if (HAN.test(bare)) { // cut again below
+        beside.push.apply(beside, bare.split(HAN_RUNS).filter(Boolean));
+        return false;
+      }
       if (current.threads.length && THREAD_WORDS[bare]) return false;
       seen[clause.term] = true;
       return true;
@@ -178,6 +185,7 @@
       query.term(term, options);
     }
     var trailing = lunr.Query.wildcard.TRAILING;
+    beside.forEach(function (word) { add(word, { wildcard: trailing }); });
     current.han.forEach(function (run) {
       cut(run, terms).forEach(function (word) { add(word, { wildcard: trailing }); });
     });
