@@ -176,8 +176,14 @@ def _results(page, base: str, query: str, *, wait: bool = True) -> list[dict]:
             "none => document.querySelector('li.md-search-result__item') || document.querySelector('.md-search-result__meta').textContent.includes(none)",
             arg=none, timeout=15_000,
         )
+    # Material draws the results over a few frames: read them once their number stops changing.
+    items = page.locator("ol.md-search-result__list > li.md-search-result__item")
+    counts = [-1, items.count()]
+    while counts[-1] != counts[-2]:
+        page.wait_for_timeout(150)
+        counts.append(items.count())
     groups = []
-    for item in page.locator("ol.md-search-result__list > li.md-search-result__item").all()[:10]:
+    for item in items.all()[:10]:
         link = item.locator("a.md-search-result__link").first
         href = urlsplit(link.get_attribute("href") or "")
         path = href.path.removeprefix(urlsplit(base).path)
@@ -225,6 +231,22 @@ def test_a_typo_finds_what_the_word_finds(browser, default_site):
             assert found[:1] == [wanted], (typo, word, found[:3])
             # What was found one or two edits away is not shown as a missing word.
             assert page.locator(".md-search-result__terms").count() == 0, typo
+        page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_words_run_together_are_not_shown_missing(browser, default_site):
+    """vLLM's annotation says PagedAttention: its result for `paged attention` lacks neither word."""
+    from tests.site_helpers import serve
+
+    site, _ = default_site
+    with serve(site) as base:
+        page = browser.new_page()
+        groups = _results(page, base, "paged attention")
+        assert groups[0]["page"] == "sources/vllm/"
+        first = page.locator("ol.md-search-result__list > li.md-search-result__item").first
+        assert first.locator(".md-search-result__terms").count() == 0, first.inner_text()
         page.close()
 
 

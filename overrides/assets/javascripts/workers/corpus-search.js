@@ -26,7 +26,9 @@
  *    between them ignored, so paged attention is also PagedAttention; the last
  *    word may be unfinished). Tier 1: one whose text holds that phrase.
  *    Chinese words take no part in phrases: a Traditional page would not hold
- *    the Simplified phrase it answers.
+ *    the Simplified phrase it answers. Tiers lift only pages of full weight
+ *    (sources, the user's own pages): those site/search.py weighs down
+ *    (digests, chapters, section and listing pages) keep their place by score.
  *
  * Runs as a Web Worker, or inside the offline copy's iframe stand-in
  * (site/templates/offline-worker.js), where importScripts returns a promise. It
@@ -126,7 +128,7 @@
     var compounds = [];
     tokens.forEach(function (token, i) {
       var next = tokens[i + 1];
-      if (next && !HAN.test(token) && !HAN.test(next)) compounds.push(token + next);
+      if (next && !HAN.test(token) && !HAN.test(next)) compounds.push([token + next, [token, next]]);
     });
     return {
       tokens: tokens,
@@ -189,7 +191,7 @@
     current.han.forEach(function (run) {
       cut(run, terms).forEach(function (word) { add(word, { wildcard: trailing }); });
     });
-    current.compounds.forEach(function (word) { add(word, { wildcard: trailing, boost: COMPOUND_BOOST }); });
+    current.compounds.forEach(function (pair) { add(pair[0], { wildcard: trailing, boost: COMPOUND_BOOST }); });
     current.latin.forEach(function (word) {
       if (word.length < FUZZY_MIN || !/[a-z]/.test(word)) return;
       var distance = word.length >= FUZZY_TWO ? 2 : 1;
@@ -224,6 +226,10 @@
     results.forEach(function (result) {
       var doc = docs.get(result.ref);
       if (!doc) return;
+      record(result, current);
+      // Pages the index weighs down (site/search.py: digests, chapters, section and listing pages
+      // mention sources in passing) keep their place by score: tiers lift sources and the user's pages.
+      if (doc.boost !== undefined && doc.boost < 1) return;
       var tier = 0;
       var keys = words(doc.keys || "");
       if (current.threads.length) {
@@ -237,12 +243,19 @@
         else if (current.phrase && holds(shown.text, current.phrase)) tier = 1;
       }
       if (tier) current.tiers.set(result.ref, tier);
-      var matched = Object.keys(result.matchData.metadata);
-      var found = current.fuzzy.filter(function (pair) {
-        return matched.some(function (term) { return pair[1].has(term); });
-      }).map(function (pair) { return pair[0]; });
-      if (found.length) current.found.set(result.ref, found);
     });
+  }
+
+  // The query's words a result holds in another form: one or two edits away, or run together (PagedAttention).
+  function record(result, current) {
+    var matched = Object.keys(result.matchData.metadata);
+    var found = current.fuzzy.filter(function (pair) {
+      return matched.some(function (term) { return pair[1].has(term); });
+    }).map(function (pair) { return pair[0]; });
+    current.compounds.forEach(function (pair) {
+      if (matched.some(function (term) { return term.indexOf(pair[0]) === 0; })) found.push.apply(found, pair[1]);
+    });
+    if (found.length) current.found.set(result.ref, found);
   }
 
   // A field as its words run together, with where each word starts.
@@ -275,7 +288,7 @@
       var tier = 0;
       group.forEach(function (item) {
         tier = Math.max(tier, current.tiers.get(item.location) || 0);
-        // A word found one or two edits away is not shown as missing.
+        // A word found in another form is not shown as missing.
         (current.found.get(item.location) || []).forEach(function (word) {
           if (item.terms && item.terms[word] === false) item.terms[word] = true;
         });
