@@ -32,7 +32,8 @@
  *
  * Runs as a Web Worker, or inside the offline copy's iframe stand-in
  * (site/templates/offline-worker.js), where importScripts returns a promise. It
- * requests nothing but Material's worker beside it.
+ * requests nothing but Material's worker beside it. A worker that is not
+ * Material's lunr one (Zensical's) runs as it would alone.
  */
 (function () {
   "use strict";
@@ -73,7 +74,9 @@
     if (message && message.type === RESULT && plan) reorder(message.data, plan);
     return post.apply(scope, arguments);
   };
+  var passive = false;
   listen.call(scope, "message", function (event) {
+    if (passive) return;
     if (deliver && scope.lunr) receive(event);
     else waiting.push(event);
   });
@@ -95,6 +98,13 @@
   }
 
   function start() {
+    if (!deliver || !scope.lunr || !scope.lunr.Index) {
+      // Not Material's lunr worker (another engine's, Zensical's, answers on onmessage): step aside.
+      scope.addEventListener = listen;
+      scope.postMessage = post;
+      passive = true;
+      return;
+    }
     patch(scope.lunr);
     waiting.splice(0).forEach(receive);
   }
