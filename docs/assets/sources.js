@@ -109,7 +109,6 @@
     function simplified(ch) { return map[ch] || ch; }
     return function (text) { return (text || "").toLowerCase().normalize("NFKC").replace(HAN, simplified); };
   }
-  var fold = folder({});
 
   function element(tag, text, className) {
     var node = document.createElement(tag);
@@ -129,7 +128,7 @@
     var count = panel.querySelector(".cb-filter-count");
     var sort = { column: 0, ascending: true };
     var page = 1;
-    fold = folder(data.fold || {});
+    var fold = folder(data.fold || {});
 
     rows.forEach(function (row, rank) {
       row.rank = rank; // the build sorts by title: a row's place is its title order
