@@ -12,7 +12,20 @@ costs in bytes, both ways it could be done:
   character map shipped to the browser to fold the reader's query.
 
     .venv/bin/python scripts/bench_search.py            # ~1 minute
+    .venv/bin/python scripts/bench_search.py --queries held-out.yml
     .venv/bin/python scripts/bench_search.py --pagefind /tmp/pf/node_modules/.bin/pagefind
+
+"Ours" is the site as published: the tuned index searched by our worker
+(overrides/assets/javascripts/workers/corpus-search.js, which the pages' config
+names), "stock" Material's index and worker.
+
+With --queries FILE, the queries are a YAML list of
+`{query: str, expect: [source ids or page paths], note: str}` instead of
+tests/test_search.py's table: an id names its page (sources/<id>/), a path with
+a slash is a page as the site addresses it (digests/2026-10-22/, "" for the
+home). A query hits at N when one of its expected pages is among the first N
+results; the table prints the rank of the first expected page for each engine,
+then top-1 and top-3 counts.
 
 With --pagefind (the `pagefind` npm package's binary: `npm install pagefind@1`
 in any folder), the same queries also run against Pagefind's index of the
@@ -30,6 +43,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +61,8 @@ OLD_SEPARATOR = r"""'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z]
 ASK_WORKER = """async ([worker, queries]) => {
   const index = await (await fetch('search/search_index.json')).json();
   index.options = {suggest: false};
-  const w = new Worker('assets/javascripts/workers/' + worker);
+  // The worker the pages name (ours, with Material's after the #), or Material's own.
+  const w = new Worker(worker || JSON.parse(document.getElementById('__config').textContent).search);
   const ask = m => new Promise(resolve => { w.onmessage = e => resolve(e.data); w.postMessage(m); });
   await ask({type: 0, data: index});           // SETUP, as Material's own page sends it
   const out = {};
@@ -73,14 +88,98 @@ def project(target: Path, *, baseline: bool) -> Path:
     return target
 
 
-def ranks(site_dir: Path, browser) -> dict[str, list[str]]:
-    worker = Path(glob.glob(str(site_dir / "assets/javascripts/workers/search.*.min.js"))[0]).name
+def ranks(site_dir: Path, browser, queries: list[str], *, stock: bool) -> dict[str, list[str]]:
+    """Each query's result pages, in order, from the site's search worker (Material's own with `stock`)."""
+    worker = ""
+    if stock:
+        worker = "assets/javascripts/workers/" + Path(glob.glob(str(site_dir / "assets/javascripts/workers/search.*.min.js"))[0]).name
     with serve(site_dir) as base:
         page = browser.new_page()
         page.goto(base + "404.html")
-        found = page.evaluate(ASK_WORKER, [worker, [q for q, _ in QUERIES]])
+        found = page.evaluate(ASK_WORKER, [worker, queries])
         page.close()
     return found
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query of a table: the pages any of which answers it, and why it is there."""
+
+    query: str
+    expect: tuple[str, ...]
+    note: str = ""
+
+
+class QueryTableError(Exception):
+    """The --queries file cannot be read as a query table (the message says where and what)."""
+
+
+def builtin_cases() -> list[Case]:
+    return [Case(query, (expected,), f"top {within} in tests/test_search.py") for query, expected, within in QUERIES]
+
+
+def read_cases(path: Path, corpus) -> list[Case]:
+    """The query table in `path` (see the module docstring), checked against the corpus's pages."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise QueryTableError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise QueryTableError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from exc
+    if not isinstance(data, list):
+        raise QueryTableError(f"{path}: expected a list of {{query, expect, note}} entries, got {type(data).__name__}")
+    cases = []
+    for number, entry in enumerate(data, 1):
+        where = f"{path}: entry {number}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("query"), str) or not entry["query"].strip():
+            raise QueryTableError(f"{where}: needs `query:` (text)")
+        unknown = set(entry) - {"query", "expect", "note"}
+        if unknown:
+            raise QueryTableError(f"{where} ({entry['query']!r}): unknown key(s) {', '.join(sorted(map(str, unknown)))}; the keys are query, expect, note")
+        expect = entry.get("expect")
+        if isinstance(expect, str):
+            expect = [expect]
+        if not isinstance(expect, list) or not expect or not all(isinstance(e, str) for e in expect):
+            raise QueryTableError(f"{where} ({entry['query']!r}): `expect:` must list source ids or page paths")
+        pages = []
+        for item in expect:
+            if "/" in item or item == "":
+                pages.append(item.lstrip("/"))
+            elif item in corpus.by_id:
+                pages.append(f"sources/{item}/")
+            else:
+                raise QueryTableError(f"{where} ({entry['query']!r}): no source has the id {item!r}; name a source id or a page path with a slash")
+        cases.append(Case(entry["query"], tuple(pages), str(entry.get("note") or "")))
+    if not cases:
+        raise QueryTableError(f"{path}: the table has no queries")
+    return cases
+
+
+def first_rank(found: list[str], expect: tuple[str, ...]) -> int | None:
+    """The rank (from 1) of the first expected page among the results, None when none is there."""
+    return next((rank for rank, page in enumerate(found, 1) if page in expect), None)
+
+
+def print_table(cases: list[Case], engines: dict[str, dict[str, list[str]]]) -> None:
+    width = max(26, *(len(c.query) + 2 for c in cases))
+    print(f"{'query':{width}} {'expected page':44} " + " ".join(f"{name:>8}" for name in engines))
+    top1 = dict.fromkeys(engines, 0)
+    top3 = dict.fromkeys(engines, 0)
+    for case in cases:
+        row = []
+        for name, found in engines.items():
+            rank = first_rank(found[case.query], case.expect)
+            top1[name] += rank == 1
+            top3[name] += bool(rank and rank <= 3)
+            row.append(str(rank) if rank else "-")
+        expected = " | ".join(case.expect) or "(home)"
+        print(f"{case.query:{width}} {expected:44} " + " ".join(f"{r:>8}" for r in row))
+    print("top 1: " + ", ".join(f"{name} {n}/{len(cases)}" for name, n in top1.items()))
+    print("top 3: " + ", ".join(f"{name} {n}/{len(cases)}" for name, n in top3.items()))
 
 
 ASK_PAGEFIND = """async (queries) => {
@@ -96,14 +195,14 @@ ASK_PAGEFIND = """async (queries) => {
 }"""
 
 
-def pagefind_ranks(site_dir: Path, binary: str, browser) -> tuple[dict[str, list[str]], int]:
+def pagefind_ranks(site_dir: Path, binary: str, browser, queries: list[str]) -> tuple[dict[str, list[str]], int]:
     subprocess.run([binary, "--site", str(site_dir), "--root-selector", "article.md-content__inner"], check=True, capture_output=True)
     fetched: list[int] = []
     with serve(site_dir) as base:
         page = browser.new_page()
         page.on("response", lambda r: "/pagefind/" in r.url and fetched.append(len(r.body())))
         page.goto(base)
-        found = page.evaluate(ASK_PAGEFIND, [q for q, _ in QUERIES])
+        found = page.evaluate(ASK_PAGEFIND, queries)
         page.close()
     return found, sum(fetched)
 
@@ -150,8 +249,18 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--queries", type=Path, help="a YAML query table ({query, expect, note} entries) instead of tests/test_search.py's")
     parser.add_argument("--pagefind", help="path of the pagefind binary, to compare with Pagefind")
     args = parser.parse_args()
+
+    if args.queries:  # a bad table says so before two builds are spent
+        try:
+            cases = read_cases(args.queries, registry.load(ROOT / "corpus"))
+        except QueryTableError as exc:
+            sys.exit(f"bench_search: {exc}")
+    else:
+        cases = builtin_cases()
+    queries = list(dict.fromkeys(c.query for c in cases))
 
     with tempfile.TemporaryDirectory() as tmp:
         base_site = site.build(project(Path(tmp) / "baseline", baseline=True), strict=True)
@@ -162,24 +271,15 @@ def main() -> None:
         corpus = registry.load(Path(tmp) / "tuned" / "corpus")
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-            engines = {"stock": ranks(base_site, browser), "tuned": ranks(tuned_site, browser)}
+            engines = {"stock": ranks(base_site, browser, queries, stock=True), "ours": ranks(tuned_site, browser, queries, stock=False)}
             if args.pagefind:
                 pagefind_site = Path(tmp) / "pagefind-site"
                 shutil.copytree(tuned_site, pagefind_site)
-                engines["pagefind"], pagefind_bytes = pagefind_ranks(pagefind_site, args.pagefind, browser)
+                engines["pagefind"], pagefind_bytes = pagefind_ranks(pagefind_site, args.pagefind, browser, queries)
             browser.close()
-        print(f"{'query':26} {'expected page':44} " + " ".join(f"{name:>8}" for name in engines))
-        hits = dict.fromkeys(engines, 0)
-        for query, expected in QUERIES:
-            row = []
-            for name, found in engines.items():
-                rank = found[query].index(expected) + 1 if expected in found[query] else None
-                hits[name] += bool(rank and rank <= 3)
-                row.append(str(rank) if rank else "-")
-            print(f"{query:26} {expected:44} " + " ".join(f"{r:>8}" for r in row))
-        print("expected page in the top 3: " + ", ".join(f"{name} {n}/{len(QUERIES)}" for name, n in hits.items()))
+        print_table(cases, engines)
         if args.pagefind:
-            print(f"pagefind: {pagefind_bytes:,} bytes of index fetched for all {len(QUERIES)} queries")
+            print(f"pagefind: {pagefind_bytes:,} bytes of index fetched for all {len(queries)} queries")
         print(f"\nsearch_index.json: stock {len(baseline_raw):,} bytes ({len(baseline_index['docs'])} entries), "
               f"tuned {len(tuned_raw):,} bytes ({len(json.loads(tuned_raw)['docs'])} entries)")
         stock_utf8 = len(json.dumps(baseline_index, ensure_ascii=False, separators=(",", ":")).encode())

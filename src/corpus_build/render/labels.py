@@ -160,6 +160,10 @@ _LABELS: dict[str, dict[str, str]] = {
     "page_next": {"zh": "下一页", "en": "Next"},
     "pager": {"zh": "分页", "en": "Pages"},
     "page_range": {"zh": "第 {first}–{last} 条，共 {total} 条（按标题排序）", "en": "Sources {first}–{last} of {total}, by title"},
+    # The same line as the script redraws it for the reader's sort (docs/assets/sources.js): a column title, a direction.
+    "page_range_sorted": {"zh": "第 {first}–{last} 条，共 {total} 条（按{column}{direction}排序）", "en": "Sources {first}–{last} of {total}, by {column} ({direction})"},
+    "sort_ascending": {"zh": "升序", "en": "ascending"},
+    "sort_descending": {"zh": "降序", "en": "descending"},
     "page_of": {"zh": "第 {page} / {pages} 页", "en": "page {page} of {pages}"},
     "by_state": {"zh": "各状态的条目", "en": "Sources by mirror state"},
     "by_state_intro": {"zh": "点击数字，在全部条目中查看该状态的条目。", "en": "Click a count to see those sources in All sources."},

@@ -26,6 +26,13 @@ once Material has written it (`on_post_build`, lowest priority):
 
 The page's words are left exactly as written: the alternative spellings live
 in fields lunr indexes but Material never displays.
+
+The query side is our search worker (overrides/assets/javascripts/workers/
+corpus-search.js, which overrides/main.html names in Material's config): it
+loads Material's worker and adds typo tolerance (words one or two edits away),
+compounds of adjacent words, the `keys` of a PR or issue named by number, and
+orders results by tier (that thread; the page the query names by its title or
+repository; a phrase in the title; a phrase in the text), then by score.
 """
 
 from __future__ import annotations

@@ -6,10 +6,16 @@
  * stay hidden. With it, the whole corpus comes from the data file the table
  * names (data-cb-rows: sources-index.js, which sets window.cbSources; a script
  * element, so that it also loads from file://), read the first time the reader
- * uses the controls, and filters, sorting and pages work across every source. Filters and the page are read from and written to
- * the address (sources/?kind=paper&tag=ascend&page=2), so links from the home,
- * tags and status pages open a filtered view. Registry text is written with
- * textContent, never as HTML.
+ * uses the controls, and filters, sorting and pages work across every source.
+ * Filters, the sort and the page are read from and written to the address
+ * (sources/?kind=paper&tag=ascend&sort=-added&page=2: a leading "-" sorts
+ * downwards), so links from the home, tags and status pages open a filtered
+ * view, a reload keeps what the reader chose, and Back returns to the view
+ * before (each choice of a list, a sort or a page is a step in the history;
+ * typing in the text box is not). The text filter folds case, full-width forms
+ * and Traditional to Simplified characters (the map comes with the data), so
+ * 昇騰 finds 昇腾. The range line names the sort shown. Registry text is written
+ * with textContent, never as HTML.
  */
 (function () {
   "use strict";
@@ -55,8 +61,9 @@
     });
     var controls = Array.prototype.slice.call(panel.querySelectorAll("[data-key]"));
     controls.forEach(function (control) {
-      control.addEventListener(control.tagName === "SELECT" ? "change" : "input", function () {
-        withData(function (e) { e.filter(); });
+      var choice = control.tagName === "SELECT";
+      control.addEventListener(choice ? "change" : "input", function () {
+        withData(function (e) { e.filter(choice); }); // a choice is a step in the history; each key typed is not
       });
       if (control.tagName !== "SELECT") return;
       // A choice list opened before the data came would be empty: open it once it is filled.
@@ -80,8 +87,11 @@
     panel.hidden = false;
     var params = new URLSearchParams(window.location.search);
     var asked = controls.some(function (control) { return params.get(control.getAttribute("data-key")) !== null; });
-    if (asked || params.get("page") !== null) withData(nothing);
+    if (asked || params.get("page") !== null || params.get("sort") !== null) withData(nothing);
   }
+
+  // The sort's name in the address, per column (the table's column order).
+  var SORTS = ["title", "kind", "section", "lang", "mirror", "added"];
 
   function load(src, done) {
     if (window.cbSources) return done(window.cbSources);
@@ -92,8 +102,12 @@
     document.head.appendChild(script);
   }
 
-  function fold(text) {
-    return (text || "").toLowerCase().normalize("NFKC");
+  var HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g;
+
+  // Case, full-width forms and, with the data's map, Traditional characters folded to Simplified.
+  function folder(map) {
+    function simplified(ch) { return map[ch] || ch; }
+    return function (text) { return (text || "").toLowerCase().normalize("NFKC").replace(HAN, simplified); };
   }
 
   function element(tag, text, className) {
@@ -112,9 +126,9 @@
     var rows = data.rows || [];
     var controls = Array.prototype.slice.call(panel.querySelectorAll("[data-key]"));
     var count = panel.querySelector(".cb-filter-count");
-    var params = new URLSearchParams(window.location.search);
     var sort = { column: 0, ascending: true };
-    var page = Math.max(1, parseInt(params.get("page"), 10) || 1);
+    var page = 1;
+    var fold = folder(data.fold || {});
 
     rows.forEach(function (row, rank) {
       row.rank = rank; // the build sorts by title: a row's place is its title order
@@ -134,12 +148,24 @@
         select.appendChild(node);
       });
     });
-    controls.forEach(function (control) {
-      var wanted = params.get(control.getAttribute("data-key"));
-      if (wanted === null) return;
-      control.value = wanted;
-      if (control.value !== wanted) control.value = ""; // an unknown choice shows everything
-    });
+    var headers = table.tHead.rows[0].cells;
+
+    // The view the address names: filters, sort, page (on load, and when Back or Forward returns to it).
+    function restore() {
+      var params = new URLSearchParams(window.location.search);
+      controls.forEach(function (control) {
+        var wanted = params.get(control.getAttribute("data-key")) || "";
+        control.value = wanted;
+        if (control.value !== wanted) control.value = ""; // an unknown choice shows everything
+      });
+      var named = params.get("sort") || "";
+      var column = SORTS.indexOf(named.replace(/^-/, ""));
+      sort = column === -1 ? { column: 0, ascending: true } : { column: column, ascending: named.charAt(0) !== "-" };
+      Array.prototype.forEach.call(headers, function (cell) { cell.removeAttribute("aria-sort"); });
+      if (column !== -1) headers[column].setAttribute("aria-sort", sort.ascending ? "ascending" : "descending");
+      page = Math.max(1, parseInt(params.get("page"), 10) || 1);
+    }
+    restore();
 
     function values(row, key) {
       switch (key) {
@@ -245,15 +271,15 @@
       pager.setAttribute("data-search-exclude", "");
       table.parentNode.insertBefore(pager, table.nextSibling);
     }
+    // The range line says which rows of how many this page shows, in which order: the script's view, not the build's.
     var range = document.querySelector(".cb-page-range");
-    if (range) range.hidden = true; // the count above the table says it
 
     function button(label, target, current) {
       var node = element("button", label, "cb-page");
       node.type = "button";
       if (current) node.setAttribute("aria-current", "page");
       if (target === null) node.disabled = true;
-      else node.addEventListener("click", function () { page = target; apply(); table.scrollIntoView({ block: "start" }); });
+      else node.addEventListener("click", function () { page = target; apply(true); table.scrollIntoView({ block: "start" }); });
       return node;
     }
 
@@ -274,27 +300,44 @@
       pager.appendChild(element("span", (strings.page_of || "{page}/{pages}").replace("{page}", page).replace("{pages}", pages), "cb-page-of"));
     }
 
-    function apply() {
+    function drawRange(first, last, total, pages) {
+      if (!range || !strings.range) return;
+      range.hidden = pages <= 1;
+      var header = headers[sort.column];
+      range.textContent = strings.range.replace("{first}", first).replace("{last}", last).replace("{total}", total)
+        .replace("{column}", (header.textContent || "").trim())
+        .replace("{direction}", (sort.ascending ? strings.ascending : strings.descending) || "");
+    }
+
+    // Draw the view; `step`: a new entry in the history (Back returns to the view before), else the address is only updated.
+    function apply(step) {
       var found = matching();
       var pages = Math.max(1, Math.ceil(found.length / size));
       page = Math.min(Math.max(1, page), pages);
+      var shown = found.slice((page - 1) * size, page * size);
       var fragment = document.createDocumentFragment();
-      found.slice((page - 1) * size, page * size).forEach(function (row) { fragment.appendChild(render(row)); });
+      shown.forEach(function (row) { fragment.appendChild(render(row)); });
       body.textContent = "";
       body.appendChild(fragment);
       drawPager(pages);
+      drawRange((page - 1) * size + Math.min(1, shown.length), (page - 1) * size + shown.length, found.length, pages);
       if (count) {
         count.textContent = count.getAttribute("data-template").replace("{shown}", found.length).replace("{total}", rows.length);
       }
+      if (step === null) return; // drawn from the address: it stays as it is
       var query = new URLSearchParams();
       controls.forEach(function (control) { if (control.value) query.set(control.getAttribute("data-key"), control.value); });
+      if (sort.column !== 0 || !sort.ascending) query.set("sort", (sort.ascending ? "" : "-") + SORTS[sort.column]);
       if (page > 1) query.set("page", String(page));
       var search = query.toString();
-      window.history.replaceState(null, "", window.location.pathname + (search ? "?" + search : "") + window.location.hash);
+      var address = window.location.pathname + (search ? "?" + search : "") + window.location.hash;
+      if (address === window.location.pathname + window.location.search + window.location.hash) return;
+      if (step) window.history.pushState(null, "", address);
+      else window.history.replaceState(null, "", address);
     }
 
-    var headers = table.tHead.rows[0].cells;
-    apply();
+    window.addEventListener("popstate", function () { restore(); apply(null); });
+    apply(false);
     return {
       sortBy: function (header, column) {
         var ascending = header.getAttribute("aria-sort") !== "ascending";
@@ -302,13 +345,13 @@
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         sort = { column: column, ascending: ascending };
         page = 1;
-        apply();
+        apply(true);
       },
-      filter: function () { page = 1; apply(); },
+      filter: function (step) { page = 1; apply(step); },
       reset: function () {
         controls.forEach(function (control) { control.value = ""; });
         page = 1;
-        apply();
+        apply(true);
       }
     };
   }
