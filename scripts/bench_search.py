@@ -16,7 +16,7 @@ costs in bytes, both ways it could be done:
     .venv/bin/python scripts/bench_search.py --pagefind /tmp/pf/node_modules/.bin/pagefind
 
 "Ours" is the site as published: the tuned index searched by our worker
-(overrides/assets/javascripts/workers/corpus-search.js, which the pages' config
+(src/corpus_build/site/overrides/assets/javascripts/workers/corpus-search.js, which the pages' config
 names), "stock" Material's index and worker.
 
 With --queries FILE, the queries are a YAML list of
@@ -77,8 +77,7 @@ ASK_WORKER = """async ([worker, queries]) => {
 
 def project(target: Path, *, baseline: bool) -> Path:
     shutil.copytree(ROOT / "corpus", target / "corpus", ignore=shutil.ignore_patterns("raw", ".watch"))
-    shutil.copytree(ROOT / "overrides", target / "overrides")
-    shutil.copytree(ROOT / "docs" / "assets", target / "docs" / "assets")
+    (target / "docs").mkdir(parents=True, exist_ok=True)  # the plugin brings its assets and templates
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if baseline:
         config = re.sub(r"(?m)^      separator: .*$", "      separator: " + OLD_SEPARATOR.replace("\\", "\\\\"), config)

@@ -253,7 +253,7 @@ def test_words_run_together_are_not_shown_missing(browser, default_site):
 @pytest.mark.browser
 @pytest.mark.slow
 def test_every_page_searches_with_our_worker(default_site):
-    """Material's config names our worker, with Material's own after the # (overrides/main.html)."""
+    """Material's config names our worker, with Material's own after the # (site/overrides/main.html)."""
     site, _ = default_site
     for name in ("index.html", "sources/vllm/index.html", "404.html"):
         config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', (site / name).read_text(encoding="utf-8"), re.S).group(1))

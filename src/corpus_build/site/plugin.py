@@ -133,6 +133,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             # Every page's <meta name="description">: mkdocs.yml's words (in the site's language), else the corpus's.
             config.site_description = sanitize.theme_text(" ".join(corpus.settings.description.split()))  # printed unescaped
         _add_theme(config)
+        # Our search worker (site/overrides/main.html) goes with the tuned index: `search_tuning:
+        # false` gives Material's search whole, worker included (scripts/bench_search.py's stock site).
+        config.extra["corpus_search_worker"] = self.config.search_tuning
         self._corpus_dir = corpus_dir
         self._corpus = corpus
         self._project = project
