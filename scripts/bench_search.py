@@ -107,6 +107,7 @@ class Case:
     query: str
     expect: tuple[str, ...]
     note: str = ""
+    kind: str = ""  # the table's own grouping (english, chinese, typo…), optional
 
 
 class QueryTableError(Exception):
@@ -136,9 +137,9 @@ def read_cases(path: Path, corpus) -> list[Case]:
         where = f"{path}: entry {number}"
         if not isinstance(entry, dict) or not isinstance(entry.get("query"), str) or not entry["query"].strip():
             raise QueryTableError(f"{where}: needs `query:` (text)")
-        unknown = set(entry) - {"query", "expect", "note"}
+        unknown = set(entry) - {"query", "expect", "note", "kind"}
         if unknown:
-            raise QueryTableError(f"{where} ({entry['query']!r}): unknown key(s) {', '.join(sorted(map(str, unknown)))}; the keys are query, expect, note")
+            raise QueryTableError(f"{where} ({entry['query']!r}): unknown key(s) {', '.join(sorted(map(str, unknown)))}; the keys are query, expect, kind, note")
         expect = entry.get("expect")
         if isinstance(expect, str):
             expect = [expect]
@@ -152,7 +153,7 @@ def read_cases(path: Path, corpus) -> list[Case]:
                 pages.append(f"sources/{item}/")
             else:
                 raise QueryTableError(f"{where} ({entry['query']!r}): no source has the id {item!r}; name a source id or a page path with a slash")
-        cases.append(Case(entry["query"], tuple(pages), str(entry.get("note") or "")))
+        cases.append(Case(entry["query"], tuple(pages), str(entry.get("note") or ""), str(entry.get("kind") or "")))
     if not cases:
         raise QueryTableError(f"{path}: the table has no queries")
     return cases
@@ -179,6 +180,14 @@ def print_table(cases: list[Case], engines: dict[str, dict[str, list[str]]]) -> 
         print(f"{case.query:{width}} {expected:44} " + " ".join(f"{r:>8}" for r in row))
     print("top 1: " + ", ".join(f"{name} {n}/{len(cases)}" for name, n in top1.items()))
     print("top 3: " + ", ".join(f"{name} {n}/{len(cases)}" for name, n in top3.items()))
+    kinds = sorted({c.kind for c in cases if c.kind})
+    for kind in kinds:  # the table's own grouping (english, chinese, typo…), when it has one
+        group = [c for c in cases if c.kind == kind]
+        cells = []
+        for name, found in engines.items():
+            ranks = [first_rank(found[c.query], c.expect) for c in group]
+            cells.append(f"{name} {sum(r == 1 for r in ranks)}/{sum(bool(r and r <= 3) for r in ranks)}")
+        print(f"  {kind} ({len(group)}), top 1/top 3: " + ", ".join(cells))
 
 
 ASK_PAGEFIND = """async (queries) => {
