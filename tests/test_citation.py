@@ -137,3 +137,13 @@ def test_a_mirrored_pull_request_is_cited_with_its_author_number_and_merge_date(
     box = citation.box(corpus, pull, Labels("zh"), paths.source(pull.id))
     assert "bob. Define backend architecture[EB/OL]. #2900 合并于 2026-10-05. (2026-10-01)[引用日期 2026-11-30]." in box
     assert r"note = {Pull request \#2900, merged 2026-10-05}" in box
+
+
+def test_code_in_a_title_shows_as_code_in_the_reference_never_as_markup(tmp_path):
+    """Issue and PR titles name code in backticks: the reference shows it as code, escaped, without the backticks."""
+    titled = SOURCES_GPU.replace("title: TileLang", "title: \"`T.copy<dst>` fails & `x`\"")
+    corpus = registry.load(write_corpus(tmp_path, {"01-gpu/sources.yaml": titled}))
+    box = citation.box(corpus, corpus.source("tilelang"), Labels("zh"), paths.source("tilelang"))
+    reference = box.split("cb-cite-ref", 1)[1].split("</", 1)[0] if "cb-cite-ref" in box else box
+    assert "<code>T.copy&lt;dst&gt;</code> fails &amp; <code>x</code>" in box
+    assert "`" not in reference

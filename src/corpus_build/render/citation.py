@@ -19,6 +19,7 @@ from ..core.bibfacts import BibFacts, Fact, facts_for
 from ..core.model import Corpus, Source
 from . import export
 from .labels import Labels
+from .views import CODE_SPAN
 
 MAX_AUTHORS = 3  # GB/T 7714: the first three, then 等 / et al.
 # GB/T 7714 document type codes ([EB/OL]: an online resource; [CP/OL]: a program online…).
@@ -57,6 +58,15 @@ def _type_code(source: Source, facts: BibFacts) -> str:
     return _TYPE_CODES.get(source.kind, "EB/OL")
 
 
+def _title_html(title: str) -> str:
+    """The title escaped, its `code` spans (issue and PR titles name functions so) shown as code."""
+    out, last = [], 0
+    for match in CODE_SPAN.finditer(title):
+        out += [html.escape(title[last : match.start()]), f"<code>{html.escape(match.group(1))}</code>"]
+        last = match.end()
+    return "".join(out) + html.escape(title[last:])
+
+
 def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
     """The formatted reference as escaped HTML (one line)."""
     e = html.escape
@@ -64,7 +74,7 @@ def reference_html(source: Source, facts: BibFacts, t: Labels) -> str:
     authors = _authors(facts, t)
     if authors:
         parts.append(e(authors) + ".")
-    parts.append(f"{e(facts.title)}[{_type_code(source, facts)}].")
+    parts.append(f"{_title_html(facts.title)}[{_type_code(source, facts)}].")
     tail = []
     if facts.venue:
         tail.append(e(facts.venue.value))
