@@ -22,6 +22,8 @@ calls `finish` once Zensical has written the staging folder:
   first element after Zensical's own buttons to the generated-page mark, cut to
   render/sanitize's allow-list, as the plugin's on_page_content does; the theme's
   chrome around it is left as Zensical wrote it.
+- Without a `site_url`, the 404 page's links are made to work under any sub-path
+  (hosting.make_404_portable), as the plugin's on_post_build does.
 
 What stays lost (engines.LOSSES): Zensical's search has no per-field or per-page
 weights, so metadata counts as much as an annotation and listing pages are not ranked
@@ -42,7 +44,7 @@ from typing import Any
 from ..core.errors import SiteError
 from ..core.model import Corpus
 from ..core.provenance import write_atomic
-from . import search
+from . import hosting, search
 from .segment import ZWSP
 
 log = logging.getLogger("corpus_build.site.zensical")
@@ -73,11 +75,12 @@ class FinishStats:
     pages_cleaned: int
 
 
-def finish(project: Path, site_dir: Path, corpus: Corpus) -> FinishStats:
-    """The plugin's search tuning and allow-list pass over a site Zensical built into `site_dir`."""
-    from .engines import _read_config
+def finish(project: Path, site_dir: Path, corpus: Corpus, config: dict[str, Any]) -> FinishStats:
+    """The plugin's search tuning and allow-list pass over a site Zensical built into `site_dir`.
 
-    config = _read_config(Path(project) / "mkdocs.yml")
+    `config` is mkdocs.yml's plain values (engines._read_config): the `corpus` plugin's options
+    (`search_tuning`, `search_dictionary`), `use_directory_urls` and `docs_dir` apply here too.
+    """
     options = _plugin_options(config)
     directory_urls = config.get("use_directory_urls") is not False
     before = after = alt_words = 0
@@ -86,6 +89,8 @@ def finish(project: Path, site_dir: Path, corpus: Corpus) -> FinishStats:
         load_dictionary(corpus, Path(project) / str(options.get("search_dictionary") or DICTIONARY))
         before, after, alt_words = tune_index_file(index, corpus, directory_urls=directory_urls)
     cleaned = clean_pages(Path(project) / str(config.get("docs_dir") or "docs"), Path(site_dir))
+    if not config.get("site_url"):  # as the plugin's on_post_build: Zensical's 404 page links from the domain's root
+        hosting.make_404_portable(Path(site_dir))
     log.info(f"corpus: search index {before} -> {after} entries; {cleaned} page(s) changed by the allow-list")
     return FinishStats(before, after, alt_words, cleaned)
 
