@@ -9,7 +9,7 @@ calls `finish` once Zensical has written the staging folder:
   path (×2) over text; with a Chinese, Japanese or Korean entry in `config.lang` it
   also cuts Han runs with the browser's `Intl.Segmenter`, query and index alike. So:
   Han runs of every title, text and path are cut with jieba and the corpus's
-  vocabulary (the glossary first), words joined by U+200B as Material's search does,
+  vocabulary (render.search_vocabulary: the glossary, Chinese tags, title terms), words joined by U+200B as Material's search does,
   and the separator made to split there if it does not; the corpus's CJK languages
   join `config.lang`, so a query typed without spaces is cut too. Then search.py's
   `tune` does what it does for Material (one result per source, section pages'
@@ -26,8 +26,10 @@ calls `finish` once Zensical has written the staging folder:
   (hosting.make_404_portable), as the plugin's on_post_build does.
 
 What stays lost (engines.LOSSES): Zensical's search has no per-field or per-page
-weights, so metadata counts as much as an annotation and listing pages are not ranked
-below the sources they list.
+weights (its fields and their weights are fixed in its worker; an item's `boost` is
+not read), so metadata counts as much as an annotation, listing pages are not ranked
+below the sources they list, and a name matched whole does not outrank the longer
+names it begins (TileLang, tilelang-ascend).
 """
 
 from __future__ import annotations
