@@ -6,6 +6,7 @@ when pip cannot make them, those tests skip and say why.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -38,8 +39,8 @@ def zensical_venv() -> Path:
     return venv
 
 
-def _run(venv: Path, *args: str, cwd: Path | None = None, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(venv / "bin" / "corpus-build"), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+def _run(venv: Path, *args: str, cwd: Path | None = None, timeout: int = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(venv / "bin" / "corpus-build"), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def _pages(site_dir: Path) -> dict[str, str]:
@@ -135,12 +136,19 @@ def test_zensical_builds_the_registry_with_what_the_plugin_supplies(zensical_ven
     for asset in ("assets/corpus.css", "assets/sources.js", "assets/cite.js"):
         assert (built / asset).is_file() and asset in home, asset
     assert 'type="application/atom+xml"' in home
-    # The build says what the reader does without (issue 23), instead of succeeding silently.
-    assert "zensical runs no MkDocs plugins" in result.stderr and "Simplified/Traditional folding" in result.stderr
-    # The loss the README lists: no jieba segmentation, so the glossary's terms are not indexed whole.
+    # The build says what the reader does without (issue 23), instead of succeeding silently:
+    # what Zensical's search cannot weigh, not what build now does after it (site/zensical.py).
+    assert "zensical runs no MkDocs plugins" in result.stderr and "search ranking" in result.stderr
+    assert "Simplified/Traditional" not in result.stderr and "allow-list" not in result.stderr
+    # Search tuned after Zensical: Chinese cut by jieba with the glossary, one item per source.
     index = json.loads((built / "search.json").read_text(encoding="utf-8"))
     text = " ".join(item.get("text", "") for item in index["items"])
-    assert "昇腾" in text and "\u200b" not in text
+    assert "\u200b昇腾\u200b" in text
+    locations = [item["location"] for item in index["items"]]
+    assert locations.count("sources/deepgemm-ascend/") == 1 and not [loc for loc in locations if loc.startswith("sources/deepgemm-ascend/#")]
+    # No site_url: the 404 page finds the site's root itself, as after a MkDocs build (site/hosting.py).
+    not_found = (built / "404.html").read_text(encoding="utf-8")
+    assert "<base href=" in not_found and 'href="/assets/' not in not_found
 
 
 def test_plain_zensical_reads_the_generated_config_after_render(zensical_venv, tmp_path):
@@ -159,50 +167,126 @@ def test_readme_lists_what_each_engine_keeps_and_loses():
     assert "jieba" in block[:4000] and "glossary" in block[:4000]
 
 
-def test_zensical_site_works_in_the_browser(zensical_venv, tmp_path):
-    """Zensical's own search interface (its selectors differ from Material's) and our pages."""
-    import os
-    import shutil
+def _zensical_search(page, base: str, term: str, *, wait: float = 15) -> list[str]:
+    """Type `term` into Zensical's own search dialog (its selectors differ from Material's); the results' links."""
     import time
 
-    from tests.site_helpers import serve
+    page.goto(base)
+    page.keyboard.press("/")  # Zensical opens its search dialog on "/"
+    box = page.locator("input[aria-controls$='-results']").first
+    box.fill(term)
+    box.press("End")
+    results = page.locator(f"[id='{box.get_attribute('aria-controls')}'] a")
+    deadline = time.monotonic() + wait
+    while results.count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return [a.get_attribute("href") or "" for a in results.all()]
 
-    chromium = os.environ.get("CORPUS_BUILD_CHROMIUM", "/usr/bin/chromium")
-    if not shutil.which(chromium):
-        pytest.skip(f"no Chromium at {chromium} (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+
+def _result_pages(hrefs: list[str], base: str) -> list[str]:
+    """Each result as its page and anchor, without the `?h=` highlight Zensical adds."""
+    return [re.sub(r"\?h=[^#]*", "", href.removeprefix(base)) for href in hrefs]
+
+
+@contextlib.contextmanager
+def _zensical_page(site_dir: Path):
+    """A Chromium page on the served site, with every console error, page error and outside request collected."""
+    from tests.site_helpers import chromium, playwright_or_skip, serve
+
+    sync_api = playwright_or_skip()
+    with serve(site_dir) as base, chromium(sync_api) as browser:
+        page = browser.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("request", lambda r: not r.url.startswith((base, "data:", "blob:", "about:")) and problems.append(r.url))
+        yield page, base, problems
+
+
+def test_zensical_site_works_in_the_browser(zensical_venv, tmp_path):
+    """Zensical's own search interface and our pages."""
     project = write_project(tmp_path)
     result = _run(zensical_venv, "--project", str(project), "build", "--engine", "zensical")
     assert result.returncode == 0, result.stderr
-    with serve(project / "site") as base, sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
-        try:
-            page = browser.new_page()
-            problems: list[str] = []
-            page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("request", lambda r: not r.url.startswith((base, "data:", "blob:", "about:")) and problems.append(r.url))
+    with _zensical_page(project / "site") as (page, base, problems):
+        assert any("/sources/deepgemm-ascend/" in href for href in _zensical_search(page, base, "DeepGEMM"))
+        assert "sources/deepgemm-ascend/" in _result_pages(_zensical_search(page, base, "昇腾"), base)  # a word jieba cut out
+        page.goto(base + "chapters/01/")
+        links = page.locator(".cb-reading-path ol > li > strong > a").all_inner_texts()
+        assert links == ["CUDA C++ Programming Guide", "TileLang", "DeepGEMM-Ascend"]
+        assert problems == []
 
-            def search(term: str) -> list[str]:
-                page.goto(base)
-                page.keyboard.press("/")  # Zensical opens its search dialog on "/"
-                box = page.locator("input[aria-controls$='-results']").first
-                box.fill(term)
-                box.press("End")
-                results = page.locator(f"[id='{box.get_attribute('aria-controls')}'] a")
-                deadline = time.monotonic() + 15
-                while results.count() == 0 and time.monotonic() < deadline:
-                    time.sleep(0.2)
-                return [a.get_attribute("href") or "" for a in results.all()]
 
-            assert any("/sources/deepgemm-ascend/" in href for href in search("DeepGEMM"))
-            assert search("昇腾")  # found, though character by character (the README lists this loss)
-            page.goto(base + "chapters/01/")
-            links = page.locator(".cb-reading-path ol > li > strong > a").all_inner_texts()
-            assert links == ["CUDA C++ Programming Guide", "TileLang", "DeepGEMM-Ascend"]
-            assert problems == []
-        finally:
-            browser.close()
+# A source whose annotation has a glossary term inside a longer run of Han characters.
+PREFILL_SOURCE = """- id: chunked-prefill
+  title: 分块预填充的调度
+  url: https://example.org/prefill
+  kind: article
+  lang: zh
+  note: 支持分块预填充的推理引擎。
+"""
+# A Markdown extension standing in for a page builder that forgot to escape: raw markup
+# at the top of every page, before anything the builders wrote.
+INJECT_EXTENSION = '''
+from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
+
+HOSTILE = ["<script>window.injected = true</script>", "", '<p id="cb-injected" onclick="window.clicked = true">injected</p>', ""]
+
+
+class _Inject(Preprocessor):
+    def run(self, lines):
+        return HOSTILE + lines
+
+
+class InjectExtension(Extension):
+    def extendMarkdown(self, md):
+        md.preprocessors.register(_Inject(md), "inject_markup", 0)
+
+
+def makeExtension(**kwargs):
+    return InjectExtension(**kwargs)
+'''
+
+
+def test_zensical_search_finds_chinese_terms_in_both_scripts_once_per_source_and_pages_are_cleaned(zensical_venv, tmp_path):
+    """Issue 23: after a Zensical build, 预填充 finds its source, so does 預填充, a source is one result,
+    and markup the allow-list removes is gone from the pages (the theme's own scripts still run)."""
+    import os
+
+    from tests.corpus_fixture import CORPUS_YAML, SOURCES_ASCEND
+
+    corpus_yaml = CORPUS_YAML.replace("glossary: [昇腾, 算子]", "glossary: [昇腾, 算子, 预填充]")
+    project = write_project(tmp_path, {"corpus.yaml": corpus_yaml, "02-ascend/sources.yaml": SOURCES_ASCEND + PREFILL_SOURCE})
+    (project / "inject_markup.py").write_text(INJECT_EXTENSION, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("markdown_extensions:\n", "markdown_extensions:\n  - inject_markup\n", 1), encoding="utf-8")
+    result = _run(zensical_venv, "--project", str(project), "build", "--engine", "zensical", env={**os.environ, "PYTHONPATH": str(project)})
+    assert result.returncode == 0, result.stderr + result.stdout
+    built = project / "site" / "sources" / "chunked-prefill" / "index.html"
+    assert 'id="cb-injected"' in built.read_text(encoding="utf-8")  # the extension ran
+    with _zensical_page(project / "site") as (page, base, problems):
+        # The glossary term inside 支持分块预填充的推理引擎 (the interface is English: no segmentation by Zensical).
+        assert _result_pages(_zensical_search(page, base, "预填充"), base) == ["sources/chunked-prefill/"]
+        # Traditional spellings find the Simplified text, and the words that found it are not shown.
+        hrefs = _zensical_search(page, base, "預填充")
+        assert _result_pages(hrefs, base) == ["sources/chunked-prefill/"]
+        shown = page.locator("[id$='-results'] a").first.inner_text()
+        assert "预填充" in shown.replace("\u200b", "") and "預填充" not in shown and "example" not in shown
+        # One result per source: not its headings, not its copy on the section page.
+        assert _result_pages(_zensical_search(page, base, "分块"), base) == ["sources/chunked-prefill/"]
+        # The injected script did not run and the handler is gone; the theme's own scripts did run.
+        page.goto(base + "sources/chunked-prefill/")
+        assert page.locator("#cb-injected").inner_text() == "injected"
+        assert page.evaluate("window.injected") is None and page.locator("#cb-injected").get_attribute("onclick") is None
+        page.locator("#cb-injected").click()
+        assert page.evaluate("window.clicked") is None
+        assert page.locator("[data-md-component='header']").count() == 1 and page.evaluate("typeof __md_scope") != "undefined"
+        assert problems == []
+    for html_file in (project / "site").rglob("*.html"):
+        text = html_file.read_text(encoding="utf-8")
+        if "cb-injected" in text:
+            assert "window.injected" not in text and "onclick" not in text, html_file
 
 
 def test_build_publishes_where_mkdocs_yml_says(project, capsys):
