@@ -307,3 +307,17 @@ def test_zensical_alone_builds_the_site_and_says_the_offline_copy_needs_mkdocs(z
     assert result.returncode == 0, result.stderr + result.stdout
     assert "Traceback" not in result.stderr and "offline copy" in result.stderr and "mkdocs-material" in result.stderr
     assert (project / "site" / "index.html").is_file() and not (project / "site" / "offline.zip").exists()
+
+
+def test_zensical_gets_the_site_address_for_its_sitemap_and_canonical_links(zensical_venv, tmp_path):
+    """The plugin takes the address from CORPUS_BUILD_SITE_URL or corpus.yaml; the generated config must pass it on."""
+    import os
+
+    project = write_project(tmp_path)
+    env = {**os.environ, "CORPUS_BUILD_SITE_URL": "https://reader.example.org/corpus/"}
+    result = _run(zensical_venv, "--project", str(project), "build", "--engine", "zensical", env=env)
+    assert result.returncode == 0, result.stderr + result.stdout
+    sitemap = (project / "site" / "sitemap.xml").read_text(encoding="utf-8")
+    assert "https://reader.example.org/corpus/sources/deepgemm-ascend/" in sitemap
+    page = (project / "site" / "sources" / "deepgemm-ascend" / "index.html").read_text(encoding="utf-8")
+    assert '<link rel="canonical" href="https://reader.example.org/corpus/sources/deepgemm-ascend/"' in page
