@@ -72,15 +72,17 @@ def link_len(el) -> int:
 
 
 def mostly_links(el) -> bool:
-    """Whether the element's words are mostly link text (a table: most of its filled cells hold a link)."""
+    """Whether the element's words are mostly link text (a table: short cells, most of them links,
+    as in a "Prev | Up | Next" bar with the neighbours' titles under it)."""
     total = text_len(el)
     if not total:
         return False
     if link_len(el) * 2 >= total:
         return True
     if el.tag == "table":
-        cells = [c for c in el.iter("td", "th") if text_len(c)]
-        return bool(cells) and 2 * sum(1 for c in cells if c.find(".//a[@href]") is not None) >= len(cells)
+        cells = [(c, text_len(c)) for c in el.iter("td", "th")]
+        cells = [(c, n) for c, n in cells if n]
+        return bool(cells) and max(n for _, n in cells) <= 40 and 2 * sum(1 for c, _ in cells if c.find(".//a[@href]") is not None) >= len(cells)
     return False
 
 
@@ -184,46 +186,67 @@ def lays_out(table) -> bool:
 
 def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callable[[str], bool]) -> set:
     """The navigation blocks at the start and end of a region that marks nothing (see the module
-    docstring): small, mostly links, and the links go to other pages (or fold away in <details>)."""
+    docstring): small, mostly links to other pages (or folded away in <details>), and outside the
+    containers that hold the text (a chapter's closing footnotes or "See also" list is its text)."""
     units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS]
-    total = sum(text_len(u) for u in units)
+    size = {u: text_len(u) for u in units}
+    total = sum(size.values())
     if not total:
         return set()
 
-    def navigation(unit) -> bool | None:
-        """True: navigation; False: text, the scan stops; None: a heading (the scan looks past it)."""
+    def verdict(unit) -> bool | None:
+        """True: links like navigation; False: text; None: a heading."""
         if unit.tag.lower() in _HEADINGS:
             return None
-        if not mostly_links(unit) or text_len(unit) > EDGE_SHARE * total:
+        if size[unit] > EDGE_SHARE * total or not mostly_links(unit):
             return False
         hrefs = [a.get("href") for a in unit.iter("a") if a.get("href") is not None]
-        outward = sum(1 for h in hrefs if leaves_page(h))
-        return unit.tag.lower() == "details" or 2 * outward >= len(hrefs)
+        return unit.tag.lower() == "details" or 2 * sum(1 for h in hrefs if leaves_page(h)) >= len(hrefs)
+
+    verdicts = [verdict(u) for u in units]
+    holding = set()  # the containers, below the region, that hold text or headings
+    for unit, said in zip(units, verdicts, strict=True):
+        if said is not True:
+            for parent in unit.iterancestors():
+                if parent is region or parent in holding:
+                    break
+                holding.add(parent)
+
+    def navigation(index: int) -> bool:
+        unit = units[index]
+        if verdicts[index] is not True:
+            return False
+        if unit.tag.lower() == "details":  # a folded widget of links, wherever it sits
+            return True
+        for parent in unit.iterancestors():
+            if parent is region:
+                return True
+            if parent in holding:
+                return False
+        return True
 
     found: list = []
     headings = 0
-    for unit in units:
-        verdict = navigation(unit)
-        headings += verdict is None
-        if verdict is False or headings > 1:  # past the title, a heading owns what follows it
+    for index in range(len(units)):
+        headings += verdicts[index] is None
+        if headings > 1:  # past the title, a heading owns what follows it
             break
-        if verdict:
-            found.append(unit)
+        if navigation(index):
+            found.append(units[index])
+        elif verdicts[index] is not None:
+            break
     tail: list = []
     for index in range(len(units) - 1, -1, -1):
-        unit = units[index]
-        if unit in found:
+        if units[index] in found:
             break
-        verdict = navigation(unit)
-        if verdict:
-            tail.append(unit)
+        if navigation(index):
+            tail.append(units[index])
             continue
-        # What stopped the scan: a heading, or a short label, owns the block that follows it
-        # (a "See also" list of links is that section's text).
-        if tail and (verdict is None or text_len(unit) < 60):
+        # What stopped the scan: a heading, or a short label, owns the block that follows it.
+        if tail and (verdicts[index] is None or (verdicts[index] is False and size[units[index]] < 60)):
             tail.pop()
         break
     nav = found + tail
-    if sum(text_len(u) for u in nav) > NAV_SHARE * total:
+    if sum(size[u] for u in nav) > NAV_SHARE * total:
         return set()  # a page of links (an index, a contents page): they are its text
     return set(nav)

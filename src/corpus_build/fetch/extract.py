@@ -486,8 +486,9 @@ def _escape(text: str) -> str:
 def _join(parts: list[str]) -> str:
     """Inline pieces as one string; a `!` that text puts before a link is not an image marker."""
     for i in range(1, len(parts)):
-        if parts[i].startswith("[") and parts[i - 1].endswith("!") and not parts[i - 1].endswith("\\!"):
-            parts[i - 1] = parts[i - 1][:-1] + "\\!"
+        before = parts[i - 1]
+        if parts[i].startswith("[") and before.endswith("!") and (len(before) - 1 - len(before[:-1].rstrip("\\"))) % 2 == 0:
+            parts[i - 1] = before[:-1] + "\\!"  # (an even run of backslashes before it escapes only itself)
     return "".join(parts)
 
 
