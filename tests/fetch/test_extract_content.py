@@ -146,6 +146,22 @@ def test_link_bars_at_the_edges_of_a_page_without_main_are_navigation():
     assert "Tapes hold the backups" in text
 
 
+def test_a_language_bar_under_the_title_and_a_path_bar_are_navigation_a_closing_footnote_is_text():
+    text = md("""<html><body><div id="page-header"><p class="menu"><a href="/mod/">Modules</a> | <a href="/dir/">Directives</a> | <a href="/faq/">FAQ</a></p></div>
+    <div id="path"><a href="/">Server</a> &gt; <a href="/docs/">Documentation</a> &gt; <a href="/docs/2.4/">Version 2.4</a></div>
+    <div id="page-content"><div id="preamble"><h1>Binding to addresses</h1>
+    <div class="toplang"><p><span>Available languages: </span><a href="bind.de.html">de</a> | <a href="bind.en.html">en</a> | <a href="bind.fr.html">fr</a></p></div>
+    <p>The server binds to the addresses and ports named by its configuration, and to every interface when none is named.</p>
+    <p>Binding to a port below 1024 needs the privileges of the superuser.<sup><a href="#fn1">1</a></sup></p>
+    <div class="notes"><p id="fn1">1. See <a href="/security.html">security tips</a> and <a href="/privileges.html">privileges</a>.</p></div></div></div>
+    <div class="bottomlang"><p><span>Available languages: </span><a href="bind.de.html">de</a> | <a href="bind.en.html">en</a> | <a href="bind.fr.html">fr</a></p></div>
+    </body></html>""")
+    for chrome in ("Modules", "Documentation", "Available languages", "[de]"):
+        assert chrome not in text, chrome
+    assert text.startswith("# Binding to addresses\n\nThe server binds")
+    assert "1\\. See [security tips](https://docs.example.org/security.html) and [privileges](https://docs.example.org/privileges.html)." in text
+
+
 def test_a_page_that_is_a_list_of_links_keeps_it():
     text = md("""<html><body><h1>Manuals</h1><ul><li><a href="a.html">Administration guide</a></li>
     <li><a href="b.html">Packaging guide</a></li><li><a href="c.html">Reference card</a></li></ul></body></html>""")

@@ -41,6 +41,7 @@ _BLOCKISH = _LEAVES | _CONTAINERS
 # Navigation is a small part of a page: an edge block beyond this share of its text is text, and
 # when all the blocks found come to more than NAV_SHARE, the page is a page of links (an index).
 EDGE_SHARE, NAV_SHARE = 0.3, 0.5
+LABEL = 24  # letters and digits of a bar's label ("Available languages")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -71,13 +72,21 @@ def link_len(el) -> int:
     return sum(dense_len(a.text_content() or "") for a in el.iter("a") if a.get("href") is not None)
 
 
+def _words(text: str) -> int:
+    return sum(1 for c in text if c.isalnum())
+
+
 def mostly_links(el) -> bool:
-    """Whether the element's words are mostly link text (a table: short cells, most of them links,
-    as in a "Prev | Up | Next" bar with the neighbours' titles under it)."""
+    """Whether the element's words are mostly link text: half its characters, or links (three or
+    more) with no more than a label beside them ("Languages: de | en | fr"); a table: short
+    cells, most of them links, as in a "Prev | Up | Next" bar with the neighbours' titles under it."""
     total = text_len(el)
     if not total:
         return False
     if link_len(el) * 2 >= total:
+        return True
+    anchors = [a for a in el.iter("a") if a.get("href") is not None]
+    if len(anchors) >= 3 and _words(el.text_content()) - sum(_words(a.text_content()) for a in anchors) <= LABEL:
         return True
     if el.tag == "table":
         cells = [(c, text_len(c)) for c in el.iter("td", "th")]
@@ -186,8 +195,9 @@ def lays_out(table) -> bool:
 
 def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callable[[str], bool]) -> set:
     """The navigation blocks at the start and end of a region that marks nothing (see the module
-    docstring): small, mostly links to other pages (or folded away in <details>), and outside the
-    containers that hold the text (a chapter's closing footnotes or "See also" list is its text)."""
+    docstring): small, mostly links to other pages (or folded away in <details>), before the first
+    text or, at the end, outside the containers that hold the text (a chapter's closing footnotes
+    or "See also" list is its text)."""
     units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS]
     size = {u: text_len(u) for u in units}
     total = sum(size.values())
@@ -198,7 +208,9 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
         """True: links like navigation; False: text; None: a heading."""
         if unit.tag.lower() in _HEADINGS:
             return None
-        if size[unit] > EDGE_SHARE * total or not mostly_links(unit):
+        # A definition list pairs terms with what they name (formats to download, a DocBook
+        # contents): text, whatever its links.
+        if unit.tag.lower() == "dl" or size[unit] > EDGE_SHARE * total or not mostly_links(unit):
             return False
         hrefs = [a.get("href") for a in unit.iter("a") if a.get("href") is not None]
         return unit.tag.lower() == "details" or 2 * sum(1 for h in hrefs if leaves_page(h)) >= len(hrefs)
@@ -212,11 +224,12 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
                     break
                 holding.add(parent)
 
-    def navigation(index: int) -> bool:
+    def navigation(index: int, start: bool = False) -> bool:
         unit = units[index]
         if verdicts[index] is not True:
             return False
-        if unit.tag.lower() == "details":  # a folded widget of links, wherever it sits
+        # Before the first text, the text has not begun, and a folded widget of links is one wherever it sits.
+        if start or unit.tag.lower() == "details":
             return True
         for parent in unit.iterancestors():
             if parent is region:
@@ -231,7 +244,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
         headings += verdicts[index] is None
         if headings > 1:  # past the title, a heading owns what follows it
             break
-        if navigation(index):
+        if navigation(index, start=True):
             found.append(units[index])
         elif verdicts[index] is not None:
             break
