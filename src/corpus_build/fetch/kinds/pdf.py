@@ -37,9 +37,37 @@ _PLAIN = {c: unicodedata.normalize("NFKC", chr(c)) for c in (*range(0xFB00, 0xFB
 _PLAIN.update({c: "" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\n\t"})
 
 
+# A footnote mark set as a raised number right after a word ("results1") would make one word of
+# the two; written with superscript digits ("results¹") it reads as a mark, and search, which
+# splits words at characters that are not letters or digits, finds "results".
+_MARK = re.compile(r"\d{1,3}(?:[,\u2013-]\d{1,3})*")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def plain_text(text: str) -> str:
     """A PDF's text with ligatures folded and control characters dropped (see _PLAIN)."""
     return text.translate(_PLAIN)
+
+
+def page_text(pymupdf, page) -> str:
+    """One page's text as get_text("text") gives it (the same lines, from the same spans), with
+    raised numbers glued to a word written as superscripts, then made plain (plain_text)."""
+    flags = getattr(pymupdf, "TEXTFLAGS_TEXT", None)
+    if flags is None:  # an old PyMuPDF: its plain text
+        return plain_text(page.get_text("text"))
+    lines = []
+    for block in page.get_text("dict", flags=flags).get("blocks", []):
+        if block.get("type", 0) != 0:
+            continue
+        for line in block.get("lines", []):
+            out = ""
+            for span in line.get("spans", []):
+                text = span.get("text", "")
+                if int(span.get("flags", 0)) & 1 and out[-1:].isalnum() and _MARK.fullmatch(text.strip()):
+                    text = text.strip().translate(_SUPERSCRIPT)
+                out += text
+            lines.append(out + "\n")
+    return plain_text("".join(lines))
 
 
 def _import_pymupdf():
@@ -119,7 +147,7 @@ def extract_pdf(body: str, out: str) -> dict:
     parts = []
     try:
         for number, page in enumerate(doc, start=1):
-            parts.append(f"## Page {number}\n\n{plain_text(page.get_text('text')).strip()}\n")
+            parts.append(f"## Page {number}\n\n{page_text(pymupdf, page).strip()}\n")
     except Exception as exc:  # noqa: BLE001
         return {"error": f"PyMuPDF failed on page {len(parts) + 1} ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     meta = doc.metadata or {}
