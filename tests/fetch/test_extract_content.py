@@ -173,10 +173,12 @@ def test_a_page_that_is_a_list_of_links_keeps_it():
 
 def test_brackets_split_across_text_nodes_keep_links_parseable():
     html = """<html><body><main><p>An array <code>[</code>of<a href="a.html">items]</a> and [<a href="b.html">b</a>] and
-    <span>x]</span><a href="c.html">c</a>(d) and Wow!<a href="e.html">e</a> and <em>[</em><a href="f.html">f</a><em>](g)</em></p></main></body></html>"""
+    <span>x]</span><a href="c.html">c</a>(d) and Wow!<a href="e.html">e</a> and <em>[</em><a href="f.html">f</a><em>](g)</em></p>
+    <p><img src="warning.png" alt="[Warning]"> Keep backups.</p></main></body></html>"""
     text = md(html)
     got = links(text)
     base = "https://docs.example.org/manual/"
     assert got == [("items]", base + "a.html"), ("b", base + "b.html"), ("c", base + "c.html"), ("e", base + "e.html"), ("f", base + "f.html")], text
-    rendered = lxml.html.fragment_fromstring(python_markdown.markdown(text), create_parent="div").text_content()
-    assert re.sub(r"\s+", " ", rendered).strip() == "An array [ofitems] and [b] and x]c(d) and Wow!e and [f](g)"
+    page = lxml.html.fragment_fromstring(python_markdown.markdown(text), create_parent="div")
+    assert re.sub(r"\s+", " ", page.text_content()).strip() == "An array [ofitems] and [b] and x]c(d) and Wow!e and [f](g) Keep backups."
+    assert [(img.get("src"), img.get("alt")) for img in page.iter("img")] == [(base + "warning.png", "Warning")]  # an alt in brackets

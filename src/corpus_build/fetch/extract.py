@@ -463,7 +463,8 @@ class _Converter:
         if urlsplit(fetch_url).scheme not in ("http", "https"):
             return ""
         cited = self.resolve(src)
-        alt = _collapse(_escape(el.get("alt") or "")).replace("[", "").replace("]", "")
+        # Brackets out before escaping: an escaped `\]` left behind would keep the image open.
+        alt = _collapse(_escape((el.get("alt") or "").replace("[", "").replace("]", "")))
         self.images.append({"url": fetch_url, "cited": cited, "alt": alt})
         return f"![{alt}]({_md_url(cited)})"
 
