@@ -11,7 +11,8 @@ Docusaurus layouts, a JavaScript shell page).
 
 Snippets are derived from each page's own HTML by rules written here, independent of
 the extractor: after dropping what the page marks as chrome (nav, footer, aside,
-ARIA landmarks, the generators' sidebar and nav-bar classes, permalink markers), take
+ARIA landmarks, the generators' sidebar and nav-bar classes, permalink markers; but a box of
+prose among the text's paragraphs, a TIP box or a Sphinx `.. sidebar::`, is text), take
 prose from the start, middle and end, one line of each kind of code block, table
 cells, headings, list items and definition terms. Both outputs are normalised the
 same way (Markdown links/escapes/emphasis and all whitespace removed) before a
@@ -72,12 +73,27 @@ def _classes(el) -> set[str]:
     return set((el.get("class") or "").split()) | ({el.get("id")} if el.get("id") else set())
 
 
+def box_in_text(el) -> bool:
+    """An <aside> or `sidebar` box standing among the text's paragraphs and headings, not mostly
+    links: a TIP box, a Sphinx `.. sidebar::` (issue 21: content, not chrome)."""
+    if not (el.tag == "aside" or "sidebar" in _classes(el)):
+        return False
+    parent = el.getparent()
+    if parent is None or not any(c is not el and c.tag in ("p", "h1", "h2", "h3", "h4", "h5", "h6") for c in parent):
+        return False
+    words = len(re.sub(r"\s+", "", el.text_content()))
+    linked = sum(len(re.sub(r"\s+", "", a.text_content())) for a in el.iter("a"))
+    return words > 0 and 2 * linked < words
+
+
 def is_chrome(el) -> bool:
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
     if not tag:
         return True
     if tag in _CHROME_TAGS or (el.get("role") or "") in _CHROME_ROLES:
         return True
+    if box_in_text(el):
+        return False
     if tag == "aside" and "footnote" not in (el.get("class") or ""):
         return True
     if tag == "header" and el.getparent() is not None and el.getparent().tag == "body":
@@ -166,7 +182,7 @@ def snippets(root) -> list[tuple[str, str]]:
                 headings.append(text)
         elif tag == "li":
             text = own_text(el)
-            if 10 <= len(text):
+            if len(text) >= 10:
                 items.append(text[:100])
         elif tag == "dt":
             text = text_of(el).rstrip("¶").strip()
@@ -196,7 +212,8 @@ def leaks(root) -> list[str]:
         tag = el.tag.lower()
         if tag in ("script", "style"):
             chunks = [line.strip() for line in (el.text or "").splitlines() if len(line.strip()) >= 20]
-        elif tag in ("nav", "footer") or el.get("role") == "navigation" or _classes(el) & {"sphinxsidebar", "related", "navheader", "navfooter", "cookie-banner", "sidebar"}:
+        elif (tag in ("nav", "footer") or el.get("role") == "navigation" or _classes(el) & {"sphinxsidebar", "related", "navheader", "navfooter", "cookie-banner", "sidebar"}) \
+                and not box_in_text(el):
             chunks = [re.sub(r"\s+", " ", t).strip() for t in el.itertext()]
             chunks = [c for c in chunks if len(c) >= 12]
         else:

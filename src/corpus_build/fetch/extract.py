@@ -7,24 +7,32 @@ escaped prose, and resolves relative links against the host root (courlan#45).
 
 So: find the main region the page marks itself (`[role=main]`, `<main>`, Sphinx's
 `div.body`, `articleBody`, a single `<article>`; else `<body>`), then walk it with
-lxml and write every block it holds, leaving out what pages mark as chrome (nav,
-sidebars, banners, headers and footers, cookie notices, script text, permalink
-markers). The walk never changes the tree, so trafilatura's metadata reader can run
-on the same parse afterwards. lxml rather than BeautifulSoup: the tree is already
-parsed by lxml, and a second parse would cost more than the whole walk.
+lxml and write every block it holds, leaving out what is chrome (fetch/chrome.py: nav,
+navigation sidebars, banners, headers and footers, cookie notices, script text,
+permalink markers; in a page that marks no region, the link bars at its edges). The
+walk never changes the tree, so trafilatura's metadata reader can run on the same
+parse afterwards. lxml rather than BeautifulSoup: the tree is already parsed by lxml,
+and a second parse would cost more than the whole walk.
 
-Links are resolved here against the page's own URL (and `<base href>`), in-page
-anchors keep their page, and `cite` maps each URL back into the cited URL space.
+Tables used for layout (chrome.lays_out) are unwrapped into their cells' blocks; data
+tables become pipe tables. Links inside code stay links around code spans; a `<pre>`
+stays verbatim and the targets of its links follow it.
+
+Links are resolved against the page's cited URL, `cite(page_url)` (and `<base href>`):
+the public address a reader of the page follows them from, not the fetched copy's;
+an absolute link is mapped back into the cited space by `cite`. In-page anchors keep
+their page.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, table_rows, text_len
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
@@ -38,14 +46,8 @@ _SKIP_TAGS = {
     "button", "input", "select", "textarea", "option", "link", "meta", "head", "title", "nav", "map", "area", "source",
 }
 _SKIP_ROLES = {"navigation", "banner", "contentinfo", "search", "menu", "menubar", "toolbar", "dialog", "alert"}
-# Class or id parts (split at -, _ and spaces) that pages use for chrome.
-_SKIP_TOKENS = {
-    "nav", "navbar", "navigation", "navheader", "navfooter", "sidebar", "sphinxsidebar", "sphinxsidebarwrapper",
-    "related", "breadcrumb", "breadcrumbs", "cookie", "cookies", "consent", "gdpr", "footer", "skiplink", "share",
-    "sharing", "social", "advert", "advertisement", "ads", "banner", "menu", "headerlink", "anchorjs", "permalink",
-    "hashlink", "copybutton", "announcement", "feedback", "pagination", "pager", "toolbar", "clearer",
-}
-_PERMALINK_TEXT = {"¶", "#", "§", "🔗", "link", ""}
+# Permalink markers: symbols, never words ("link" in prose is a link's text).
+_PERMALINK_TEXT = {"¶", "#", "§", "🔗", ""}
 _LANG_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight|sourceCode|brush:)[-_ ]?([A-Za-z0-9_+#.-]+)")
 _NO_LANG = {"default", "none", "text", "plain", "plaintext", "nohighlight", "notranslate", "source", "highlight"}
 _SPACE = re.compile(r"[ \t\n\r\f\v]+")
@@ -64,34 +66,6 @@ class Extraction:
     markdown: str
     region: str  # which element held the main text ("role=main", "main", "sphinx-body", …, "body")
     images: list[dict] = field(default_factory=list)  # {"url": fetch-space URL, "cited": cite-space URL, "alt": …}
-
-
-@functools.lru_cache(maxsize=4096)
-def _chrome_class(value: str) -> bool:
-    """Whether a class attribute names chrome: a class word, or a part of one split at - and _."""
-    return any(word in _SKIP_TOKENS or any(part in _SKIP_TOKENS for part in re.split(r"[-_]", word)) for word in value.lower().split())
-
-
-def _is_chrome(el) -> bool:
-    """By class words (and their parts), or by a whole id: ids are often made from a heading's
-    text, and a section titled "Cookie management" is content."""
-    value = el.get("class")
-    if value and _chrome_class(value):
-        return True
-    ident = el.get("id")
-    return bool(ident) and ident.lower() in _SKIP_TOKENS
-
-
-def _text_len(el) -> int:
-    """Characters of visible-looking text (scripts and styles left out), without whitespace."""
-    total = _dense_len("".join(el.itertext()))
-    for hidden in el.iter("script", "style", "noscript", "template"):
-        total -= _dense_len("".join(hidden.itertext()))
-    return max(total, 0)
-
-
-def _dense_len(text: str) -> int:
-    return len(text) - sum(text.count(c) for c in " \n\t\r")
 
 
 def _has_class(el, name: str) -> bool:
@@ -118,11 +92,11 @@ def find_region(root) -> tuple[Any, str]:
         if label == "article" and len(found) > 1:
             break  # a list of articles: the page itself is the unit
         if total is None:
-            total = _text_len(body)
-        best = max(found, key=_text_len)
+            total = text_len(body)
+        best = max(found, key=text_len)
         # A marked region holding little of the page's text (a hero banner in <main>, an empty
         # role=main shell) is not where the content lives.
-        if _text_len(best) >= 0.4 * total:
+        if text_len(best) >= 0.4 * total:
             return _narrowed(best, label)
     return body, "body"
 
@@ -132,7 +106,7 @@ def _narrowed(region, label: str) -> tuple[Any, str]:
     if label == "article":
         return region, label
     articles = list(region.iter("article"))
-    if len(articles) == 1 and _text_len(articles[0]) >= 0.6 * _text_len(region):
+    if len(articles) == 1 and text_len(articles[0]) >= 0.6 * text_len(region):
         article = articles[0]
         # Not when the page's title sits outside the article (<main><h1>…</h1><article>).
         if all(any(a is article for a in h.iterancestors()) for h in region.iter("h1")):
@@ -145,8 +119,13 @@ class _Converter:
         self.page_url = page_url
         self.base_url = base_url
         self.cite = cite
+        # Relative links are resolved against the page's public address: in the fetched copy's
+        # space `/pkg/sync/` or a `../` past a rewrite's prefix would name the mirror's host.
+        self.cited_page = cite(page_url)
+        self.cited_base = cite(base_url)
         self.whole_page = whole_page
         self.images: list[dict] = []
+        self.navigation: set = set()  # blocks edge_navigation found (pages without a main region)
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -166,11 +145,18 @@ class _Converter:
             return True
         if tag == "footer" or (tag == "header" and self.whole_page):
             return True
-        if tag == "aside" and self.whole_page and "footnote" not in (el.get("class") or ""):
+        if tag == "aside" and self.whole_page and "footnote" not in (el.get("class") or "") and not box_is_text(el):
             return True
         if tag == "a" and (el.get("href") or "").startswith("#") and (el.text_content() or "").strip() in _PERMALINK_TEXT and len(el) == 0:
             return True
-        return _is_chrome(el)
+        if self.navigation and el in self.navigation:
+            return True
+        return is_chrome(el)
+
+    def leaves_page(self, href: str) -> bool:
+        """Whether a link goes to another page (not an anchor in this one)."""
+        url = self.resolve(href)
+        return bool(url) and urldefrag(url)[0] != urldefrag(self.cited_page)[0]
 
     def resolve(self, href: str) -> str:
         href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")
@@ -181,9 +167,10 @@ class _Converter:
             return ""
         if scheme in ("mailto", "tel"):
             return href
+        if scheme or href.startswith("//"):  # absolute: it may name the fetched copy's own space
+            return self.cite(urljoin(self.base_url, href))
         # In-page anchors stay on this page even under a <base href> elsewhere.
-        url = urljoin(self.page_url if href.startswith("#") else self.base_url, href)
-        return self.cite(url)
+        return urljoin(self.cited_page if href.startswith("#") else self.cited_base, href)
 
     # --- blocks -------------------------------------------------------------------------
 
@@ -194,7 +181,7 @@ class _Converter:
 
         def flush() -> None:
             if buf:
-                para = _paragraph("".join(buf))
+                para = _paragraph(_join(buf))
                 if para:
                     blocks.append(para)
                 buf.clear()
@@ -222,7 +209,10 @@ class _Converter:
             para = _paragraph(self.inline_children(el))
             return [para] if para else []
         if tag in ("pre", "listing", "xmp"):
-            return [self.pre(el)] if (el.text_content() or "").strip() else []
+            if not (el.text_content() or "").strip():
+                return []
+            targets = self.pre_links(el) if el.find(".//a[@href]") is not None else ""
+            return [self.pre(el), targets] if targets else [self.pre(el)]
         if tag in ("ul", "ol", "menu"):
             return [self.list_block(el, tag == "ol")] if len(el) else self.flow(el)
         if tag == "dl":
@@ -306,8 +296,8 @@ class _Converter:
         return out
 
     def table(self, el) -> list[str]:
-        if el.find(".//pre") is not None:
-            return self.code_table(el)
+        if lays_out(el):
+            return self.unwrap(el)
         rows: list[list[str]] = []
         header = False
         caption = ""
@@ -331,12 +321,6 @@ class _Converter:
         if not rows:
             return out
         width = max(len(r) for r in rows)
-        if width == 1:  # a layout table: its cells are just blocks
-            for tr in el.iter("tr"):
-                for cell in tr:
-                    if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th"):
-                        out.extend(self.flow(cell))
-            return out
         rows = [r + [""] * (width - len(r)) for r in rows]
         head = rows[0] if header else [""] * width
         body = rows[1:] if header else rows
@@ -345,14 +329,19 @@ class _Converter:
         out.append("\n".join(lines))
         return out
 
-    def code_table(self, el) -> list[str]:
-        """A table holding code (line-numbered listings, code beside notes): its cells as blocks,
-        so the code stays verbatim; line-number gutters are left out."""
+    def unwrap(self, el) -> list[str]:
+        """A layout table (chrome.lays_out: columns of blocks, a line-numbered listing, code beside
+        notes): its cells' blocks in reading order, so nested tables stay tables and code stays
+        verbatim; line-number gutters are left out."""
         out: list[str] = []
-        for cell in el.iter("td", "th"):
-            if cell.find(".//td") is not None or self.skip(cell) or _GUTTER & set((cell.get("class") or "").lower().split()):
-                continue
-            out.extend(self.flow(cell))
+        caption = el.find("caption")
+        if caption is not None and not self.skip(caption):
+            out.extend(p for p in [_paragraph(self.inline_children(caption))] if p)
+        for row in table_rows(el):
+            for cell in row:
+                if self.skip(cell) or _GUTTER & set((cell.get("class") or "").lower().split()):
+                    continue
+                out.extend(self.flow(cell))
         return out
 
     def row(self, tr) -> list[str]:
@@ -377,7 +366,7 @@ class _Converter:
                 parts.append(self.inline(child))
             if child.tail:
                 parts.append(_escape(child.tail))
-        return "".join(parts)
+        return _join(parts)
 
     def inline(self, el) -> str:
         tag = el.tag.lower()
@@ -386,6 +375,8 @@ class _Converter:
         if tag == "img":
             return self.image(el)
         if tag in ("code", "kbd", "samp", "tt", "var") and len(el.findall(".//pre")) == 0:
+            if el.find(".//a[@href]") is not None:
+                return self.linked_code(el)
             return _code_span(el.text_content() or "")
         if tag in ("pre", "listing", "xmp"):
             return _code_span(el.text_content() or "")
@@ -408,6 +399,58 @@ class _Converter:
             return " " + inner + " "
         return inner
 
+    def code_pieces(self, el) -> list[tuple[str, str]]:
+        """(text, link target or "") runs of a code element's text, in order."""
+        pieces: list[tuple[str, str]] = []
+
+        def walk(node, href: str) -> None:
+            if node.text:
+                pieces.append((node.text, href))
+            for child in node:
+                if isinstance(child.tag, str) and child.tag.lower() not in _SKIP_TAGS:
+                    inner = href
+                    if child.tag.lower() == "a" and child.get("href") is not None and not href:
+                        inner = self.resolve(child.get("href"))
+                    walk(child, inner)
+                if child.tail:
+                    pieces.append((child.tail, href))
+
+        walk(el, "")
+        merged: list[tuple[str, str]] = []
+        for text, href in pieces:
+            if merged and merged[-1][1] == href:
+                merged[-1] = (merged[-1][0] + text, href)
+            else:
+                merged.append((text, href))
+        return merged
+
+    def linked_code(self, el) -> str:
+        """Code holding links: code spans, the linked words as links around their own spans
+        (Markdown has no link inside a code span). Spaces go between the spans, where
+        renderers that trim a span's edges keep them."""
+        out = []
+        for text, href in self.code_pieces(el):
+            text = _SPACE.sub(" ", text)
+            core = text.strip()
+            lead, trail = (" " if text[:1] == " " else ""), (" " if text[-1:] == " " else "")
+            if not core:
+                out.append(lead or trail)
+                continue
+            span = _code_span(core)
+            out.append(lead + (f"[{span}]({_md_url(href)})" if href else span) + trail)
+        return "".join(out)
+
+    def pre_links(self, el) -> str:
+        """The targets of links inside a <pre>, after the verbatim block: a fenced block cannot
+        hold a link and the site escapes raw HTML, so the code stays exact and its linked
+        words follow it once each, as links."""
+        seen: dict[tuple[str, str], None] = {}
+        for text, href in self.code_pieces(el):
+            core = _SPACE.sub(" ", text).strip()
+            if href and core:
+                seen[(core, href)] = None
+        return " · ".join(f"[{_code_span(text)}]({_md_url(href)})" for text, href in seen)
+
     def image(self, el) -> str:
         src = (el.get("src") or "").strip()
         if not src or src.startswith("data:"):
@@ -419,8 +462,9 @@ class _Converter:
         fetch_url = urljoin(self.base_url, src)
         if urlsplit(fetch_url).scheme not in ("http", "https"):
             return ""
-        cited = self.cite(fetch_url)
-        alt = _collapse(_escape(el.get("alt") or "")).replace("[", "").replace("]", "")
+        cited = self.resolve(src)
+        # Brackets out before escaping: an escaped `\]` left behind would keep the image open.
+        alt = _collapse(_escape((el.get("alt") or "").replace("[", "").replace("]", "")))
         self.images.append({"url": fetch_url, "cited": cited, "alt": alt})
         return f"![{alt}]({_md_url(cited)})"
 
@@ -434,9 +478,19 @@ def _escape(text: str) -> str:
     text = text.replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`")
     if "_" in text:
         text = _WORD_UNDERSCORE.sub(r"\\_", text)
-    if "[" in text:
+    # Both brackets, always: a `]` left bare in one text node closes a link label opened in another.
+    if "[" in text or "]" in text:
         text = text.replace("[", "\\[").replace("]", "\\]")
     return text
+
+
+def _join(parts: list[str]) -> str:
+    """Inline pieces as one string; a `!` that text puts before a link is not an image marker."""
+    for i in range(1, len(parts)):
+        before = parts[i - 1]
+        if parts[i].startswith("[") and before.endswith("!") and (len(before) - 1 - len(before[:-1].rstrip("\\"))) % 2 == 0:
+            parts[i - 1] = before[:-1] + "\\!"  # (an even run of backslashes before it escapes only itself)
+    return "".join(parts)
 
 
 def _escape_line_start(line: str) -> str:
@@ -525,6 +579,9 @@ def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: ur
     converter = _Converter(page_url, base, cite, whole_page=label == "body")
     if converter.skip(region) and label != "body":
         region, label = root.find(".//body") if root.find(".//body") is not None else root, "body"
+        converter.whole_page = True
+    if converter.whole_page:  # a marked region has its navigation outside; <body> has it at its edges
+        converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
@@ -540,7 +597,7 @@ def shell_signals(root, size: int) -> list[str]:
     body = root.find(".//body")
     if body is None:
         body = root
-    text = _text_len(body)
+    text = text_len(body)
     if text >= 1500:
         return []
     signals = []
@@ -549,7 +606,7 @@ def shell_signals(root, size: int) -> list[str]:
             signals.append("noscript asks for JavaScript")
             break
     for el in body.iter():
-        if isinstance(el.tag, str) and (el.get("id") or "").lower() in _APP_IDS and _text_len(el) < 50:
+        if isinstance(el.tag, str) and (el.get("id") or "").lower() in _APP_IDS and text_len(el) < 50:
             signals.append(f"empty app container #{el.get('id')}")
             break
     inline = " ".join(s.text or "" for s in root.iter("script") if not s.get("src"))

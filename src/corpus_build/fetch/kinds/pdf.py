@@ -7,6 +7,7 @@ import functools
 import logging
 import re
 import sys
+import unicodedata
 from importlib.metadata import PackageNotFoundError
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -28,6 +29,45 @@ LANDING = "landing.html"
 _ARXIV_ABS = re.compile(r"^/abs/([^/?#]+?)(?:\.pdf)?$")
 MAX_NOTICES = 20  # MuPDF repeats itself per page: the first few say what it had to work around
 log = logging.getLogger("corpus_build.fetch.pdf")
+# What a PDF's text layer gives that is no text: typographic ligatures (U+FB00-FB06 ﬁ ﬂ ﬀ…, and
+# the Armenian ones) folded to their letters, as NFKC does, for these characters only (NFKC on the
+# whole text would also rewrite full-width punctuation, superscripts and the like); and control
+# characters (a NUL, a bell) dropped, newline and tab kept.
+_PLAIN = {c: unicodedata.normalize("NFKC", chr(c)) for c in (*range(0xFB00, 0xFB07), *range(0xFB13, 0xFB18))}
+_PLAIN.update({c: "" for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\n\t"})
+
+
+# A footnote mark set as a raised number right after a word ("results1") would make one word of
+# the two; written with superscript digits ("results¹") it reads as a mark, and search, which
+# splits words at characters that are not letters or digits, finds "results".
+_MARK = re.compile(r"\d{1,3}(?:[,\u2013-]\d{1,3})*")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def plain_text(text: str) -> str:
+    """A PDF's text with ligatures folded and control characters dropped (see _PLAIN)."""
+    return text.translate(_PLAIN)
+
+
+def page_text(pymupdf, page) -> str:
+    """One page's text as get_text("text") gives it (the same lines, from the same spans), with
+    raised numbers glued to a word written as superscripts, then made plain (plain_text)."""
+    flags = getattr(pymupdf, "TEXTFLAGS_TEXT", None)
+    if flags is None:  # an old PyMuPDF: its plain text
+        return plain_text(page.get_text("text"))
+    lines = []
+    for block in page.get_text("dict", flags=flags).get("blocks", []):
+        if block.get("type", 0) != 0:
+            continue
+        for line in block.get("lines", []):
+            out = ""
+            for span in line.get("spans", []):
+                text = span.get("text", "")
+                if int(span.get("flags", 0)) & 1 and out[-1:].isalnum() and _MARK.fullmatch(text.strip()):
+                    text = text.strip().translate(_SUPERSCRIPT)
+                out += text
+            lines.append(out + "\n")
+    return plain_text("".join(lines))
 
 
 def _import_pymupdf():
@@ -107,7 +147,7 @@ def extract_pdf(body: str, out: str) -> dict:
     parts = []
     try:
         for number, page in enumerate(doc, start=1):
-            parts.append(f"## Page {number}\n\n{page.get_text('text').strip()}\n")
+            parts.append(f"## Page {number}\n\n{page_text(pymupdf, page).strip()}\n")
     except Exception as exc:  # noqa: BLE001
         return {"error": f"PyMuPDF failed on page {len(parts) + 1} ({type(exc).__name__}: {exc})" + _said(pymupdf)}
     meta = doc.metadata or {}
@@ -119,7 +159,7 @@ def extract_pdf(body: str, out: str) -> dict:
         for name in (pdf_structure.STRUCTURE, pdf_structure.STRUCTURE_MD):
             (Path(out).parent / name).unlink(missing_ok=True)
     language = text_language("\n".join(parts[:3]))  # the first pages: the title, abstract and introduction
-    return {"title": (meta.get("title") or "").strip(), "authors": pdf_authors(meta.get("author") or ""), "pages": doc.page_count,
+    return {"title": plain_text(meta.get("title") or "").strip(), "authors": pdf_authors(plain_text(meta.get("author") or "")), "pages": doc.page_count,
             "headings": headings, "language": language, "notices": _notices(pymupdf)}
 
 
