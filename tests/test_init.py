@@ -130,9 +130,9 @@ def test_a_project_made_from_the_installed_wheel_is_a_complete_site(tmp_path, mo
         sheets = page.evaluate("() => [...document.styleSheets].map(s => s.href || '')")
         assert any(h.endswith("assets/corpus.css") for h in sheets), sheets
         page.locator(".cb-filter-text").fill("no such words anywhere")
-        assert page.locator("tbody tr:visible").count() == 0
+        page.wait_for_function("() => document.querySelectorAll('table.cb-sources tbody tr:not([hidden])').length === 0", timeout=10_000)
         page.locator(".cb-filter-text").fill("GEMM")
-        assert page.locator("tbody tr:visible").count() == 1
+        page.wait_for_function("() => document.querySelectorAll('table.cb-sources tbody tr:not([hidden])').length === 1", timeout=10_000)
 
         page.goto(base)
         box = page.locator("input.md-search__input")

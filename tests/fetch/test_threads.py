@@ -95,7 +95,8 @@ def test_missing_parts_are_recorded_not_fatal(server, make_corpus, options):
     assert result.status is Status.OK, result.error
     data = json.loads((corpus.raw_dir(corpus.source("pr-43")) / "thread.json").read_text())
     assert data["unavailable"] == ["timeline"]
-    assert "The server did not provide: timeline" in build_pages(corpus)["sources/pr-43/text.md"]
+    # Said in the reader's words, naming the part, never the internal name alone (issue 22).
+    assert "GitHub did not provide this thread's timeline of events" in build_pages(corpus)["sources/pr-43/text.md"]
 
 
 def test_conversation_groups_review_comments_under_file_and_threads_replies():

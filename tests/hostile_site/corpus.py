@@ -119,8 +119,7 @@ def write_hostile_project(root: Path) -> Hostile:
     (corpus / "digests").mkdir(parents=True)
     (corpus / "digests" / "2026-11-30.md").write_text("---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=10_000) + "---\n\n" + body, encoding="utf-8")
     shutil.copy(PROJECT_ROOT / "mkdocs.yml", root / "mkdocs.yml")
-    shutil.copytree(PROJECT_ROOT / "overrides", root / "overrides")
-    shutil.copytree(PROJECT_ROOT / "docs" / "assets", root / "docs" / "assets")
+    (root / "docs").mkdir(exist_ok=True)  # the plugin brings the assets and templates
     _write_mirrors(root, one, many)
     return out
 
