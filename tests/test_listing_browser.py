@@ -177,3 +177,15 @@ def test_tables_fit_their_column_at_1280px_with_a_chinese_font(page):
         if widths["scroll"] > widths["client"]:
             clipped.append(f"{address}: table {widths['scroll']} px wide in a {widths['client']} px column")
     assert clipped == [], "\n".join(clipped)
+
+
+def test_words_typed_before_the_data_arrives_are_kept_and_applied(page):
+    """A reader who types at once (no hover first) must not see the words wiped when the data loads."""
+    page.goto(page.base + "sources/")
+    page.wait_for_selector(".cb-filters:not([hidden])")
+    page.locator(".cb-filter-text").fill("flashattention")  # the first thing done: the data is not read yet
+    page.wait_for_selector("table.cb-sources[data-cb-loaded]", state="attached")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('text') === 'flashattention'", timeout=10_000)
+    assert page.locator(".cb-filter-text").input_value() == "flashattention"
+    shown = page.locator("table.cb-sources tbody tr:not([hidden])")
+    assert 0 < shown.count() < len(page.corpus.sources)

@@ -151,9 +151,11 @@
     var headers = table.tHead.rows[0].cells;
 
     // The view the address names: filters, sort, page (on load, and when Back or Forward returns to it).
-    function restore() {
+    // On load, what the reader typed or chose before the data came stays (the address names nothing of it yet).
+    function restore(keepChosen) {
       var params = new URLSearchParams(window.location.search);
       controls.forEach(function (control) {
+        if (keepChosen && control.value && params.get(control.getAttribute("data-key")) === null) return;
         var wanted = params.get(control.getAttribute("data-key")) || "";
         control.value = wanted;
         if (control.value !== wanted) control.value = ""; // an unknown choice shows everything
@@ -165,7 +167,7 @@
       if (column !== -1) headers[column].setAttribute("aria-sort", sort.ascending ? "ascending" : "descending");
       page = Math.max(1, parseInt(params.get("page"), 10) || 1);
     }
-    restore();
+    restore(true);
 
     function values(row, key) {
       switch (key) {
