@@ -170,3 +170,12 @@ def test_add_still_refuses_the_same_url_with_tracking_parameters_or_an_anchor(pr
     capsys.readouterr()
     assert run(project, "add", new, "--section", "01-gpu", "--offline") == 1
     assert "already in the registry as 'the-post'" in capsys.readouterr().err
+
+
+def test_check_summary_counts_in_singular_and_plural(project, capsys):
+    assert run(project, "check") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "ok: 5 sources in 2 sections, 2 chapters, 1 learning path, 1 digest; 0 warnings"
+    (project / "corpus" / "02-ascend" / "sources.yaml").write_text("[]\n", encoding="utf-8")  # the chapters' and digest's ids are gone
+    assert run(project, "check") == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.endswith(" errors, 0 warnings") and "(s)" not in last
