@@ -219,7 +219,7 @@ _BARE_PERCENT = re.compile(r"(?<!\\)%")
 @functools.cache
 def _latex_decoder() -> Any:
     """pylatexenc's LaTeX-to-text, as bibtexparser's LatexDecodingMiddleware sets it up."""
-    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db  # type: ignore[import-untyped]  # pylatexenc ships no type information
 
     context = get_default_latex_context_db()
     context.add_context_category("corpus-build-bibtex", prepend=True, macros=[MacroTextSpec("url", simplify_repl="%s")])
