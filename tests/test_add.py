@@ -113,6 +113,7 @@ def test_check_command_exit_codes(project, capsys):
         ("https://example.org/Default.aspx", "example"),
         ("https://tile-ai.github.io/tilelang/docs/latest/index.htm", "tile-ai-tilelang-docs"),
         ("https://zhuanlan.zhihu.com/p/680212402", "zhihu-p-680212402"),
+        ("https://github.com/deepseek-ai/FlashMLA/blob/main/docs/20250930-ascend-prefill-deep-dive-and-tuning-notes.md", "flashmla-20250930-ascend-prefill-deep"),
         ("https://example.org/news/2024/05/why-tiles-beat-threads-for-every-kernel-you-will-ever-write.html", "example-news-why-tiles-beat-threads-for"),
     ],
 )

@@ -191,7 +191,7 @@ def derive_id(url: str, title: str = "") -> str:
             label = {"issues": "issue", "pull": "pr", "discussions": "discussion"}[match.group(1)]
             return slugify(f"{repo}-{label}-{match.group(2)}")
         if rest:
-            return slugify(f"{repo}-{rest.split('/')[-1].rsplit('.', 1)[0]}")
+            return _shorten(slugify(f"{repo}-{rest.split('/')[-1].rsplit('.', 1)[0]}"))
         return slugify(repo)
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().removeprefix("www.")
