@@ -325,4 +325,11 @@ def test_unverified_imports_references_without_an_address(tmp_path, capsys):
     after = sources.read_text(encoding="utf-8")
     assert main(["--project", str(project), "import", str(bib), "--section", "02", "--unverified"]) == 0
     assert sources.read_text(encoding="utf-8") == after
-    assert capsys.readouterr().out.count("without an address: add this reference's there") == 3
+    assert capsys.readouterr().out.count("which has no address yet") == 3
+
+    # The same reference, now with its address: not a second entry, but a hint where to put it.
+    found = tmp_path / "found.json"
+    found.write_text(json.dumps([{"type": "paper-conference", "title": ansor["title"], "URL": "https://example.org/ansor.pdf"}]), encoding="utf-8")
+    assert main(["--project", str(project), "import", str(found), "--section", "02"]) == 0
+    assert "add https://example.org/ansor.pdf to that entry" in capsys.readouterr().out
+    assert sources.read_text(encoding="utf-8") == after

@@ -87,7 +87,7 @@ def _known_keys(corpus: Corpus) -> dict[str, str]:
     for source in corpus.sources:
         place = f"'{source.id}' ({source.section}/sources.yaml:{source.line})"
         if not source.url:
-            keys[_title_key(source.title)] = place + ", without an address: add this reference's there"
+            keys[_title_key(source.title)] = place + ", which has no address yet"
         if source.url:
             keys["url:" + urls.normalize(source.url)] = place
             doi = clean_doi(source.url) if "doi.org/" in source.url else ""
@@ -155,9 +155,10 @@ def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "", *, unve
                 why = "no URL, DOI or arXiv id, and no title to list it under; add one of them to the entry"
             unusable.append(Skipped(ref.where, title or ref.key, why))
             continue
-        clash = next((known[k] for k in _ref_keys(ref, url) if k in known), None)
-        if clash:
-            duplicates.append(Skipped(ref.where, title, f"already in the registry as {clash}"))
+        match = next((k for k in _ref_keys(ref, url) if k in known), None)
+        if match:
+            hint = f"; add {url} to that entry" if url and match.startswith("title:") else ""
+            duplicates.append(Skipped(ref.where, title, f"already in the registry as {known[match]}{hint}"))
             continue
         source_id = _source_id(ref, url, taken)
         taken.add(source_id)
