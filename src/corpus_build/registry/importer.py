@@ -88,7 +88,7 @@ def _known_keys(corpus: Corpus) -> dict[str, str]:
         place = f"'{source.id}' ({source.section}/sources.yaml:{source.line})"
         if not source.url:
             keys[_title_key(source.title)] = place + ", which has no address yet"
-        if source.url:
+        else:
             keys["url:" + urls.normalize(source.url)] = place
             doi = clean_doi(source.url) if "doi.org/" in source.url else ""
             if doi:
