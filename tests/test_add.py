@@ -103,3 +103,80 @@ def test_check_command_exit_codes(project, capsys):
     err = capsys.readouterr().err
     assert "corpus/01-gpu/sources.yaml:5: error: kind 'doc'" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "url, expected",
+    [
+        ("https://docs.python.org/3/library/json.html", "python-library-json"),  # not docs-library-json.html
+        ("https://www.example.com/blog/index.php?page=2&utm_source=feed", "example-blog"),
+        ("https://example.org/Default.aspx", "example"),
+        ("https://tile-ai.github.io/tilelang/docs/latest/index.htm", "tile-ai-tilelang-docs"),
+        ("https://zhuanlan.zhihu.com/p/680212402", "zhihu-p-680212402"),
+        ("https://github.com/deepseek-ai/FlashMLA/blob/main/docs/20250930-ascend-prefill-deep-dive-and-tuning-notes.md", "flashmla-20250930-ascend-prefill-deep"),
+        ("https://example.org/news/2024/05/why-tiles-beat-threads-for-every-kernel-you-will-ever-write.html", "example-news-why-tiles-beat-threads-for"),
+    ],
+)
+def test_add_derives_a_short_readable_id_from_the_url(project, url, expected):
+    assert run(project, "add", url, "--section", "01-gpu", "--offline") == 0
+    [source] = [s for s in registry.load(project / "corpus").sources if s.url == url]
+    assert source.id == expected
+    assert len(source.id) <= 40
+
+
+def test_ids_from_similar_urls_stay_unique(project):
+    assert run(project, "add", "https://example.org/guide/index.html", "--section", "01-gpu", "--offline") == 0
+    assert run(project, "add", "https://example.org/guide/default.htm", "--section", "01-gpu", "--offline") == 0
+    ids = {s.url: s.id for s in registry.load(project / "corpus").sources}
+    assert ids["https://example.org/guide/index.html"] == "example-guide"
+    assert ids["https://example.org/guide/default.htm"] == "example-guide-2"
+
+
+def test_an_id_from_a_page_title_leaves_out_the_site_name_and_stays_short(project):
+    url = "https://docs.python.org/3/library/json.html"
+    assert run(project, "add", url, "--section", "01-gpu", "--title", "json — JSON encoder and decoder — Python 3.14.0 documentation") == 0
+    assert registry.load(project / "corpus").source("json-json-encoder-and-decoder").url == url
+
+
+@pytest.mark.parametrize(
+    "existing, new",
+    [
+        ("https://example.org/post?source=rss", "https://example.org/post?source=atom"),
+        ("https://example.org/compare?ref=main", "https://example.org/compare?ref=dev"),
+        ("https://example.org/list?from=2024", "https://example.org/list?from=2025"),
+        ("https://example.org/list?from=2024", "https://example.org/list"),
+        ("https://app.example.org/#/docs/a", "https://app.example.org/#/docs/b"),
+        ("https://app.example.org/#!/docs/a", "https://app.example.org/#!/docs/b"),
+    ],
+)
+def test_add_accepts_urls_that_differ_in_a_real_parameter_or_a_route(project, existing, new):
+    assert run(project, "add", existing, "--section", "01-gpu", "--offline") == 0
+    assert run(project, "add", new, "--section", "01-gpu", "--offline") == 0
+    urls = {s.url for s in registry.load(project / "corpus").sources}
+    assert {existing, new} <= urls
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        "https://example.org/post?utm_source=x&utm_medium=email&utm_campaign=launch",
+        "https://example.org/post?fbclid=IwAR0abc",
+        "https://example.org/post?gclid=abc&mc_cid=1&mc_eid=2",
+        "https://example.org/post?igshid=abc",
+        "https://www.example.org/post/#comments",  # an anchor in the same document
+    ],
+)
+def test_add_still_refuses_the_same_url_with_tracking_parameters_or_an_anchor(project, capsys, new):
+    assert run(project, "add", "https://example.org/post", "--section", "01-gpu", "--offline", "--id", "the-post") == 0
+    capsys.readouterr()
+    assert run(project, "add", new, "--section", "01-gpu", "--offline") == 1
+    assert "already in the registry as 'the-post'" in capsys.readouterr().err
+
+
+def test_check_summary_counts_in_singular_and_plural(project, capsys):
+    assert run(project, "check") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "ok: 5 sources in 2 sections, 2 chapters, 1 learning path, 1 digest; 0 warnings"
+    (project / "corpus" / "02-ascend" / "sources.yaml").write_text("[]\n", encoding="utf-8")  # the chapters' and digest's ids are gone
+    assert run(project, "check") == 1
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.endswith(" errors, 0 warnings") and "(s)" not in last

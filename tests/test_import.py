@@ -198,3 +198,138 @@ def test_bad_files_get_one_clear_message(tmp_path, capsys):
     assert main(["--project", str(project), "import", str(tmp_path / "missing.bib"), "--section", "01"]) == 2
     assert main(["--project", str(project), "import", str(bib), "--section", "99"]) == 1
     assert "no section '99'" in capsys.readouterr().err
+
+
+needs_pandoc = pytest.mark.skipif(not shutil.which("pandoc"), reason="pandoc is not installed (apt-get install pandoc); it writes the files under test")
+
+
+def pandoc(source: Path, target: Path, src: str, dst: str) -> Path:
+    subprocess.run(["pandoc", "-f", src, "-t", dst, "-s", str(source), "-o", str(target)], check=True)
+    return target
+
+
+@needs_pandoc
+def test_percent_in_a_bibtex_url_is_not_a_comment(tmp_path, capsys):
+    # pandoc writes `url = {https://example.org/a%20b}`: a `%` in a braced value is text, not a LaTeX comment.
+    project = make_project(tmp_path)
+    csl = tmp_path / "refs.json"
+    csl.write_text(json.dumps([
+        {"id": "spaced2024", "type": "webpage", "title": "Spaced path", "URL": "https://example.org/docs/a%20b"},
+        {"id": "other2024", "type": "webpage", "title": "Another spaced path", "URL": "https://example.org/docs/a%20c?q=50%25"},
+        {"id": "share2024", "type": "article-journal", "title": "100% of the tiles", "DOI": "10.5555/100%25tiles"},
+    ]), encoding="utf-8")
+    bib = pandoc(csl, tmp_path / "refs.bib", "csljson", "biblatex")
+    assert "%20b" in bib.read_text(encoding="utf-8")
+    assert main(["--project", str(project), "import", str(bib), "--section", "02"]) == 0, capsys.readouterr()
+    got = entries(project, "02-more")
+    assert got["spaced2024"]["url"] == "https://example.org/docs/a%20b"
+    assert got["other2024"]["url"] == "https://example.org/docs/a%20c?q=50%25"  # not dropped as a duplicate of the first
+    assert got["share2024"]["title"] == "100% of the Tiles"  # pandoc title-cases English titles for biblatex
+    assert ": skipped" not in capsys.readouterr().out
+    assert got["share2024"]["doi"] == "10.5555/100%25tiles"
+
+
+def test_bibtex_escapes_and_comments_around_values(tmp_path, capsys):
+    project = make_project(tmp_path)
+    bib = tmp_path / "hand.bib"
+    bib.write_text(
+        "% a comment line before the entries\n"
+        "@misc{tilde, title = {Caf{\\'e} \\textit{tiles}: 50\\% faster}, url = {https://example.org/~user/a\\_b%2Fc#part}} % after\n"
+        "@misc{quoted, title = \"Quoted 20% value\", howpublished = {\\url{https://example.org/q%3Dx}}}\n",
+        encoding="utf-8",
+    )
+    assert main(["--project", str(project), "import", str(bib), "--section", "02"]) == 0, capsys.readouterr()
+    got = entries(project, "02-more")
+    assert (got["tilde"]["title"], got["tilde"]["url"]) == ("Café tiles: 50% faster", "https://example.org/~user/a_b%2Fc#part")
+    assert (got["quoted"]["title"], got["quoted"]["url"]) == ("Quoted 20% value", "https://example.org/q%3Dx")
+
+
+@needs_pandoc
+def test_csl_json_title_markup_becomes_plain_text(tmp_path, capsys):
+    # pandoc turns LaTeX markup into CSL-JSON's rich-text tags, as Zotero and citation-js do.
+    project = make_project(tmp_path)
+    bib = tmp_path / "marked.bib"
+    bib.write_text(
+        "@article{marked, title = {The \\emph{tile} model of {H}\\textsubscript{2}{O} at n\\textsuperscript{2} scale on \\textsc{Ascend}},"
+        " journal = {\\emph{Journal} of Tiles}, url = {https://example.org/marked}}\n"
+        "@article{bold, title = {A \\textbf{bold} claim}, url = {https://example.org/bold}}\n",
+        encoding="utf-8",
+    )
+    export = pandoc(bib, tmp_path / "marked.json", "biblatex", "csljson")
+    titles = [item["title"] for item in json.loads(export.read_text(encoding="utf-8"))]
+    assert any("<i>" in t for t in titles) and any("<b>" in t for t in titles) and any("small-caps" in t for t in titles)
+    extra = tmp_path / "zotero.json"  # Zotero's own forms: nocase spans, entities, and a title that only looks like markup
+    extra.write_text(json.dumps([
+        {"type": "webpage", "title": "<span class=\"nocase\">iPhone</span> kernels &amp; <i>tiles</i>", "URL": "https://example.org/nocase"},
+        {"type": "webpage", "title": "When a < b and <script> is text", "URL": "https://example.org/lt"},
+    ]), encoding="utf-8")
+    assert main(["--project", str(project), "import", str(export), "--section", "02"]) == 0, capsys.readouterr()
+    assert main(["--project", str(project), "import", str(extra), "--section", "02"]) == 0, capsys.readouterr()
+    got = {e["url"]: e for e in entries(project, "02-more").values()}
+    assert got["https://example.org/marked"]["title"] == "The tile model of H₂O at n² scale on Ascend"
+    assert got["https://example.org/marked"]["venue"] == "Journal of Tiles"
+    assert got["https://example.org/bold"]["title"] == "A bold claim"
+    assert got["https://example.org/nocase"]["title"] == "iPhone kernels & tiles"
+    assert got["https://example.org/lt"]["title"] == "When a < b and <script> is text"  # no CSL tag: kept as written
+    written = (project / "corpus" / "02-more" / "sources.yaml").read_text(encoding="utf-8")
+    assert not any(tag in written for tag in ("<i>", "<b>", "<sub>", "<sup>", "<span", "&amp;"))
+
+
+@pytest.mark.parametrize(
+    "name, body, expected",
+    [
+        ("empty.ris", rispy.dumps([]), "RIS records"),
+        ("wrong.ris", "@article{a, title = {Not RIS}, url = {https://example.org/a}}\n", "pass --format bibtex"),
+        ("empty.json", "[]", "CSL-JSON items"),
+        ("comments.bib", "% nothing here\n@comment{just a comment}\n", "BibTeX entries"),
+        ("list.txt", "# a reading list with no URL yet\n", "one http(s) address per line"),
+    ],
+)
+def test_a_file_without_references_is_an_error(tmp_path, capsys, name, body, expected):
+    project = make_project(tmp_path)
+    export = tmp_path / name
+    export.write_text(body, encoding="utf-8")
+    before = (project / "corpus" / "01-main" / "sources.yaml").read_bytes()
+    assert main(["--project", str(project), "import", str(export), "--section", "01"]) == 2
+    err = capsys.readouterr().err
+    assert f"{export}: no references found; expected" in err and expected in err and "Traceback" not in err
+    assert (project / "corpus" / "01-main" / "sources.yaml").read_bytes() == before
+
+
+@needs_pandoc
+def test_unverified_imports_references_without_an_address(tmp_path, capsys):
+    # pandoc's plain BibTeX keeps no url or doi (see test_bibtex_written_by_pandoc): a thesis .bib looks like this.
+    project = make_project(tmp_path)
+    csl = [dict(item) for item in ZOTERO[1:4]]
+    for item in csl:
+        item["id"] = item["title"].split(":")[0].split()[0].lower() + "2020"
+    source = tmp_path / "refs.json"
+    source.write_text(json.dumps(csl, ensure_ascii=False), encoding="utf-8")
+    bib = pandoc(source, tmp_path / "thesis.bib", "csljson", "bibtex")
+    assert main(["--project", str(project), "import", str(bib), "--section", "02"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("--unverified") == 3  # the refusal says how to import them anyway
+
+    assert main(["--project", str(project), "import", str(bib), "--section", "02", "--unverified"]) == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert "imported 3 entries (3 unverified, without an address)" in out
+    got = entries(project, "02-more")
+    ansor = got["ansor2020"]
+    assert "url" not in ansor and ansor["verified"] is False and "thesis.bib:" in ansor["verify_note"]
+    assert ansor["title"].startswith("Ansor") and ansor["authors"] == ["Zheng, Lianmin", "Jia, Chengfei"] and ansor["kind"] == "paper"
+    corpus = registry.load(project / "corpus")
+    assert corpus.source("ansor2020").verified is False and corpus.source("ansor2020").url == ""
+
+    # Importing again adds nothing: known by title while they have no address.
+    sources = project / "corpus" / "02-more" / "sources.yaml"
+    after = sources.read_text(encoding="utf-8")
+    assert main(["--project", str(project), "import", str(bib), "--section", "02", "--unverified"]) == 0
+    assert sources.read_text(encoding="utf-8") == after
+    assert capsys.readouterr().out.count("which has no address yet") == 3
+
+    # The same reference, now with its address: not a second entry, but a hint where to put it.
+    found = tmp_path / "found.json"
+    found.write_text(json.dumps([{"type": "paper-conference", "title": ansor["title"], "URL": "https://example.org/ansor.pdf"}]), encoding="utf-8")
+    assert main(["--project", str(project), "import", str(found), "--section", "02"]) == 0
+    assert "add https://example.org/ansor.pdf to that entry" in capsys.readouterr().out
+    assert sources.read_text(encoding="utf-8") == after

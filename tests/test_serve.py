@@ -76,6 +76,36 @@ def start_serve(project: Path) -> tuple[subprocess.Popen, Log, str]:
     return server, Log(server), f"http://127.0.0.1:{port}/"
 
 
+class Reloads:
+    """Every reload the live server asks the browsers for, seen through MkDocs' own protocol: the
+    page's epoch, then long polls of /livereload/<epoch>/<id>, each answering with a newer one.
+    It polls again at once with the epoch it got (a browser still reloading may miss one)."""
+
+    def __init__(self, base: str, page: str):
+        import threading
+
+        self.base, self.page = base, page
+        self.seen: list[int] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import re
+
+        while (found := re.search(r"livereload\((\d+), (\d+)\)", _get(self.base + self.page, timeout=30)[1])) is None:
+            time.sleep(0.2)
+        epoch = int(found[1])
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}livereload/{epoch}/{found[2]}", timeout=120) as response:
+                    newer = int(response.read())
+            except OSError:
+                return  # the server stopped
+            if newer > epoch:
+                self.seen.append(newer)
+                epoch = newer
+
+
 def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
     server, log, base = start_serve(project)
     path = project / "corpus" / "01-gpu" / "sources.yaml"
@@ -85,12 +115,17 @@ def test_serve_shows_registry_errors_at_once_and_builds_once_per_edit(project):
         time.sleep(2)  # let the watchers settle
         # A build is MkDocs' full build or the preview's rebuild of the pages an edit changed (preview.py).
         builds, reloads = log.count("Building documentation") + log.count("page(s) rebuilt in"), log.count("Reloading browsers")
+        browser = Reloads(base, "sources/tilelang/")
+        time.sleep(1)  # its first long poll is waiting
 
-        # One valid edit: one build, one reload (the plugin's own writes into docs/ trigger nothing).
+        # One valid edit: one build, one reload (the plugin's own writes into docs/ trigger nothing,
+        # and the preview's pages are not shown on their own before the rest: preview.SHOW_EARLY_AFTER).
         path.write_text(good.replace("Second line of the note.", "Second line, edited."), encoding="utf-8")
         assert _wait_for(lambda: "Second line, edited." in _get(base + "sources/tilelang/")[1], 60), log.text()
         time.sleep(4)  # a second build would start within the watcher's poll interval
+        assert len(browser.seen) == 1, f"the server had the browsers reload {len(browser.seen)} times:\n" + log.text()
         assert log.count("Building documentation") + log.count("page(s) rebuilt in") - builds == 1, log.text()
+        assert log.count("page(s) shown in") == 0, log.text()
         assert log.count("Reloading browsers") - reloads == 1, log.text()
 
         # A registry mistake: the last good site, with the error list on every page.
@@ -126,3 +161,16 @@ def test_serve_started_on_a_broken_registry_answers_with_the_errors(project):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_pages_are_shown_early_only_when_the_rest_is_late():
+    from corpus_build.site.preview import _ShowLater
+
+    shown, said = [], []
+    late = _ShowLater(lambda: shown.append("late"), 0.0, lambda: said.append(1))
+    assert _wait_for(lambda: late.shown, 5)
+    late.cancel()
+    quick = _ShowLater(lambda: shown.append("quick"), 0.5, lambda: said.append(1))
+    quick.cancel()  # the rebuild ended first: its own reload is the only one
+    time.sleep(1)
+    assert shown == ["late"] and said == [1] and not quick.shown

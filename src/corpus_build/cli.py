@@ -73,14 +73,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS if errors else EXIT_OK
     for problem in shown:
         print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
+    warnings = len(problems) - len(errors)
     if errors:
-        print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", file=sys.stderr)
+        print(f"{_count(len(errors), 'error')}, {_count(warnings, 'warning')}", file=sys.stderr)
         return EXIT_PROBLEMS
     print(
-        f"ok: {len(corpus.sources)} sources in {len(corpus.sections)} sections, {len(corpus.chapters)} chapters, "
-        f"{len(corpus.paths)} learning paths, {len(corpus.digests)} digests; {len(problems)} warning(s)"
+        f"ok: {_count(len(corpus.sources), 'source')} in {_count(len(corpus.sections), 'section')}, "
+        f"{_count(len(corpus.chapters), 'chapter')}, {_count(len(corpus.paths), 'learning path')}, "
+        f"{_count(len(corpus.digests), 'digest')}; {_count(warnings, 'warning')}"
     )
     return EXIT_OK
+
+
+def _count(number: int, noun: str) -> str:
+    """`1 digest`, `2 digests`, `0 warnings`: the summary's nouns all take -s."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _int_list(text: str) -> tuple[int, ...]:

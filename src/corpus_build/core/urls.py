@@ -7,7 +7,16 @@ import unicodedata
 from urllib.parse import SplitResult, parse_qsl, unquote, urlencode, urlunsplit
 from urllib.parse import urlsplit as _urlsplit
 
-_TRACKING = re.compile(r"^(utm_[a-z]+|spm|from|fbclid|gclid|ref|source)$")
+# Query parameters that only say who sent the reader (ad-click ids, newsletter and campaign
+# tags): the ones Firefox's query stripping and the ClearURLs rules remove everywhere, plus
+# Alibaba's `spm` position code, which aliyun/taobao pages append to every link. Generic words
+# (`source`, `ref`, `from`, `id`, `lang`…) are not in it: sites route on them, and two URLs
+# differing in them can be two documents.
+_TRACKING = re.compile(
+    r"^(utm_[a-z_]+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|twclid|igshid|"
+    r"mc_cid|mc_eid|_hsenc|_hsmi|mkt_tok|vero_id|oly_anon_id|oly_enc_id|spm)$",
+    re.IGNORECASE,
+)
 _ID_CHARS = re.compile(r"[^a-z0-9._-]+")
 # \Z, not $: `$` also matches before a final newline, and "a\n" must not pass as an id.
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
@@ -80,9 +89,10 @@ def url_problem(url: str) -> str | None:
 def normalize(url: str) -> str:
     """The form two URLs share when they cite the same thing.
 
-    Lower-cased scheme and host, no `www.`, no default port, no fragment, no
-    tracking parameters, no trailing slash, no `.git` on GitHub repos, and
-    arXiv `pdf/`/`abs/` and version suffixes folded together.
+    Lower-cased scheme and host, no `www.`, no default port, no tracking parameters
+    (`_TRACKING`), no trailing slash, no `.git` on GitHub repos, and arXiv `pdf/`/`abs/`
+    and version suffixes folded together. A plain `#anchor` is dropped (a place in the same
+    document), a `#/route` or `#!/route` is kept: single-page sites name their pages that way.
     """
     parts = urlsplit(url.strip())
     host = (parts.hostname or "").lower().removeprefix("www.")
@@ -95,7 +105,8 @@ def normalize(url: str) -> str:
         if match:
             path = f"/abs/{match.group(1)}"
     query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query) if not _TRACKING.match(k)))
-    return urlunsplit(("https", host + port, path, query, ""))
+    route = parts.fragment if parts.fragment.startswith(("/", "!/")) else ""
+    return urlunsplit(("https", host + port, path, query, route.rstrip("/")))
 
 
 def github_parts(url: str) -> tuple[str, str, str] | None:
@@ -180,17 +191,63 @@ def derive_id(url: str, title: str = "") -> str:
             label = {"issues": "issue", "pull": "pr", "discussions": "discussion"}[match.group(1)]
             return slugify(f"{repo}-{label}-{match.group(2)}")
         if rest:
-            return slugify(f"{repo}-{rest.split('/')[-1].rsplit('.', 1)[0]}")
+            return _shorten(slugify(f"{repo}-{rest.split('/')[-1].rsplit('.', 1)[0]}"))
         return slugify(repo)
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().removeprefix("www.")
     match = re.match(r"^/(?:abs|pdf)/([^/]+?)(?:v\d+)?(?:\.pdf)?$", parts.path)
     if host == "arxiv.org" and match:
         return slugify(f"arxiv-{match.group(1)}")
-    if title and slugify(title):
-        return slugify(title)[:60].strip("-._")
-    tail = [s for s in parts.path.split("/") if s][-2:]
-    return slugify("-".join([host.split(".")[0], *tail]))[:60].strip("-._") or "source"
+    if title and slugify(_without_site_name(title)):
+        return _shorten(slugify(_without_site_name(title)))
+    words = [w for w in (_segment_word(s) for s in parts.path.split("/")) if w]
+    # Dates and versions (/2024/05/, /3/, /v2/) are noise before the page's own name, not as it.
+    words = [w for i, w in enumerate(words) if i == len(words) - 1 or not _VERSION.fullmatch(w)]
+    return _shorten(slugify("-".join([_site_name(host), *words[-2:]]))) or "source"
+
+
+# What a URL's path carries that names no page: index files, language and version folders.
+_NOISE_SEGMENTS = frozenset({"index", "default", "home", "www", "latest", "stable", "current", "en", "en-us", "zh-cn", "zh-hans", "zh-tw"})
+_PAGE_SUFFIX = re.compile(r"\.(?:html?|xhtml|shtml|php\d?|aspx?|jsp|cgi|pdf)$", re.IGNORECASE)
+_VERSION = re.compile(r"v?\d{1,4}(?:\.\d+)*")
+# Hosts where the first label is the site (tile-ai.github.io is tile-ai's, not GitHub's).
+_HOSTING = frozenset({"github", "gitlab", "readthedocs", "netlify", "vercel", "pages", "blogspot", "wordpress", "substack", "medium", "notion"})
+_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "edu", "gov"})
+_ID_LENGTH = 40
+
+
+def _segment_word(segment: str) -> str:
+    """A path segment as an id word: decoded, without its page suffix, "" when it names nothing."""
+    word = slugify(_PAGE_SUFFIX.sub("", unquote(segment)))
+    return "" if word in _NOISE_SEGMENTS else word
+
+
+def _site_name(host: str) -> str:
+    """`python` for docs.python.org, `zhihu` for zhuanlan.zhihu.com, `tile-ai` for tile-ai.github.io."""
+    if re.fullmatch(r"[\d.]+|\[.*\]", host):  # an IP address
+        return host.strip("[]")
+    labels = host.split(".")
+    if len(labels) > 1:
+        labels.pop()  # the top-level domain
+    if len(labels) > 1 and len(host.rsplit(".", 1)[-1]) == 2 and labels[-1] in _SECOND_LEVEL:
+        labels.pop()  # example.co.uk, example.com.cn
+    if len(labels) > 1 and labels[-1] in _HOSTING:
+        labels.pop()
+    return labels[-1] if labels else host
+
+
+def _without_site_name(title: str) -> str:
+    """A page title without the site name most sites append ("json — Python 3.14 documentation")."""
+    parts = re.split(r"\s+[|—–·-]\s+", title.strip())
+    return " ".join(parts[:-1]) if len(parts) > 1 else title
+
+
+def _shorten(slug: str) -> str:
+    """At most `_ID_LENGTH` characters, cut between words."""
+    if len(slug) <= _ID_LENGTH:
+        return slug.strip("-._")
+    cut = slug[: _ID_LENGTH + 1].rsplit("-", 1)[0]
+    return (cut if len(cut) >= _ID_LENGTH // 2 else slug[:_ID_LENGTH]).strip("-._")
 
 
 _ARXIV_PATH = re.compile(r"^/(?:abs|pdf|html)/((?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?)(?:\.pdf)?/?$")

@@ -46,9 +46,9 @@ def register(sub) -> None:
         help="use a copy you saved in your browser (PDF, HTML, saved-page folder, MHTML, image) as a source's mirror",
         description="Store FILE as the mirror of source ID, extracted like a fetched copy. `fetch` keeps it until "
         "`fetch --force`. For sources whose server refuses automated clients (login walls, CAPTCHAs, 401/403).",
-        example="corpus-build attach triton-paper ~/Downloads/triton.pdf --note \"saved from the ACM page\"",
+        example="corpus-build attach <id> ~/Downloads/paper.pdf --note \"saved from the publisher's page\"",
     )
-    p.add_argument("id", metavar="ID", help="the source's id")
+    p.add_argument("id", metavar="ID", help="the source's id (its `id:` in sources.yaml; `corpus-build status` lists them)")
     p.add_argument("file", metavar="FILE", help="the saved file, or the folder a browser's 'save page, complete' wrote")
     p.add_argument("--note", default="", help="where and how you saved it (kept in provenance)")
 

@@ -11,6 +11,8 @@ httpx exceptions are translated here, once, into corpus_build.core.errors.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import email.utils
 import hashlib
 import ipaddress
 import random
@@ -248,6 +250,38 @@ class _Decoder:
         return rest
 
 
+def retry_after_seconds(headers: dict[str, str], now: float | None = None) -> float | None:
+    """The wait a `Retry-After` header asks for, in seconds (None when absent or unreadable).
+
+    RFC 9110 section 10.2.3 allows delay-seconds (`120`) or an HTTP-date
+    (`Wed, 21 Oct 2026 07:28:00 GMT`). A date is measured from the response's own `Date`
+    header when it has one, so a server whose clock differs from ours still gets the wait
+    it meant; a date already past asks for none. The caller caps it (fetch.max_backoff).
+    """
+    value = headers.get("retry-after", "").strip()
+    if value.isdigit():
+        return float(value)
+    when = _http_date(value)
+    if when is None:
+        return None
+    sent = _http_date(headers.get("date", "").strip())
+    reference = sent if sent is not None else (time.time() if now is None else now)
+    return max(0.0, when - reference)
+
+
+def _http_date(text: str) -> float | None:
+    """An HTTP-date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) as a POSIX time."""
+    if not text:
+        return None
+    try:
+        parsed = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if parsed.tzinfo is None:  # asctime has no zone: HTTP dates are always GMT
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.timestamp()
+
+
 async def _drain(response: httpx.Response, limit: int = CHUNK) -> None:
     """Read a small body to its end, so the connection goes back to the pool.
 
@@ -465,8 +499,7 @@ class HttpClient:
                 if response.status_code >= 400:
                     note = await blocked.note_for(response)  # 401/403/CAPTCHA: say that `attach` exists
                     error = HTTPStatusError(f"HTTP {response.status_code} {response.reason_phrase}".strip() + note, url=current, status=response.status_code)
-                    retry = rheaders.get("retry-after", "").strip()
-                    error.retry_after = float(retry) if retry.isdigit() else None  # type: ignore[attr-defined]
+                    error.retry_after = retry_after_seconds(rheaders)  # type: ignore[attr-defined]
                     raise error
                 if response.status_code != 200:
                     raise HTTPStatusError(f"unexpected HTTP {response.status_code}", url=current, status=response.status_code)

@@ -8,10 +8,12 @@ field names onto one record.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +103,50 @@ def _clean(text: Any) -> str:
 # --- CSL-JSON (Zotero: File > Export > CSL JSON) --------------------------------------
 
 
+# CSL-JSON's rich text in titles (the CSL specification's "HTML-like formatting tags"):
+# Zotero and citation-js write <i>, <b>, <sup>, <sub> and two <span>s; pandoc writes the same.
+_CSL_MARKUP = re.compile(r"</?(?:i|b|sup|sub)>|<span\s+(?:style=\"font-variant:\s*small-caps;?\"|class=\"nocase\")\s*>|</span>", re.IGNORECASE)
+_SUPERSCRIPT = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SUBSCRIPT = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
+
+
+class _CslText(HTMLParser):
+    """The text of a CSL rich-text value: tags dropped, entities decoded, <sup>2</sup> as ²."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.script: list[str] = []  # the open <sup>/<sub> elements
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("sup", "sub"):
+            self.script.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("sup", "sub") and self.script:
+            self.script.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.script:
+            table = _SUPERSCRIPT if self.script[-1] == "sup" else _SUBSCRIPT
+            mapped = data.translate(table)
+            # Only when every character has a Unicode form; "x<sup>th</sup>" stays "xth".
+            data = mapped if not any(ch.isascii() and ch.isalnum() for ch in mapped) else data
+        self.parts.append(data)
+
+
+def csl_text(value: Any) -> str:
+    """A CSL-JSON title as plain text. Only a value using the CSL tags is read as markup: a
+    title that merely contains `<` or `&` ("a < b") is kept as written."""
+    text = _clean(value)
+    if not _CSL_MARKUP.search(text):
+        return text
+    parser = _CslText()
+    parser.feed(text)
+    parser.close()
+    return _clean("".join(parser.parts))
+
+
 def _csl_name(name: Any) -> str:
     if not isinstance(name, dict):
         return _clean(name)
@@ -145,13 +191,13 @@ def read_csl_json(path: Path, text: str) -> list[Reference]:
             where=f"{path.name}: item {index}",
             key=_clean(item.get("citation-key") or extra.get("citation key") or item.get("id")),
             type=_clean(item.get("type")),
-            title=_clean(item.get("title")),
+            title=csl_text(item.get("title")),
             authors=tuple(n for n in (_csl_name(a) for a in item.get("author") or []) if n),
             date=issued,
             doi=doi,
             arxiv=arxiv_id(extra.get("arxiv", "") and "arXiv:" + extra["arxiv"], url, doi, str(item.get("number") or "") if "arxiv" in str(item.get("publisher", "")).lower() else ""),
             url=url,
-            venue=_clean(item.get("container-title") or item.get("event-title") or item.get("publisher")),
+            venue=csl_text(item.get("container-title") or item.get("event-title") or item.get("publisher")),
             note=note,
             tags=_tags(item.get("keyword") or item.get("tags") or item.get("categories") or ""),
         ))
@@ -161,17 +207,59 @@ def read_csl_json(path: Path, text: str) -> list[Reference]:
 # --- BibTeX / biblatex ---------------------------------------------------------------
 
 
+# Fields holding an address or identifier, not LaTeX text: `~`, `_`, `%` and `#` are part of
+# them (hyperref's \url reads them verbatim), so only their escapes (`\%`) are undone.
+_BIB_VERBATIM = frozenset({"url", "doi", "eprint", "file", "pdf", "howpublished"})
+# A `%` that starts a LaTeX comment: not escaped as `\%`. Inside a field value it is text to
+# BibTeX (the .bib grammar has no comments within braces or quotes); decoded as LaTeX it would
+# cut the rest of the value off.
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+
+
+@functools.cache
+def _latex_decoder() -> Any:
+    """pylatexenc's LaTeX-to-text, as bibtexparser's LatexDecodingMiddleware sets it up."""
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db  # type: ignore[import-untyped]  # pylatexenc ships no type information
+
+    context = get_default_latex_context_db()
+    context.add_context_category("corpus-build-bibtex", prepend=True, macros=[MacroTextSpec("url", simplify_repl="%s")])
+    return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
+
+
+def _bib_text(value: str) -> str:
+    r"""A field value's LaTeX as text: accents and `\textit{}` undone, a bare `%` kept as a character."""
+    try:
+        return str(_latex_decoder().latex_to_text(_BARE_PERCENT.sub(r"\\%", value)))
+    except Exception:  # noqa: BLE001 - pylatexenc raises its own errors on odd input: keep the value as written
+        return value
+
+
+def _bib_verbatim(value: str) -> str:
+    r"""An address as written, with `\url{…}`, braces and LaTeX escapes (`\%`, `\_`, `\#`, `\&`, `\~`) undone."""
+    value = re.sub(r"^\\url\{(.*)\}$", r"\1", value.strip(), flags=re.DOTALL)
+    return re.sub(r"\\([%_#&~$])", r"\1", value.replace("{", "").replace("}", ""))
+
+
 def read_bibtex(path: Path, text: str) -> list[Reference]:
     import bibtexparser
     from bibtexparser import middlewares
 
-    library = bibtexparser.parse_string(text, append_middleware=[middlewares.LatexDecodingMiddleware(), middlewares.SeparateCoAuthors()])
+    # No LatexDecodingMiddleware: it decodes every field as LaTeX, so `url = {…/a%20b}` lost
+    # everything after its `%` (a LaTeX comment) and two addresses became one. Each field is
+    # decoded below as what it is: text (`_bib_text`) or an address (`_bib_verbatim`).
+    library = bibtexparser.parse_string(text, append_middleware=[middlewares.SeparateCoAuthors()])
     if library.failed_blocks:
         block = library.failed_blocks[0]
         raise UsageError(f"{path}:{(block.start_line or 0) + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
     refs = []
     for entry in library.entries:
-        f = {key.lower(): field.value for key, field in entry.fields_dict.items()}
+        f: dict[str, Any] = {}
+        for key, field in entry.fields_dict.items():
+            name, value = key.lower(), field.value
+            if isinstance(value, list):
+                f[name] = [_bib_text(v) for v in value]
+            elif isinstance(value, str):
+                f[name] = _bib_verbatim(value) if name in _BIB_VERBATIM and not _is_prose(name, value) else _bib_text(value)
 
         def get(*names: str, f: dict[str, Any] = f) -> str:
             for name in names:
@@ -199,6 +287,11 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
             tags=_tags(get("keywords")),
         ))
     return refs
+
+
+def _is_prose(name: str, value: str) -> bool:
+    r"""`howpublished` is an address only when it holds one (`\url{https://…}`); else it is text."""
+    return name == "howpublished" and not re.match(r"^\s*(?:\\url\{)?\s*https?://", value)
 
 
 # --- RIS -------------------------------------------------------------------------------
@@ -272,6 +365,14 @@ def sniff(path: Path, text: str) -> str:
 
 
 READERS = {"csl-json": read_csl_json, "bibtex": read_bibtex, "ris": read_ris, "urls": read_urls}
+# What a file of each format holds, for the message when it holds none: an empty import is a
+# wrong file or a failed export, not "0 imported, all fine".
+EXPECTED = {
+    "csl-json": "CSL-JSON items (a JSON list of objects with `type` and `title`); export the collection from Zotero again",
+    "bibtex": "BibTeX entries (`@article{key, title = {…}, …}`)",
+    "ris": "RIS records (each starts with a `TY  - ` line and ends with `ER  - `)",
+    "urls": "URLs (one http(s) address per line; `#` starts a comment)",
+}
 
 
 def read_file(path: Path, fmt: str = "") -> tuple[str, list[Reference]]:
@@ -286,4 +387,13 @@ def read_file(path: Path, fmt: str = "") -> tuple[str, list[Reference]]:
     fmt = fmt or sniff(path, text)
     if fmt not in READERS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")
-    return fmt, READERS[fmt](path, text)
+    refs = READERS[fmt](path, text)
+    if not refs:
+        raise UsageError(f"{path}: no references found; expected {EXPECTED[fmt]}{_format_hint(path, fmt, text)}")
+    return fmt, refs
+
+
+def _format_hint(path: Path, fmt: str, text: str) -> str:
+    """When the content looks like another format than the one read: say so."""
+    guessed = sniff(Path(path.stem), text)  # from the content alone
+    return f" (its content looks like {guessed}: pass --format {guessed})" if guessed not in (fmt, "urls") else ""

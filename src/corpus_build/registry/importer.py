@@ -2,7 +2,9 @@
 
 Each reference becomes a registry entry (kind, title, authors, date, doi, arxiv, venue,
 url, tags, the note as annotation). One already in the registry (same normalised URL,
-DOI or arXiv id), or twice in the file, is reported and skipped. New entries are
+DOI or arXiv id), or twice in the file, is reported and skipped. One without any address
+is refused, or with `--unverified` imported as `verified: false` (the registry's form for a
+source whose address is not known yet) and known by its title. New entries are
 appended to the section's sources.yaml as `add` does: existing bytes untouched, the
 registry validated afterwards, the file put back if it does not validate.
 """
@@ -70,12 +72,12 @@ def _url_for(ref: Reference) -> str:
 
 
 def _kind(ref: Reference, url: str) -> str:
-    implied = urls.detect_kind(url)
+    implied = urls.detect_kind(url) if url else None
     if implied:
         return implied
     mapped = _KIND_BY_TYPE.get(ref.type) or _KIND_BY_TYPE.get(ref.type.lower())
     if ref.type.lower() in ("misc", "unpublished", "") or not mapped:
-        return "paper" if (ref.doi or ref.arxiv) else urls.guess_kind(url)
+        return "paper" if (ref.doi or ref.arxiv) else urls.guess_kind(url) if url else "article"
     return mapped
 
 
@@ -84,7 +86,9 @@ def _known_keys(corpus: Corpus) -> dict[str, str]:
     keys: dict[str, str] = {}
     for source in corpus.sources:
         place = f"'{source.id}' ({source.section}/sources.yaml:{source.line})"
-        if source.url:
+        if not source.url:
+            keys[_title_key(source.title)] = place + ", which has no address yet"
+        else:
             keys["url:" + urls.normalize(source.url)] = place
             doi = clean_doi(source.url) if "doi.org/" in source.url else ""
             if doi:
@@ -100,8 +104,18 @@ def _known_keys(corpus: Corpus) -> dict[str, str]:
     return keys
 
 
+def _title_key(title: str) -> str:
+    """An address-less entry's identity: its title's letters and digits, case folded."""
+    return "title:" + "".join(ch for ch in title.casefold() if ch.isalnum())
+
+
 def _ref_keys(ref: Reference, url: str) -> list[str]:
-    keys = ["url:" + urls.normalize(url)]
+    # An entry imported --unverified is known by its title alone; a reference with an address
+    # is also checked against those (then the curator adds the address to that entry).
+    keys = [_title_key(ref.title)] if ref.title else []
+    if not url:
+        return keys
+    keys.append("url:" + urls.normalize(url))
     if ref.doi:
         keys.append("doi:" + ref.doi.lower())
     if ref.arxiv:
@@ -123,7 +137,10 @@ def _source_id(ref: Reference, url: str, taken: set[str]) -> str:
     return candidate
 
 
-def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "") -> ImportPlan:
+def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "", *, unverified: bool = False) -> ImportPlan:
+    """What importing `path` adds and skips. `unverified`: a reference without URL, DOI or arXiv
+    id becomes an entry with `verified: false` (the registry's form for a source whose address
+    is not known yet) instead of being refused."""
     folder = resolve_section(corpus, section)
     fmt, refs = read_file(path, fmt)
     known = _known_keys(corpus)
@@ -132,18 +149,30 @@ def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "") -> Impo
     for ref in refs:
         url = _url_for(ref)
         title = ref.title or url
-        if not url:
-            unusable.append(Skipped(ref.where, title or ref.key, "no URL, DOI or arXiv id; add one to the entry (or use `corpus-build add URL`)"))
+        if not url and not (unverified and ref.title):
+            why = "no URL, DOI or arXiv id; add one to the entry, or import it with --unverified (marked unverified until you add its address)"
+            if unverified:
+                why = "no URL, DOI or arXiv id, and no title to list it under; add one of them to the entry"
+            unusable.append(Skipped(ref.where, title or ref.key, why))
             continue
-        clash = next((known[k] for k in _ref_keys(ref, url) if k in known), None)
-        if clash:
-            duplicates.append(Skipped(ref.where, title, f"already in the registry as {clash}"))
+        match = next((k for k in _ref_keys(ref, url) if k in known), None)
+        if match:
+            hint = f"; add {url} to that entry" if url and match.startswith("title:") else ""
+            duplicates.append(Skipped(ref.where, title, f"already in the registry as {known[match]}{hint}"))
             continue
         source_id = _source_id(ref, url, taken)
         taken.add(source_id)
         for k in _ref_keys(ref, url):
+            if url and k.startswith("title:"):
+                continue  # two references of one title with different addresses are two sources
             known[k] = f"'{source_id}' ({ref.where}, earlier in this file)"
-        entry: dict = {"id": source_id, "title": title, "url": url, "kind": _kind(ref, url)}
+        entry: dict = {"id": source_id, "title": title}
+        if url:
+            entry["url"] = url
+        entry["kind"] = _kind(ref, url)
+        if not url:
+            entry["verified"] = False
+            entry["verify_note"] = f"imported from {ref.where} without a URL, DOI or arXiv id; add the address and remove `verified: false`"
         if ref.authors:
             entry["authors"] = list(ref.authors)
         for name in ("date", "doi", "arxiv", "venue"):
@@ -192,13 +221,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="add the references of a Zotero CSL-JSON, BibTeX/biblatex, RIS or URL-list file to a section",
         description="Add every reference of an exported file to a section's sources.yaml. Duplicates of registry entries "
         "(same URL, DOI or arXiv id) are reported and skipped; existing bytes of sources.yaml stay as they are. "
-        "Exit 1 when some reference could not be imported, 2 for an unreadable file.",
-        example='corpus-build import "My Library.json" --section 11 --dry-run\ncorpus-build import refs.bib --section 11',
+        "References without URL, DOI or arXiv id are refused unless --unverified. "
+        "Exit 1 when some reference could not be imported, 2 for an unreadable file or one with no references.",
+        example='corpus-build import "My Library.json" --section 11 --dry-run\ncorpus-build import refs.bib --section 11\ncorpus-build import thesis.bib --section 11 --unverified',
     )
     p.add_argument("file", help="the exported file (.json, .bib, .ris, or a text file with one URL per line)")
     p.add_argument("--section", required=True, help="section folder (e.g. 14-deepseek-ascend-stack) or its number (14)")
     p.add_argument("--format", choices=FORMATS, help="the file's format (default: from the extension and content)")
     p.add_argument("--dry-run", action="store_true", help="print what would be added and skipped; change nothing")
+    p.add_argument("--unverified", action="store_true", help="also import references without URL, DOI or arXiv id, as `verified: false` entries "
+                   "(the site marks them; add the address later)")
+
+
+def _entries(plan: ImportPlan) -> str:
+    """`3 entries` or `3 entries (2 unverified, without an address)`."""
+    count = len(plan.entries)
+    unverified = sum(1 for entry in plan.entries if entry.get("verified") is False)
+    return f"{count} entr{'y' if count == 1 else 'ies'}" + (f" ({unverified} unverified, without an address)" if unverified else "")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -208,14 +247,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     # Registry, usage and file errors are raised: corpus_build.cli.main prints them and maps the exit code.
     project = project_dir(args)
     corpus = load_corpus(args)
-    plan = plan_import(corpus, Path(args.file), args.section, args.format or "")
+    plan = plan_import(corpus, Path(args.file), args.section, args.format or "", unverified=args.unverified)
     shown = plan.file.relative_to(project) if plan.file.is_relative_to(project) else plan.file
     for skipped in plan.duplicates:
         print(str(skipped))
     for skipped in plan.unusable:
         print(f"error: {skipped}", file=sys.stderr)
     if args.dry_run:
-        print(f"dry run ({plan.format}): would add {len(plan.entries)} entr{'y' if len(plan.entries) == 1 else 'ies'} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} without an address")
+        print(f"dry run ({plan.format}): would add {_entries(plan)} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} without an address")
         if plan.text:
             print(plan.text, end="")
         return 1 if plan.unusable else 0
@@ -225,9 +264,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         print(f"nothing imported: {shown} is as it was", file=sys.stderr)
         return 1
-    print(f"imported {len(plan.entries)} entr{'y' if len(plan.entries) == 1 else 'ies'} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} without an address")
+    print(f"imported {_entries(plan)} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} without an address")
     for entry in plan.entries:
-        print(f"  + {entry['id']} ({entry['kind']}): {entry['title'][:70]}")
+        print(f"  + {entry['id']} ({entry['kind']}{', unverified' if entry.get('verified') is False else ''}): {entry['title'][:70]}")
     if plan.entries:
         print("next: corpus-build build   (and write a note for entries that have none)")
     return 1 if plan.unusable else 0
