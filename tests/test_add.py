@@ -180,3 +180,15 @@ def test_check_summary_counts_in_singular_and_plural(project, capsys):
     assert run(project, "check") == 1
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.endswith(" errors, 0 warnings") and "(s)" not in last
+
+
+def test_add_appends_to_an_empty_list_with_comments_around_it(project, capsys):
+    """`corpus-build init` writes a commented sources.yaml; `[]` after comments used to make add fail."""
+    (project / "corpus" / "03-new").mkdir()
+    (project / "corpus" / "03-new" / "section.yaml").write_text("title: New\n", encoding="utf-8")
+    sources = project / "corpus" / "03-new" / "sources.yaml"
+    sources.write_text("# My sources, in reading order.\n#\n# - id: example\n[]  # none yet\n", encoding="utf-8")
+    assert main(["--project", str(project), "add", "https://example.org/notes/tiles", "--section", "03", "--offline", "--note", "Tiles."]) == 0
+    text = sources.read_text(encoding="utf-8")
+    assert text.startswith("# My sources, in reading order.\n#\n# - id: example\n") and "[]" not in text
+    assert len([s for s in registry.load(project / "corpus").sources if s.section == "03-new"]) == 1

@@ -21,6 +21,7 @@ EXTRA_OF: dict[str, str] = {
     "protego": "fetch",
     "bibtexparser": "fetch",
     "rispy": "fetch",
+    "pylatexenc": "fetch",
     "playwright": "browser",
 }
 

@@ -19,7 +19,7 @@ import yaml
 from ..core import urls
 from ..core.errors import AddError, Problem, RegistryError, UsageError
 from ..core.model import KINDS, LANGS, Corpus
-from . import reader
+from . import reader, yamlfile
 
 
 @dataclass(frozen=True)
@@ -169,10 +169,7 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     path = corpus.root / folder / "sources.yaml"
     original = path.read_text(encoding="utf-8") if path.exists() else None
     body = original or ""
-    if body.strip() in ("", "[]"):
-        body = "" if not body.strip() else body.replace("[]", "").rstrip() + "\n"
-    elif not body.endswith("\n"):
-        body += "\n"
+    body = yamlfile.ready_to_append(body)  # an empty list `[]`, comments around it or not, takes entries
     line = body.count("\n") + 1
     _write_atomic(path, body + _entry_yaml(entry))
     try:

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..core import urls
 from ..core.errors import RegistryError
 from ..core.model import Corpus
-from . import reader
+from . import reader, yamlfile
 from .add import _entry_yaml, _restore, _write_atomic, resolve_section
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
 
@@ -195,10 +195,7 @@ def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
     path = plan.file
     original = path.read_text(encoding="utf-8") if path.exists() else None
     body = original or ""
-    if body.strip() in ("", "[]"):
-        body = ""  # an empty list (`[]`) cannot be appended to: start the list afresh
-    elif not body.endswith("\n"):
-        body += "\n"
+    body = yamlfile.ready_to_append(body)  # an empty list `[]` cannot be appended to: its comments stay, `[]` goes
     _write_atomic(path, body + plan.text)
     try:
         errors = [p for p in reader.check(corpus.root) if p.severity == "error"]

@@ -243,3 +243,20 @@ def _build_collection(node: yaml.Node, loader: Any, path: str, problems: list[Pr
         result_list.extend(_build(item, loader, path, problems, budget, depth + 1) for item in node.value)
         return result_list
     raise AssertionError(f"not a collection: {node!r}")
+
+
+def ready_to_append(body: str) -> str:
+    """A sources.yaml's text ready for entries appended at its end, comments kept.
+
+    A file holding no entry — empty, comments only, or an empty list `[]` (with comments
+    around it, as `corpus-build init` writes) — cannot take `- id: …` lines after `[]`: the
+    `[]` line goes and the comments stay. Any other text gets a final newline.
+    """
+    lines = body.splitlines(keepends=True)
+    content = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    if not content:
+        return "".join(lines).rstrip() + "\n" if body.strip() else ""
+    if len(content) == 1 and lines[content[0]].split("#", 1)[0].strip() == "[]":
+        kept = lines[: content[0]] + lines[content[0] + 1 :]
+        return "".join(kept).rstrip() + "\n" if "".join(kept).strip() else ""
+    return body if body.endswith("\n") else body + "\n"
