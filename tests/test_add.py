@@ -192,3 +192,18 @@ def test_add_appends_to_an_empty_list_with_comments_around_it(project, capsys):
     text = sources.read_text(encoding="utf-8")
     assert text.startswith("# My sources, in reading order.\n#\n# - id: example\n") and "[]" not in text
     assert len([s for s in registry.load(project / "corpus").sources if s.section == "03-new"]) == 1
+
+
+def test_add_dry_run_shows_the_validated_entry_and_writes_nothing(project, capsys):
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    before = {p: p.read_bytes() for p in (project / "corpus").rglob("*") if p.is_file()}
+    assert main(["--project", str(project), "add", "https://example.org/notes/tiles", "--section", "01", "--offline",
+                 "--note", "Tiles and warps.", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("would add '") and "(nothing written)" in out and "url: https://example.org/notes/tiles" in out
+    assert {p: p.read_bytes() for p in (project / "corpus").rglob("*") if p.is_file()} == before
+    # An entry that would not validate is refused as without --dry-run, and still nothing is written.
+    assert main(["--project", str(project), "add", "https://example.org/x", "--section", "01", "--offline",
+                 "--chapters", "99", "--dry-run"]) == 1
+    assert "would not validate" in capsys.readouterr().err
+    assert sources.read_bytes() == before[sources]

@@ -125,9 +125,16 @@ def cmd_add(args: argparse.Namespace) -> int:
             source_id=args.id or "",
             # CORPUS_BUILD_OFFLINE=1: scripts, CI and the tests never reach the network from add.
             offline=args.offline or os.environ.get("CORPUS_BUILD_OFFLINE", "") not in ("", "0"),
+            dry_run=args.dry_run,
         ),
         look_up=_page_facts,
     )
+    if not added.written:
+        print(f"would add '{added.id}' ({added.kind}) to {added.file}:{added.line} (nothing written):")
+        print(added.entry.rstrip("\n"))
+        for warning in added.warnings if not args.quiet else ():
+            print(warning, file=sys.stderr)
+        return EXIT_OK
     print(f"added '{added.id}' ({added.kind}) to {added.file}:{added.line}")
     if not args.quiet:
         for warning in added.warnings:
@@ -249,6 +256,7 @@ def make_parser(*, stage_commands: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--tags", help="tags, e.g. ascend,gemm")
     p.add_argument("--id", help="choose the id instead of deriving it from the URL")
     p.add_argument("--offline", action="store_true", help="do not read the page for its title, authors and date (also CORPUS_BUILD_OFFLINE=1)")
+    p.add_argument("--dry-run", action="store_true", help="print the entry and where it would go, validated; write nothing")
 
     add_command(
         sub, "render", cmd_render,

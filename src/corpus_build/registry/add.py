@@ -34,6 +34,7 @@ class NewSource:
     tags: tuple[str, ...] = ()
     source_id: str = ""
     offline: bool = False  # True: do not read the page for its title, authors and date
+    dry_run: bool = False  # True: validate the entry in a copy of the registry; write nothing
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class Added:
     kind: str
     warnings: tuple[str, ...] = ()  # the registry's warnings that the new entry brought
     older_warnings: int = 0  # warnings the registry had before (`corpus-build check` lists them)
+    entry: str = ""  # the YAML appended (or, with dry_run, that would be)
+    written: bool = True  # False for a dry run
 
 
 def resolve_section(corpus: Corpus, name: str) -> str:
@@ -171,23 +174,41 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     body = original or ""
     body = yamlfile.ready_to_append(body)  # an empty list `[]`, comments around it or not, takes entries
     line = body.count("\n") + 1
-    _write_atomic(path, body + _entry_yaml(entry))
-    try:
-        problems = reader.check(corpus.root)
-    except Exception:
-        _restore(path, original)
-        raise
+    text = _entry_yaml(entry)
     display = _display(corpus.root, path)
+    if new.dry_run:
+        problems = _check_in_a_copy(corpus.root, path, body + text)
+    else:
+        _write_atomic(path, body + text)
+        try:
+            problems = reader.check(corpus.root)
+        except Exception:
+            _restore(path, original)
+            raise
     errors = [p for p in problems if p.severity == "error"]
     if errors:
-        _restore(path, original)
+        if not new.dry_run:
+            _restore(path, original)
         raise AddError(_rollback_message(errors, display, line))
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
     # A placeholder title is said once, below, with the reason add wrote it (check says it on later runs).
     warnings = tuple(_in_old_file(p, display, line) for p in fresh if p.code != "placeholder-title")
     warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"], looked=look_up is not None))
-    return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh))
+    return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh),
+                 entry=text, written=not new.dry_run)
+
+
+def _check_in_a_copy(corpus_root: Path, path: Path, text: str) -> list[Problem]:
+    """The registry's problems were `path` to hold `text`, checked in a copy (mirrors left out): a dry run writes nothing."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="corpus-build-add-") as tmp:
+        copy = Path(tmp) / corpus_root.name
+        shutil.copytree(corpus_root, copy, ignore=shutil.ignore_patterns("raw", ".watch", ".links", ".cache"), symlinks=True)
+        (copy / path.relative_to(corpus_root)).write_text(text, encoding="utf-8")
+        return reader.check(copy)
 
 
 def _display(corpus_root: Path, path: Path) -> str:
