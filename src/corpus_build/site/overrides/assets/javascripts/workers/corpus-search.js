@@ -54,6 +54,8 @@
   var scope = self;
   var here = typeof document !== "undefined" && document.currentScript ? document.currentScript.src : String(scope.location.href);
   var material = decodeURIComponent(here.split("#")[1] || "");
+  // Only a worker file of this folder (Material's search.<hash>.min.js): never another origin's script.
+  if (!/^search\.[A-Za-z0-9.]+\.js$/.test(material)) throw new Error("corpus-search: the address names no Material search worker after #");
 
   var docs = new Map(); // location -> document, from the setup message
   var separator = /[\s\-]+/;
