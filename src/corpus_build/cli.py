@@ -285,8 +285,8 @@ def make_parser(*, stage_commands: bool = True) -> argparse.ArgumentParser:
         help="print a tab-completion script for bash or zsh",
         description="Print a script that completes corpus-build's commands, options, option values and section "
         "folders in bash or zsh. Load it from your shell's start-up file.",
-        example="corpus-build completion bash > ~/.local/share/bash-completion/completions/corpus-build\n"
-        'corpus-build completion zsh > ~/.zfunc/corpus-build.zsh   # then: source it from ~/.zshrc',
+        example="corpus-build completion bash | tee ~/.local/share/bash-completion/completions/corpus-build\n"
+        'corpus-build completion zsh | tee ~/.zfunc/corpus-build.zsh   # then source it from ~/.zshrc',
     )
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete in")
 

@@ -170,7 +170,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "This writes the mirror's title over the placeholder, and the mirror's authors where the registry names none, "
         "changing only those lines of sources.yaml (comments and layout stay). Without ids: every source whose "
         "placeholder title a mirror can replace. Exit 1 when the result would not validate (nothing is changed then).",
-        example="corpus-build adopt --dry-run\ncorpus-build adopt arxiv-2504.17577",
+        example="corpus-build adopt --dry-run\ncorpus-build adopt <id>",
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="sources to adopt facts for (default: every placeholder title a mirror can replace)")
     p.add_argument("--dry-run", action="store_true", help="print what would be written; change nothing")
