@@ -93,8 +93,7 @@ def generate(project: Path, n: int, seed: int = 7) -> None:
     (corpus / "digests").mkdir()
     (corpus / "digests" / "2026-10-22.md").write_text(f"---\ntitle: Digest\n---\n\nSee [[{ids[0]}]].\n", encoding="utf-8")
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    shutil.copytree(ROOT / "overrides", project / "overrides")
-    shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
+    (project / "docs").mkdir(exist_ok=True)  # the plugin brings its assets and templates
 
 
 def run_measured(command: list[str], cwd: Path) -> dict:
@@ -126,7 +125,12 @@ def write_bare_config(project: Path) -> Path:
     corpus = registry.load(project / "corpus")
     text = (project / "mkdocs.yml").read_text(encoding="utf-8")
     text = re.sub(r"^  - corpus\b.*\n", "", text, flags=re.M)
-    text += "\n" + yaml.safe_dump({"nav": render.nav(corpus)}, allow_unicode=True, sort_keys=False)
+    # What the plugin adds to the theme, so the bare engine renders the same pages' chrome.
+    from corpus_build.site.engines import OVERRIDES_DIR
+
+    text = text.replace("theme:\n  name: material\n", f"theme:\n  name: material\n  custom_dir: {OVERRIDES_DIR}\n", 1)
+    extra = {"extra_css": list(render.STYLESHEETS), "extra_javascript": list(render.SCRIPTS), "nav": render.nav(corpus)}
+    text += "\n" + yaml.safe_dump(extra, allow_unicode=True, sort_keys=False)
     text = text.replace("site_dir: site", "site_dir: site-bare")
     target = project / "mkdocs.bare.yml"
     target.write_text(text, encoding="utf-8")
@@ -266,10 +270,9 @@ def together_pairs(project: Path, repeat: int) -> list[tuple[dict, dict]]:
     twin = project.with_name(project.name + "-bare")
     set_aside(twin)
     twin.mkdir()
-    for name in ("corpus", "overrides"):
-        shutil.copytree(project / name, twin / name)
+    shutil.copytree(project / "corpus", twin / "corpus")
     shutil.copy(project / "mkdocs.yml", twin / "mkdocs.yml")
-    shutil.copytree(project / "docs" / "assets", twin / "docs" / "assets")
+    (twin / "docs").mkdir(exist_ok=True)
     from_nothing(twin)
     subprocess.run([bin_path("corpus-build"), "--project", str(twin), "render"], check=True, capture_output=True, env={**os.environ, "CORPUS_BUILD_OFFLINE": "1"})
     write_bare_config(twin)

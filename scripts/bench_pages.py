@@ -75,8 +75,7 @@ def default_project(work: Path) -> Path:
     project.mkdir(parents=True)
     shutil.copytree(ROOT / "corpus", project / "corpus", ignore=shutil.ignore_patterns("raw"))
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    shutil.copytree(ROOT / "overrides", project / "overrides")
-    shutil.copytree(ROOT / "docs" / "assets", project / "docs" / "assets")
+    (project / "docs").mkdir(exist_ok=True)  # the plugin brings its assets and templates
     return project
 
 
