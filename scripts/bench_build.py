@@ -243,12 +243,11 @@ def set_aside(path: Path) -> None:
 
 
 def from_nothing(project: Path) -> None:
-    """Our side of the project as generated: no cache, no site, docs/ holding only its assets."""
+    """Our side of the project as generated: no cache, no site, an empty docs/ (render writes the assets too)."""
     for folder in (".corpus-build", "site"):
         set_aside(project / folder)
     for child in (project / "docs").iterdir():
-        if child.name != "assets":
-            set_aside(child)
+        set_aside(child)
 
 
 def median_pair(pairs: list[tuple[dict, dict]]) -> tuple[dict, dict, list[float]]:
