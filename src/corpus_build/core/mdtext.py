@@ -164,3 +164,49 @@ def note_text(body: str) -> str:
 def quote_block(body: str) -> str:
     """The annotation as a block quote: the user's Markdown, kept as written."""
     return "\n".join("> " + line if line.strip() else ">" for line in note_text(body).splitlines()) + "\n"
+
+
+# --- Markdown back to the words a reader sees (excerpts) ---------------------------------
+_BACKSLASHED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: any ASCII punctuation may be escaped
+_KEPT = re.compile("\ue000(\\d+)\ue001")
+_SYNTAX = (
+    (re.compile(r"<!--.*?-->", re.S), " "),
+    (re.compile(r"<(?:https?|ftp|mailto):[^>\s]*>"), " "),  # an autolink is an address, not words
+    # Raw HTML tags go, their text stays: a block's tag parts words, an inline one (<b>now</b>.) does not.
+    (re.compile(r"</?(?:address|article|aside|blockquote|br|dd|details|div|dl|dt|figcaption|figure|footer|h[1-6]|header|hr|li|main|nav|ol|p|pre|section|summary|table|tbody|td|tfoot|th|thead|tr|ul)\b[^<>]*>", re.I), " "),
+    (re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>"), ""),
+    (re.compile(r"!\[([^\]]*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # an image: its alt text
+    (re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # a link: its text
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # a reference link
+    (re.compile(r"(?m)^\s{0,3}\[[^\]]+\]:\s+\S+.*$"), " "),  # a link definition
+    (re.compile(r"(?m)^\s*(?:`{3,}|~{3,}).*$"), " "),  # code fences (the code stays)
+    (re.compile(r"(?m)^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$"), " "),  # a table's rule
+    (re.compile(r"(?m)^\s*([-*_])(?:\s*\1){2,}\s*$"), " "),  # a thematic break
+    (re.compile(r"(?m)^\s{0,3}(?:>\s?)+"), ""),  # quote markers
+    (re.compile(r"(?m)^\s{0,3}#{1,6}\s+|\s+#+\s*$"), " "),  # heading markers
+    (re.compile(r"(?m)^\s*(?:[-*+]|\d{1,9}[.)])\s+"), ""),  # list markers
+    (re.compile(r"`+"), ""),  # code spans keep their text
+    (re.compile(r"(?:\*{1,3}|~~)(?=\S)|(?<=\S)(?:\*{1,3}|~~)"), ""),  # `*` emphasis, intraword too (这是**加粗**文本)
+    (re.compile(r"(?<!\w)_{1,3}(?=\S)|(?<=\S)_{1,3}(?!\w)"), ""),  # `_` emphasis at word edges only (snake_case stays)
+    (re.compile(r"(?<=\S)\s*\|\s*(?=\S)|^\s*\||\|\s*$", re.M), " "),  # table cell borders
+)
+
+
+def plain_text(markdown: str) -> str:
+    """Markdown as the words it shows, on one line: the syntax goes, every character written stays.
+
+    Excerpts used to blank every `#*`>|[]()!_-`, which made `tile-ai` "tile ai" and showed
+    `\\_\\_init\\_\\_.py`. Here escaped characters are set aside first, so only real syntax is
+    removed; links and images give their text, raw HTML and bare addresses give nothing.
+    """
+    kept: list[str] = []
+
+    def keep(match: re.Match) -> str:
+        kept.append(match.group(1))
+        return f"\ue000{len(kept) - 1}\ue001"
+
+    text = _BACKSLASHED.sub(keep, str(markdown).replace("\ue000", "").replace("\ue001", ""))
+    for pattern, replacement in _SYNTAX:
+        text = pattern.sub(replacement, text)
+    text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
+    return " ".join(html.unescape(text).split())

@@ -220,7 +220,7 @@ def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
             text = handle.read(EXCERPT * 4)
     except OSError:
         return ""
-    text = re.sub(r"\s+", " ", re.sub(r"[#*`>|\[\]()!_-]+", " ", text)).strip()
+    text = md.plain_text(text)  # the words as the page showed them (tile-ai, __init__.py), no syntax
     return text[:EXCERPT] + ("…" if len(text) > EXCERPT else "")
 
 

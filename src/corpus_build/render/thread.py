@@ -287,7 +287,7 @@ def thread_excerpt(corpus: Corpus, source: Source, record: Provenance, limit: in
     path = mirror_file(corpus, source, record.body_file)
     data = read_thread(path) if path is not None else None
     body = data["issue"].get("body") if data is not None else ""
-    text = re.sub(r"\s+", " ", re.sub(r"[#*`>|\[\]()!_-]+|<[^>]*>", " ", body if isinstance(body, str) else "")).strip()
+    text = md.plain_text(body if isinstance(body, str) else "")  # GitHub Markdown as the words it shows
     return text[:limit] + ("…" if len(text) > limit else "")
 
 
