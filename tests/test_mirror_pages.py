@@ -241,3 +241,17 @@ def test_the_screenshot_the_record_names_is_published(project):
     pages = render.build_pages(registry.load(project / "corpus"))
     assert pages["sources/cuda-guide/archive/screenshot.webp"] is not None
     assert "archive/screenshot.webp" in pages["sources/cuda-guide.md"] and "screenshot.png" not in pages["sources/cuda-guide.md"]
+
+
+def test_a_page_rendered_in_chromium_is_archived_as_rendered_not_as_its_shell(project):
+    """The frame showed the empty shell ("请启用 JavaScript…") though rendered.html was kept (issue 21)."""
+    corpus = registry.load(project / "corpus")
+    shell = b"<html><body><noscript>\xe8\xaf\xb7\xe5\x90\xaf\xe7\x94\xa8 JavaScript</noscript><div id=app></div><script src=app.js></script></body></html>"
+    rendered = b"<html><head></head><body><div id=app><h1>Rendered words</h1><p>What the reader saw.</p></div></body></html>"
+    _mirror(corpus, "cuda-guide", {"page.html": shell, "rendered.html": rendered, "text.md": b"Rendered words"},
+            body_file="page.html", text_file="text.md", content_type="text/html", document=Document(renderer="chromium 156 (playwright 1.64)"))
+    published = render.build_pages(registry.load(project / "corpus"))["sources/cuda-guide/archive/page.html"]
+    data = published if isinstance(published, bytes) else Path(published).read_bytes()
+    assert b"Rendered words" in data and b"What the reader saw." in data
+    assert b"JavaScript</noscript>" not in data
+    assert b"Content-Security-Policy" in data  # the same safety pass as any archived page

@@ -44,6 +44,7 @@ from .views import (
 )
 
 EXCERPT = 600  # characters of extracted text on the source page
+RENDERED_HTML = "rendered.html"  # the DOM after Chromium ran the page (fetch/browser.RENDERED)
 # How fetch/kinds/html.py's partial reasons start (its NEEDS_JS; a test keeps the two equal):
 # not imported, because the fetch package costs every render a fifth of a second to import.
 NEEDS_JS = "needs JavaScript"
@@ -232,6 +233,11 @@ def archive_dir(source: Source) -> str:
 def _archived(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[str, str, Path]]:
     """(kind, file name, path in the mirror) of every copy worth publishing, primary first."""
     found: list[tuple[str, str, Path]] = []
+    # A page its scripts build was rendered in Chromium: the archived HTML is then its empty shell
+    # ("please enable JavaScript"), the rendered DOM is what the reader saw (issue 21).
+    rendered = mirror_file(corpus, source, RENDERED_HTML) if record.document.renderer else None
+    if rendered is not None:
+        found.append(("html", "page.html", rendered))
     names = [record.body_file, *(f.path for f in record.files)]
     for name in dict.fromkeys(n for n in names if n):
         path = mirror_file(corpus, source, name)
