@@ -283,3 +283,25 @@ def test_browser_always_renders_an_ordinary_page_too(server, make_corpus, option
     assert "Static words. Added by script." in (raw / "text.md").read_text(encoding="utf-8")
     assert record.document.renderer.startswith("chromium ") and record.document.screenshot == "screenshot.webp"
     assert not record.document.shell  # not a shell: rendered because the corpus asked for it
+
+
+@needs_chromium
+def test_a_rendered_page_s_warc_holds_what_its_script_fetched(server, make_corpus, options):
+    """Replaying the WARC must find the rendered text: the JSON the page's script read is in it (issue 21)."""
+    pytest.importorskip("playwright.async_api", reason="Playwright is not installed (pip install 'corpus-build[browser]')")
+    from warcio.archiveiterator import ArchiveIterator
+
+    corpus = _shell_corpus(server, make_corpus)
+    [result] = fetch_corpus(corpus, replace(options, browser="auto", chromium=CHROMIUM, read_timeout=20, total_timeout=60, warc=True))
+    assert result.status is Status.OK, result.error
+    raw = corpus.raw_dir(corpus.source("portal"))
+    record = read_provenance(raw)
+    responses = {}
+    with open(raw / record.warc_file, "rb") as stream:
+        for entry in ArchiveIterator(stream):
+            if entry.rec_type == "response":
+                responses[entry.rec_headers.get_header("WARC-Target-URI")] = entry.content_stream().read()
+    json_urls = [u for u in responses if u.endswith("/portal/api/page.json")]
+    assert json_urls, sorted(responses)
+    assert SHELL_DATA["body"].encode() in responses[json_urls[0]]  # the words the rendered page shows
+    assert not [p for p in raw.iterdir() if p.name.startswith(".rendered-")]  # bodies went into the WARC, no file left

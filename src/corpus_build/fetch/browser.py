@@ -27,7 +27,9 @@ from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
 from ..core.errors import ContentError
+from ..core.provenance import utc_stamp
 from .base import package_version
+from .http import Exchange
 
 # Lossy WebP, asked of Chromium itself (DevTools' Page.captureScreenshot; Playwright writes only
 # PNG or JPEG). Measured by scripts/bench_screenshot.py: 0.77x the PNG's bytes for a text page,
@@ -37,6 +39,11 @@ _SCREENSHOT_QUALITY = 70
 RENDERED = "rendered.html"
 _MAX_SCREENSHOT_HEIGHT = 16_000  # pixels; taller pages are cut (WebP's limit is 16,383)
 _SCREENSHOT_WIDTH = 1280  # the viewport's
+# Bounds on what the WARC keeps of a rendered page's own requests.
+_MAX_RECORDED = 300  # responses
+_MAX_RECORDED_BYTES = 32 * 1024 * 1024
+# Playwright hands over bodies decoded: the WARC must not claim an encoding or length they lost.
+_DECODED_DROP = {"content-encoding", "content-length", "transfer-encoding"}
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,9 @@ class Rendered:
     screenshot: bool
     renderer: str  # "chromium 131.0.6778.85 (playwright 1.49.0)"
     versions: dict[str, str]
+    # Every response the page's scripts and styles used (its JSON, CSS, images), for the WARC:
+    # without them a replay shows the shell the server sent, not the page (issue 21).
+    exchanges: tuple[Exchange, ...] = ()
 
 
 def find_chromium(configured: str = "") -> str:
@@ -71,7 +81,7 @@ def unavailable(configured: str = "") -> str:
 
 
 async def render(url: str, body: bytes, content_type: str, screenshot: Path | None, *, chromium: str = "",
-                 user_agent: str = "", load_timeout: float = 30.0, settle: float = 5.0) -> Rendered:
+                 user_agent: str = "", load_timeout: float = 30.0, settle: float = 5.0, record_dir: Path | None = None) -> Rendered:
     """Load `body` as the page at `url`, let its scripts run, return the DOM (and write a full-page PNG).
 
     `load_timeout` bounds each of Playwright's page steps (load, screenshot); the whole render is
@@ -87,6 +97,29 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
     document = urldefrag(url)[0]
     served = False
     page_is_private = _private(url)
+    recorded: list[Exchange] = []
+    pending: list[asyncio.Task] = []
+    budget = {"bytes": _MAX_RECORDED_BYTES}
+
+    async def keep(response) -> None:
+        """A response the page used, its body in a hidden file of `record_dir` (deleted once in the WARC)."""
+        request = response.request
+        if urldefrag(request.url)[0] == document and request.resource_type == "document":
+            return  # the page itself: already in the WARC as the server sent it
+        try:
+            data = await response.body()
+        except PlaywrightError:  # a redirect, or a body Chromium did not keep
+            data = b""
+        if len(recorded) >= _MAX_RECORDED or len(data) > budget["bytes"]:
+            return
+        budget["bytes"] -= len(data)
+        payload = record_dir / f".rendered-{len(recorded):04d}" if record_dir is not None else None
+        if payload is not None:
+            await asyncio.to_thread(payload.write_bytes, data)
+        headers = tuple((k, v) for k, v in (await response.all_headers()).items() if k.lower() not in _DECODED_DROP)
+        recorded.append(Exchange(url=request.url, request_headers=tuple((await request.all_headers()).items()), status=response.status,
+                                 reason=response.status_text, http_version="HTTP/1.1", response_headers=headers,
+                                 payload=payload, at=utc_stamp()))
 
     async def route(request_route) -> None:
         nonlocal served
@@ -110,10 +143,14 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
                                                         service_workers="block", accept_downloads=False)
                     page = await context.new_page()
                     await page.route("**/*", route)
+                    if record_dir is not None:
+                        page.on("response", lambda response: pending.append(asyncio.ensure_future(keep(response))))
                     await page.goto(url, wait_until="load", timeout=load_timeout * 1000)
                     with contextlib.suppress(PlaywrightTimeout):  # content fetched by script: wait until the network is quiet, but not forever
                         await page.wait_for_load_state("networkidle", timeout=settle * 1000)
                     html = await page.content()
+                    if pending:
+                        await asyncio.gather(*pending, return_exceptions=True)  # bodies read before the browser closes
                     shot = False
                     if screenshot is not None:
                         height = await page.evaluate("Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)")
@@ -122,11 +159,14 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
                 finally:
                     await browser.close()
     except (PlaywrightError, TimeoutError) as exc:
+        for exchange in recorded:  # a failed render leaves no hidden body files in the mirror
+            if exchange.payload is not None:
+                exchange.payload.unlink(missing_ok=True)
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ContentError(f"rendering in Chromium failed ({message})", url=url) from exc
     playwright_version = package_version("playwright")
     return Rendered(html=html, screenshot=shot, renderer=f"chromium {version} (playwright {playwright_version})",
-                    versions={"chromium": version, "playwright": playwright_version})
+                    versions={"chromium": version, "playwright": playwright_version}, exchanges=tuple(recorded))
 
 
 def _private(url: str) -> bool:

@@ -251,7 +251,9 @@ class HtmlKind:
                         rendered = await browser.render(
                             download.final_url, body, download.content_type, stage / browser.SCREENSHOT,
                             chromium=options.chromium, user_agent=options.user_agent, load_timeout=options.read_timeout,
+                            record_dir=stage if options.warc else None,
                         )
+                    exchanges += rendered.exchanges  # what the page's scripts fetched: a replay shows the page
                     await asyncio.to_thread((stage / browser.RENDERED).write_text, rendered.html, encoding="utf-8")
                     facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
                     renderer, extra = rendered.renderer, rendered.versions
