@@ -140,6 +140,9 @@ NOT_SHOWN = {
     "failure.error": "a failed fetch is told in reader words, not the raw error",
     "links.reason": "the link notice says dead since when, not the checker's reason",
     "links.moved_reason": "the link notice says where it moved, not the checker's reason",
+    # The payload sits in a raw tag written straight into text.md; an excerpt drops raw HTML
+    # (issue 21). A tag the page showed as text is escaped in text.md by the extractor, and stays.
+    "paper.text": "an excerpt shows the mirror's words, not raw HTML written into its text.md",
 }
 
 

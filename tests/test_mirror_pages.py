@@ -255,3 +255,43 @@ def test_a_page_rendered_in_chromium_is_archived_as_rendered_not_as_its_shell(pr
     assert b"Rendered words" in data and b"What the reader saw." in data
     assert b"JavaScript</noscript>" not in data
     assert b"Content-Security-Policy" in data  # the same safety pass as any archived page
+
+
+def test_the_archived_copy_shows_the_mirror_s_images_and_asks_for_nothing_it_lacks(project, tmp_path):
+    """Issue 21: images were requested below /sources/<id>/ and failed, though the mirror had them."""
+    from corpus_build.core.provenance import SavedImage
+    from tests.site_helpers import chromium, playwright_or_skip
+
+    corpus = registry.load(project / "corpus")
+    source = corpus.source("cuda-guide")
+    page = (b"<html><head><link rel=stylesheet href='_static/theme.css'><link rel=icon href='/favicon.ico'></head><body>"
+            b"<h1>Guide</h1><p><img src='_images/grid.png' alt='the grid' srcset='_images/grid@2x.png 2x'></p>"
+            b"<p><img src='_images/missing.png' alt='a lost figure'></p></body></html>")
+    name = "images/0123456789abcdef0123.png"
+    raw = corpus.raw_dir(source)
+    (raw / "images").mkdir(parents=True)
+    (raw / name).write_bytes(_png())
+    _mirror(corpus, "cuda-guide", {"page.html": page, "text.md": b"Guide"}, body_file="page.html", text_file="text.md", content_type="text/html",
+            document=Document(image_files=(SavedImage(url=source.url + "_images/grid.png", path=name, content_type="image/png", bytes=1),)))
+    files = render.build_pages(registry.load(project / "corpus"))
+    archived = files["sources/cuda-guide/archive/page.html"]
+    assert b'src="../images/0123456789abcdef0123.png"' in archived and b"srcset" not in archived
+    assert b"_static/theme.css" not in archived and b"favicon" not in archived and b"missing.png" not in archived
+    assert b"a lost figure" in archived  # the alt text stays, shown in place of the lost image
+
+    # In Chromium: the kept image loads, and no request fails.
+    sync_api = playwright_or_skip(module=True)
+    site = tmp_path / "served"
+    for path in ("sources/cuda-guide/archive/page.html", f"sources/cuda-guide/{name}"):
+        content = files[path]
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_bytes(content if isinstance(content, bytes) else Path(content).read_bytes())
+    with serve(site) as base, chromium(sync_api) as browser:
+        tab = browser.new_page()
+        failed = []
+        tab.on("requestfailed", lambda r: failed.append(r.url))
+        tab.on("response", lambda r: r.status >= 400 and failed.append(r.url))
+        tab.goto(base + "sources/cuda-guide/archive/page.html")
+        tab.wait_for_load_state("load")
+        assert tab.evaluate("document.querySelector('img[alt=\"the grid\"]').naturalWidth") > 0
+        assert failed == [], failed

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -271,17 +271,44 @@ def _archived(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[
     return unique
 
 
-def snapshot_html(data: bytes) -> bytes:
+def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[str, str] | None = None) -> bytes:
     """A mirrored page made safe to publish: a CSP first in <head>; refresh, base and plugin tags removed.
 
     The page stays as archived otherwise (its scripts remain in the file but the policy
-    forbids them, and the sandboxed frame that shows it allows no script either).
+    forbids them, and the sandboxed frame that shows it allows no script either). Images the
+    mirror kept are pointed at their published copies (`images`: absolute address -> path from
+    the archive folder, resolved against `page_urls`); an image or stylesheet the mirror lacks
+    loses its address, so the frame shows the alt text instead of asking the site for a file
+    that is not there (issue 21).
     """
+    from urllib.parse import urljoin
+
     from bs4 import BeautifulSoup, Doctype
 
     soup = BeautifulSoup(data, "html.parser")
     for tag in soup.find_all(["base", "object", "embed", "applet", "portal"]):
         tag.decompose()
+    kept = images or {}
+
+    def local(address: str) -> str | None:
+        for base in page_urls or ("",):
+            found = kept.get(urljoin(base, address.strip()).split("#", 1)[0])
+            if found:
+                return found
+        return None
+
+    for img in soup.find_all(["img", "source"]):
+        address = str(img.get("src") or "")
+        copy = local(address) if address else None
+        for attribute in ("srcset", "sizes", "loading", "decoding"):
+            img.attrs.pop(attribute, None)
+        if copy:
+            img["src"] = copy
+        else:
+            img.attrs.pop("src", None)
+    for link in soup.find_all("link"):
+        if not str(link.get("href") or "").startswith("data:"):
+            link.decompose()  # stylesheets, icons, preloads: not in the mirror, each a failed request
     for tag in soup.find_all("meta"):
         if str(tag.get("http-equiv", "")).lower() in ("refresh", "set-cookie", "content-security-policy"):
             tag.decompose()
@@ -313,7 +340,7 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
             target = f"{archive_dir(source)}/{name}"
             if kind == "html":
                 try:
-                    files[target] = snapshot_html(path.read_bytes())
+                    files[target] = snapshot_html(path.read_bytes(), _page_urls(record), _kept_images(corpus, source, record))
                 except OSError:
                     continue
             else:
@@ -324,6 +351,22 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
             if copy is not None:
                 files[f"sources/{source.id}/{image.path}"] = copy
     return files
+
+
+def _page_urls(record: Provenance) -> tuple[str, ...]:
+    """The addresses a mirrored page's relative links are resolved against: where it was fetched, and cited."""
+    return tuple(dict.fromkeys(u for u in (record.fetched_url, record.cited_url) if u))
+
+
+def _kept_images(corpus: Corpus, source: Source, record: Provenance) -> dict[str, str]:
+    """The mirror's images by address (cited and fetched), as a path from the published archive folder."""
+    kept: dict[str, str] = {}
+    for image in record.document.image_files:
+        if image.path and LOCAL_IMAGE.fullmatch(image.path) and mirror_file(corpus, source, image.path) is not None:
+            for address in (image.url, image.fetched_url):
+                if address:
+                    kept[address] = "../" + image.path  # archive/page.html -> sources/<id>/images/
+    return kept
 
 
 def _snapshots(corpus: Corpus, source: Source, record: Provenance, t: Labels, page: str, directory_urls: bool) -> list[Snapshot]:
