@@ -288,3 +288,13 @@ def test_publican_sidebars_first_last_or_alone_in_their_section_are_text():
                  "### 4.2.1. Swap\n\n**TIP Size of the swap**\n\nA few gigabytes are enough unless you hibernate."):
         assert kept in text, kept
     assert "Prev" not in text and "The Storage Guide" not in text
+
+
+def test_closing_prose_with_links_to_other_sites_and_a_references_list_stay_beside_the_bars():
+    text = md(f"""<html><body>{DOCNAV_TOP}<div class="section"><h1>Install</h1>
+    <p>Install the package from the archive with the usual tools of your system.</p>
+    <h2>References</h2><ul><li><a href="https://upstream.example.com/manual">Upstream manual</a></li><li><a href="https://wiki.example.net/Install">The wiki</a></li></ul>
+    <p>See the <a href="https://upstream.example.com/faq">upstream FAQ</a>.</p></div>{DOCNAV_BOTTOM}</body></html>""", CH03)
+    assert "## References\n\n- [Upstream manual](https://upstream.example.com/manual)\n- [The wiki](https://wiki.example.net/Install)" in text
+    assert text.endswith("See the [upstream FAQ](https://upstream.example.com/faq).\n")
+    assert "Prev" not in text and "The Storage Guide" not in text
