@@ -182,3 +182,119 @@ def test_brackets_split_across_text_nodes_keep_links_parseable():
     page = lxml.html.fragment_fromstring(python_markdown.markdown(text), create_parent="div")
     assert re.sub(r"\s+", " ", page.text_content()).strip() == "An array [ofitems] and [b] and x]c(d) and Wow!e and [f](g) Keep backups."
     assert [(img.get("src"), img.get("alt")) for img in page.iter("img")] == [(base + "warning.png", "Warning")]  # an alt in brackets
+
+
+# --- 9. manuals' own bars: DocBook/Publican, an httpd-like manual, GNU texinfo (issue 21) -------
+
+CH03 = "https://docs.example.org/manual/ch03.html"
+DOCNAV_TOP = """<ul class="docnav top"><li class="previous"><a accesskey="p" href="ch02.html"><strong>Prev</strong></a></li>
+<li class="home">The Storage Guide</li><li class="next"><a accesskey="n" href="ch03s02.html"><strong>Next</strong></a></li></ul>"""
+DOCNAV_BOTTOM = """<ul class="docnav"><li class="previous"><a accesskey="p" href="ch02.html"><strong>Prev</strong>Chapter 2. Volumes</a></li>
+<li class="up"><a accesskey="u" href="#top"><strong>Up</strong></a></li><li class="home"><a accesskey="h" href="index.html"><strong>Home</strong></a></li>
+<li class="next"><a accesskey="n" href="ch03s02.html"><strong>Next</strong>3.2. LVM pools</a></li></ul>"""
+
+
+def test_publican_logo_bar_docnav_and_edit_links_are_not_the_text():
+    text = md(f"""<html><head><title>Chapter 3. Storage Pools</title></head><body>
+    <p id="title"><a class="left" href="https://product.example.org/"><img alt="Product Site" src="left.png"></a><a class="right" href="https://docs.example.org/"><img alt="Documentation Site" src="right.png"></a></p>
+    {DOCNAV_TOP}
+    <div class="chapter"><div class="titlepage"><div><div><h1 class="title">Chapter 3. Storage Pools</h1></div></div></div>
+    <div class="para">A storage pool is storage set aside for the guests, shared by all of them and carved into volumes.</div>
+    <div class="section"><div class="titlepage"><div><div><h2 class="title">3.1. Directory pools</h2></div></div></div>
+    <div class="para">A directory pool keeps each volume as a file in one directory of the host.</div>
+    <div class="para">It needs no special hardware.</div>
+    <p><a href="https://git.example.org/guide/edit/pools.xml">Edit this page</a> · <a href="https://bugs.example.org/new?c=guide">Report a bug</a></p></div></div>
+    {DOCNAV_BOTTOM}</body></html>""", CH03)
+    for chrome in ("Product Site", "Prev", "The Storage Guide", "Chapter 2. Volumes", "LVM pools", "Home", "Edit this page", "Report a bug"):
+        assert chrome not in text, chrome
+    assert text.startswith("# Chapter 3. Storage Pools\n\nA storage pool is storage")
+    assert text.endswith("It needs no special hardware.\n")
+
+
+def test_docbook_title_and_product_lines_linking_to_the_start_are_a_masthead():
+    text = md("""<html><head><title>3.2. LVM pools</title></head><body>
+    <div class="titlebar"><a href="index.html">The Storage Guide</a></div>
+    <div class="product"><a href="index.html">Example Virtualisation 4.2</a></div>
+    <div class="section"><h2 class="title">3.2. LVM pools</h2>
+    <p>An LVM pool hands each guest a logical volume of one volume group, faster than a file.</p>
+    <p>Create the volume group first. See <a href="ch03.html">Chapter 3</a> and <a href="index.html">the start</a>.</p></div>
+    <table width="100%"><tr><td><a href="ch03.html">Prev</a></td><td><a href="ch03.html">Up</a></td><td><a href="ch03s03.html">Next</a></td></tr>
+    <tr><td>Chapter 3. Storage Pools</td><td><a href="index.html">Home</a></td><td>3.3. iSCSI pools</td></tr></table></body></html>""",
+             "https://docs.example.org/manual/ch03s02.html")
+    for chrome in ("The Storage Guide", "Example Virtualisation", "Prev", "iSCSI"):
+        assert chrome not in text, chrome
+    assert text.startswith("## 3.2. LVM pools\n\nAn LVM pool")
+    assert "See [Chapter 3](https://docs.example.org/manual/ch03.html) and [the start](https://docs.example.org/manual/index.html)." in text
+
+
+LANGS = "".join(f'<a href="../{code}/mod/mod_demo.html" hreflang="{code}">&nbsp;{code}&nbsp;</a> |\n' for code in ("de", "en", "es", "fr", "ja", "ko", "zh-cn"))
+
+
+def test_httpd_like_language_bars_breadcrumb_and_comments_are_not_the_text():
+    text = md(f"""<html><head><title>mod_demo - Web Server 2.4</title></head><body>
+    <div id="page-header"><p class="menu"><a href="../mod/">Modules</a> | <a href="../mod/directives.html">Directives</a> | <a href="../faq/">FAQ</a></p>
+    <p class="apache">Example Web Server Version 2.4</p><img alt="" src="../images/feather.png"></div>
+    <div class="up"><a href="./"><img alt="&lt;-" src="../images/left.gif"></a></div>
+    <div id="path"><a href="https://www.example.org/">Example</a> &gt; <a href="https://server.example.org/">Web Server</a> &gt; <a href="../">Version 2.4</a> &gt; <a href="./">Modules</a></div>
+    <div id="page-content"><div id="preamble"><h1>Module mod_demo</h1>
+    <div class="toplang"><p><span>Available Languages: </span>{LANGS}</p></div>
+    <p>The directives of this module map a request's path onto a directory, and redirect paths that moved.</p></div>
+    <div class="section"><h2><a name="order" id="order">Order of processing</a></h2>
+    <p>Mappings in a virtual host apply before those of the main server; the first that matches wins.</p></div></div>
+    <div class="bottomlang"><p><span>Available Languages: </span>{LANGS}</p></div>
+    <div class="top"><a href="#page-header"><img src="../images/up.gif" alt="top"></a></div>
+    <div class="section"><h2><a id="comments_section" name="comments_section">Comments</a></h2><div class="warning"><strong>Notice:</strong><br>
+    This is no place for questions; comments should suggest improvements to the documentation.</div><script>var shortname = 'demo';</script></div>
+    <div id="footer"><p class="menu"><a href="../mod/">Modules</a> | <a href="../mod/directives.html">Directives</a> | <a href="../faq/">FAQ</a></p></div>
+    </body></html>""")
+    for chrome in ("Available Languages", "zh-cn", "Example Web Server", "Version 2.4", "feather", "left.gif", "up.gif", "Comments", "no place for questions"):
+        assert chrome not in text, chrome
+    assert text.startswith("# Module mod_demo\n\nThe directives of this module")
+    assert text.endswith("the first that matches wins.\n")
+
+
+TEXINFO_NAV = """Next: <a href="Options.html" accesskey="n" rel="next">Options</a>, Previous: <a href="Overview.html" accesskey="p" rel="prev">Overview</a>,
+Up: <a href="index.html" accesskey="u" rel="up">Top</a> &nbsp; [<a href="index.html#SEC_Contents" rel="contents">Contents</a>][<a href="Index.html" rel="index">Index</a>]"""
+
+
+def test_texinfo_node_headers_at_top_and_bottom_are_navigation():
+    body = """<h2 class="chapter">2 Invoking the program</h2>
+    <p>Give the program a source and a destination; either may name a remote host, a colon and a path.</p>
+    <p>Without a destination it lists the source.</p>"""
+    for shape in (
+        f'<div class="chapter-level-extent" id="Invoking"><div class="nav-panel"><p>{TEXINFO_NAV}</p></div><hr>{body}<hr><div class="nav-panel"><p>{TEXINFO_NAV}</p></div></div>',
+        f'<div class="chapter" id="Invoking"><div class="header"><p>{TEXINFO_NAV}</p></div><hr>{body}<hr><div class="header"><p>{TEXINFO_NAV}</p></div></div>',
+        f"<p>{TEXINFO_NAV}</p><hr>{body}<hr><p>{TEXINFO_NAV}</p>",
+    ):
+        text = md(f"<html><body>{shape}</body></html>")
+        for chrome in ("Next:", "Previous", "Contents", "Index", "---"):
+            assert chrome not in text, (chrome, shape[:40])
+        assert text == "## 2 Invoking the program\n\nGive the program a source and a destination; either may name a remote host, a colon and a path.\n\nWithout a destination it lists the source.\n"
+
+
+def test_publican_sidebars_first_last_or_alone_in_their_section_are_text():
+    text = md(f"""<html><body>{DOCNAV_TOP}
+    <div class="section"><div class="titlepage"><div><div><h2 class="title">4.2. Partitioning</h2></div></div></div>
+    <div class="sidebar"><div class="titlepage"><div><div><p class="title"><strong><span class="emphasis"><em>BACK TO BASICS</em></span> Partitions</strong></p></div></div></div>
+    <p>A partition is a slice of a disk, and a file system is the way files are laid out inside one.</p></div>
+    <p>The installer proposes a layout that suits most machines.</p>
+    <div class="sidebar"><div class="titlepage"><div><div><p class="title"><strong>COMPLEMENTS Encrypted partitions</strong></p></div></div></div>
+    <p>An encrypted partition asks for its passphrase at boot.</p></div></div>
+    <div class="section"><div class="titlepage"><div><div><h3 class="title">4.2.1. Swap</h3></div></div></div>
+    <div class="sidebar"><div class="titlepage"><div><div><p class="title"><strong>TIP Size of the swap</strong></p></div></div></div>
+    <p>A few gigabytes are enough unless you hibernate.</p></div></div>
+    {DOCNAV_BOTTOM}</body></html>""", CH03)
+    for kept in ("BACK TO BASICS", "A partition is a slice", "COMPLEMENTS Encrypted partitions", "asks for its passphrase",
+                 "### 4.2.1. Swap\n\n**TIP Size of the swap**\n\nA few gigabytes are enough unless you hibernate."):
+        assert kept in text, kept
+    assert "Prev" not in text and "The Storage Guide" not in text
+
+
+def test_closing_prose_with_links_to_other_sites_and_a_references_list_stay_beside_the_bars():
+    text = md(f"""<html><body>{DOCNAV_TOP}<div class="section"><h1>Install</h1>
+    <p>Install the package from the archive with the usual tools of your system.</p>
+    <h2>References</h2><ul><li><a href="https://upstream.example.com/manual">Upstream manual</a></li><li><a href="https://wiki.example.net/Install">The wiki</a></li></ul>
+    <p>See the <a href="https://upstream.example.com/faq">upstream FAQ</a>.</p></div>{DOCNAV_BOTTOM}</body></html>""", CH03)
+    assert "## References\n\n- [Upstream manual](https://upstream.example.com/manual)\n- [The wiki](https://wiki.example.net/Install)" in text
+    assert text.endswith("See the [upstream FAQ](https://upstream.example.com/faq).\n")
+    assert "Prev" not in text and "The Storage Guide" not in text

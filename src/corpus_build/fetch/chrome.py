@@ -13,7 +13,10 @@ Three signals, each weighed by what it can tell:
 - Where the page marks no main region, the blocks at the start and the end of <body> that are
   mostly links to other pages (prev/next bars, breadcrumbs, language bars) and a folded
   `<details>` of links (a contents widget) are navigation; a visible list of the page's own
-  sections, or of links under a heading, is text.
+  sections, or of links under a heading, is text. A bar repeated at both ends (the same pages
+  linked: DocBook's docnav, texinfo's "Next: … Up: …", a language bar) is navigation even inside
+  the text's container, and a masthead's title lines and logo links go with the bars around them
+  (edge_navigation says the rest).
 """
 
 from __future__ import annotations
@@ -95,9 +98,15 @@ def mostly_links(el) -> bool:
     return False
 
 
+def _titles(el) -> bool:
+    """A wrapper holding nothing but a heading (DocBook's `div.titlepage`): the section's title."""
+    headings = [h for h in el.iter(*_HEADINGS) if h is not el]
+    return bool(headings) and text_len(el) == sum(text_len(h) for h in headings)
+
+
 def _in_flow(el) -> bool:
-    """Whether the element stands among the text's own blocks (paragraphs, headings, lists),
-    through up to three wrappers that hold nothing else, rather than beside a content column."""
+    """Whether the element stands among the text's own blocks (paragraphs, headings, lists, a
+    section's title), through up to three wrappers that hold nothing else, rather than beside a content column."""
     node = el
     for _ in range(4):
         parent = node.getparent()
@@ -106,7 +115,7 @@ def _in_flow(el) -> bool:
         if (parent.text or "").strip():
             return True
         siblings = [c for c in parent if c is not node and isinstance(c.tag, str)]
-        if any(c.tag.lower() in _TEXT_BLOCKS or (c.tail or "").strip() for c in siblings) or (node.tail or "").strip():
+        if any(c.tag.lower() in _TEXT_BLOCKS or _titles(c) or (c.tail or "").strip() for c in siblings) or (node.tail or "").strip():
             return True
         if siblings:
             return False
@@ -193,32 +202,96 @@ def lays_out(table) -> bool:
     return bool(cells) and 2 * blocky >= len(cells)
 
 
-def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callable[[str], bool]) -> set:
+def _linked_images(el) -> bool:
+    """A block that shows nothing but pictures inside links (a logo bar, a "back to top" arrow)."""
+    return any(True for a in el.iter("a") if a.get("href") is not None and a.find(".//img") is not None)
+
+
+def _sentence(el) -> bool:
+    """Whether a block's text reads as a sentence (ends as one), not a label or a title line."""
+    return bool(re.search(r"[.!?。！？]\W*$", " ".join(el.text_content().split())))
+
+
+def _up_to(el, region) -> list:
+    """The element and its ancestors below the region."""
+    chain = [el]
+    for parent in el.iterancestors():
+        if parent is region:
+            return chain
+        chain.append(parent)
+    return []
+
+
+def _loose_text(el, units: set, skip: Callable[[object], bool]) -> int:
+    """Characters of an element's text outside the given blocks and outside what `skip` leaves out."""
+    total = dense_len(el.text or "")
+    for child in el:
+        total += dense_len(child.tail or "")
+        if child in units or skip(child):
+            continue
+        total += _loose_text(child, units, skip)
+    return total
+
+
+def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callable[[str], bool],
+                    leaves_site: Callable[[str], bool] = lambda href: False) -> set:
     """The navigation blocks at the start and end of a region that marks nothing (see the module
     docstring): small, mostly links to other pages (or folded away in <details>), before the first
     text or, at the end, outside the containers that hold the text (a chapter's closing footnotes
-    or "See also" list is its text)."""
-    units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS]
+    or "See also" list is its text). Besides:
+
+    - a bar repeated at both ends (links to the same pages: a DocBook docnav, a texinfo node
+      header, a language bar) is navigation wherever the end one sits, even when the top one
+      also names the book in plain words;
+    - short title lines between the bars before the page's title (a product and version line)
+      are its masthead, and so are links showing only pictures (logos, arrows);
+    - after the closing bar, a section a script fills (a comment widget) is the page's furniture;
+    - the text's last line of bare links to other sites ("Edit this page · Report a bug") is not
+      the text's;
+    - a rule (<hr>) between a bar and the text goes with the bar, and a container of nothing but
+      navigation is navigation."""
+    units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS or u.tag.lower() == "hr" or _linked_images(u)]
     size = {u: text_len(u) for u in units}
     total = sum(size.values())
     if not total:
         return set()
 
     def verdict(unit) -> bool | None:
-        """True: links like navigation; False: text; None: a heading."""
-        if unit.tag.lower() in _HEADINGS:
+        """True: links like navigation; False: text; None: a heading (or a rule)."""
+        tag = unit.tag.lower()
+        if tag in _HEADINGS or tag == "hr":
             return None
+        if not size[unit]:
+            return True  # pictures in links
         # A definition list pairs terms with what they name (formats to download, a DocBook
         # contents): text, whatever its links.
-        if unit.tag.lower() == "dl" or size[unit] > EDGE_SHARE * total or not mostly_links(unit):
+        if tag == "dl" or size[unit] > EDGE_SHARE * total or not mostly_links(unit):
             return False
         hrefs = [a.get("href") for a in unit.iter("a") if a.get("href") is not None]
-        return unit.tag.lower() == "details" or 2 * sum(1 for h in hrefs if leaves_page(h)) >= len(hrefs)
+        return tag == "details" or 2 * sum(1 for h in hrefs if leaves_page(h)) >= len(hrefs)
 
     verdicts = [verdict(u) for u in units]
+    targets = [frozenset(h for a in u.iter("a") if (h := (a.get("href") or "").strip()) and leaves_page(h)) for u in units]
+    # Bars repeated at both ends: the top one before any prose, the two linking to the same pages.
+    repeated: set[int] = set()
+    closing = None  # index of the closing bar
+    for i, unit in enumerate(units):
+        if verdicts[i] is False and (size[unit] >= 60 or _sentence(unit)) and i not in repeated:
+            break
+        if len(targets[i]) < 2 or size[unit] > EDGE_SHARE * total:
+            continue
+        for j in range(len(units) - 1, i + 1, -1):
+            small, big = sorted((targets[i], targets[j]), key=len)
+            if len(small) >= 2 and small <= big and size[units[j]] <= EDGE_SHARE * total and (verdicts[i] or verdicts[j]):
+                repeated |= {i, j}
+                closing = j if closing is None else max(closing, j)
+                break
+    for i in repeated:
+        verdicts[i] = True
+
     holding = set()  # the containers, below the region, that hold text or headings
     for unit, said in zip(units, verdicts, strict=True):
-        if said is not True:
+        if said is False or (said is None and unit.tag.lower() != "hr"):
             for parent in unit.iterancestors():
                 if parent is region or parent in holding:
                     break
@@ -229,7 +302,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
         if verdicts[index] is not True:
             return False
         # Before the first text, the text has not begun, and a folded widget of links is one wherever it sits.
-        if start or unit.tag.lower() == "details":
+        if start or unit.tag.lower() == "details" or index in repeated:
             return True
         for parent in unit.iterancestors():
             if parent is region:
@@ -239,27 +312,72 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
         return True
 
     found: list = []
+    pending: list = []  # short title lines, navigation if more navigation follows them
     headings = 0
     for index in range(len(units)):
-        headings += verdicts[index] is None
+        unit = units[index]
+        headings += verdicts[index] is None and unit.tag.lower() != "hr"
         if headings > 1:  # past the title, a heading owns what follows it
             break
         if navigation(index, start=True):
-            found.append(units[index])
+            found += [*pending, unit]
+            pending = []
+        elif not headings and verdicts[index] is False and size[unit] < 60 and not _sentence(unit):
+            pending.append(unit)
         elif verdicts[index] is not None:
             break
     tail: list = []
-    for index in range(len(units) - 1, -1, -1):
-        if units[index] in found:
+    stop = len(units)
+    certain = [units[i] for i in sorted(repeated)]
+    if closing is not None:  # after the closing bar: what a script builds, and pictures in links
+        before = {id(p) for u in units[: closing + 1] for p in u.iterancestors()}
+        for index in range(closing + 1, len(units)):
+            unit = units[index]
+            # (within containers of their own: a wrapper round the whole page may end in scripts)
+            scripted = any(p.find(".//script") is not None for p in _up_to(unit, region) if id(p) not in before)
+            if scripted or not size[unit] or verdicts[index] is True:
+                certain.append(unit)
+        stop = closing
+    for index in range(stop - 1, -1, -1):
+        unit = units[index]
+        if unit in found:
             break
-        if navigation(index):
-            tail.append(units[index])
+        if navigation(index) or unit.tag.lower() == "hr":
+            tail.append(unit)
             continue
+        if verdicts[index] is True:
+            # The text's last line of bare links to other sites: actions on the page, not its text.
+            anchors = [a for a in unit.iter("a") if a.get("href") is not None]
+            if unit.tag.lower() in ("p", "div") and anchors and all(leaves_site(a.get("href")) for a in anchors) \
+                    and _words(unit.text_content()) == sum(_words(a.text_content()) for a in anchors):
+                tail.append(unit)
+                continue
         # What stopped the scan: a heading, or a short label, owns the block that follows it.
-        if tail and (verdicts[index] is None or (verdicts[index] is False and size[units[index]] < 60)):
-            tail.pop()
+        if tail and (verdicts[index] is None or (verdicts[index] is False and size[unit] < 60 and not _sentence(unit))):
+            while tail and tail[-1].tag.lower() == "hr":
+                tail.pop()
+            if tail and index + 1 not in repeated:
+                tail.pop()
         break
-    nav = found + tail
-    if sum(size[u] for u in nav) > NAV_SHARE * total:
-        return set()  # a page of links (an index, a contents page): they are its text
-    return set(nav)
+    sure = set(certain)
+    nav = [u for u in found + tail if u not in sure]
+    # Bars repeated at both ends are not in doubt; the others, if they come to most of the rest,
+    # are a page of links (an index, a contents page): they are its text.
+    if sum(size[u] for u in nav) > NAV_SHARE * (total - sum(size[u] for u in sure)):
+        nav = []
+    nav += certain
+    # A rule before the first text or after the last goes with the bars.
+    kept = [i for i, u in enumerate(units) if u not in nav and u.tag.lower() != "hr"]
+    if kept:
+        nav += [u for i, u in enumerate(units) if u.tag.lower() == "hr" and (i < kept[0] or i > kept[-1])]
+    found_set = set(nav)
+    # A container of nothing but navigation (a page header with a logo beside its bars) is navigation.
+    for unit in list(found_set):
+        for parent in unit.iterancestors():
+            if parent is region or parent in found_set:
+                break
+            inside = [u for u in units if any(p is parent for p in u.iterancestors())]
+            if any(u not in found_set for u in inside) or _loose_text(parent, set(inside), skip):
+                break
+            found_set.add(parent)
+    return found_set

@@ -158,6 +158,11 @@ class _Converter:
         url = self.resolve(href)
         return bool(url) and urldefrag(url)[0] != urldefrag(self.cited_page)[0]
 
+    def leaves_site(self, href: str) -> bool:
+        """Whether a link goes to another host than the page's."""
+        url = self.resolve(href)
+        return urlsplit(url).scheme in ("http", "https") and urlsplit(url).netloc != urlsplit(self.cited_page).netloc
+
     def resolve(self, href: str) -> str:
         href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")
         if not href:
@@ -581,7 +586,7 @@ def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: ur
         region, label = root.find(".//body") if root.find(".//body") is not None else root, "body"
         converter.whole_page = True
     if converter.whole_page:  # a marked region has its navigation outside; <body> has it at its edges
-        converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page)
+        converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page, converter.leaves_site)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
