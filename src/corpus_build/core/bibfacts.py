@@ -112,20 +112,11 @@ def normal_date(text: str) -> str:
 def placeholder_titles(url: str) -> tuple[str, ...]:
     """The titles that only restate a source's address: the one `corpus-build add` writes when
     it cannot read the page (`add --offline`: "owner/repo#12", "arXiv:2504.17577",
-    "example.org/guide"; registry/add.py default_title, which a test keeps in step with this),
-    and the address itself (what `import` writes for a bare URL)."""
+    "example.org/guide": urls.default_title), and the address itself (what `import` writes for
+    a bare URL)."""
     if not url:
         return ()
-    gh = urls.github_parts(url)
-    if gh:
-        owner, repo, rest = gh
-        head = rest.split("/")
-        number = head[1] if head[0] in ("issues", "pull", "discussions") and "/" in rest else ""
-        written = f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
-    else:
-        derived = urls.derive_id(url)
-        written = f"arXiv:{derived.removeprefix('arxiv-')}" if derived.startswith("arxiv-") else url.split("://", 1)[-1].rstrip("/")
-    return (written, url)
+    return (urls.default_title(url), url)
 
 
 def has_placeholder_title(source: Source) -> bool:

@@ -260,3 +260,17 @@ def arxiv_id(url: str) -> str:
         return ""
     match = _ARXIV_PATH.match(parts.path)
     return match.group(1) if match else ""
+
+
+def default_title(url: str) -> str:
+    """The title `add` writes when it cannot read the page ("owner/repo#12", "arXiv:2504.17577",
+    "example.org/guide"): the placeholder the site later replaces with the mirror's (core/bibfacts)."""
+    gh = github_parts(url)
+    if gh:
+        owner, repo, rest = gh
+        number = rest.split("/")[1] if rest.split("/")[0] in ("issues", "pull", "discussions") and "/" in rest else ""
+        return f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
+    derived = derive_id(url)
+    if derived.startswith("arxiv-"):
+        return f"arXiv:{derived.removeprefix('arxiv-')}"
+    return url.split("://", 1)[-1].rstrip("/")

@@ -19,6 +19,7 @@ import yaml
 from ..core import urls
 from ..core.errors import AddError, Problem, RegistryError, UsageError
 from ..core.model import KINDS, LANGS, Corpus
+from ..core.urls import default_title  # the placeholder title (bibfacts knows it too)
 from . import reader, yamlfile
 
 
@@ -69,18 +70,6 @@ def resolve_section(corpus: Corpus, name: str) -> str:
             return section.folder
     known = ", ".join(s.folder for s in corpus.sections) or "none yet"
     raise AddError(f"no section '{name}' in {corpus.root}; known sections: {known}. To start a new one, create corpus/NN-slug/section.yaml with a title")
-
-
-def default_title(url: str) -> str:
-    gh = urls.github_parts(url)
-    if gh:
-        owner, repo, rest = gh
-        number = rest.split("/")[1] if rest.split("/")[0] in ("issues", "pull", "discussions") and "/" in rest else ""
-        return f"{owner}/{repo}#{number}" if number else f"{owner}/{repo}" + (f" — {rest}" if rest else "")
-    derived = urls.derive_id(url)
-    if derived.startswith("arxiv-"):
-        return f"arXiv:{derived.removeprefix('arxiv-')}"
-    return url.split("://", 1)[-1].rstrip("/")
 
 
 def unique_id(corpus: Corpus, base: str, url: str) -> str:

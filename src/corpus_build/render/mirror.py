@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..core import mdtext as md
 from ..core.model import Corpus, Source
-from ..core.provenance import Provenance, mirror_state, read_provenance
+from ..core.provenance import Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, SEARCH_LIMIT, mirror_file, sanitize_markdown, text_page_path
 from .views import (
@@ -336,20 +336,20 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
         record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None:
             continue
+        # The images the extracted text shows, published beside its page (sources/<id>/images/).
+        images = [(image, mirror_file(corpus, source, image.path) if LOCAL_IMAGE.fullmatch(image.path) else None) for image in record.document.image_files]
+        for image, copy in images:
+            if copy is not None:
+                files[f"sources/{source.id}/{image.path}"] = copy
         for kind, name, path in _archived(corpus, source, record):
             target = f"{archive_dir(source)}/{name}"
             if kind == "html":
                 try:
-                    files[target] = snapshot_html(path.read_bytes(), _page_urls(record), _kept_images(corpus, source, record))
+                    files[target] = snapshot_html(path.read_bytes(), _page_urls(record), _kept_images(images))
                 except OSError:
                     continue
             else:
                 files[target] = path
-        # The images the extracted text shows, published beside its page (sources/<id>/images/).
-        for image in record.document.image_files:
-            copy = mirror_file(corpus, source, image.path) if LOCAL_IMAGE.fullmatch(image.path) else None
-            if copy is not None:
-                files[f"sources/{source.id}/{image.path}"] = copy
     return files
 
 
@@ -358,11 +358,11 @@ def _page_urls(record: Provenance) -> tuple[str, ...]:
     return tuple(dict.fromkeys(u for u in (record.fetched_url, record.cited_url) if u))
 
 
-def _kept_images(corpus: Corpus, source: Source, record: Provenance) -> dict[str, str]:
-    """The mirror's images by address (cited and fetched), as a path from the published archive folder."""
+def _kept_images(images: list[tuple[SavedImage, Path | None]]) -> dict[str, str]:
+    """The published images (those with a copy) by address, cited and fetched, as a path from the archive folder."""
     kept: dict[str, str] = {}
-    for image in record.document.image_files:
-        if image.path and LOCAL_IMAGE.fullmatch(image.path) and mirror_file(corpus, source, image.path) is not None:
+    for image, copy in images:
+        if copy is not None:
             for address in (image.url, image.fetched_url):
                 if address:
                     kept[address] = "../" + image.path  # archive/page.html -> sources/<id>/images/

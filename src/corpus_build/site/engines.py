@@ -22,7 +22,6 @@ import filecmp
 import importlib.util
 import logging
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -264,9 +263,8 @@ def _read_config(config_file: Path) -> dict[str, Any]:
 
 
 def _configured_site_dir(config_file: Path) -> str:
-    """mkdocs.yml's `site_dir` (read as text: the file may hold !!python tags a safe loader refuses)."""
-    match = re.search(r"""^site_dir:\s*["']?([^"'\s#]+)""", config_file.read_text(encoding="utf-8"), re.M)
-    return match.group(1) if match else "site"
+    """mkdocs.yml's `site_dir` (its `!!python` tags read as nothing: see _TolerantLoader)."""
+    return str(_read_config(config_file).get("site_dir") or "site")
 
 
 def _build_mkdocs_api(name: str, config_file: Path, site_dir: Path, *, strict: bool, quiet: bool) -> None:
