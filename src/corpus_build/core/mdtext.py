@@ -210,3 +210,57 @@ def plain_text(markdown: str) -> str:
         text = pattern.sub(replacement, text)
     text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
     return " ".join(html.unescape(text).split())
+
+
+# --- a mirror's extracted text as the site renders it ------------------------------------
+# The one configuration of python-markdown for extracted text (render/mirrortext.py renders
+# with it, `check` lists the anchors with it): the same headings get the same ids in both.
+# superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
+# extracted text has code blocks inside list items and definitions, which fenced_code only
+# finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
+SECTION_PREFIX = "sec-"
+DISPLAY_LIMIT = 400_000  # characters of an extracted text shown on its page (and searched for anchors)
+
+
+def section_id(heading: str, separator: str = "-") -> str:
+    """A heading's anchor on a text page: `sec-` and its words, in any script (`#sec-安装步骤`).
+
+    The prefix keeps a mirrored heading from taking an id the theme's own markup uses
+    (a heading "__search" would otherwise be `id="__search"`, Material's search toggle),
+    and keeps Chinese headings readable: python-markdown's default slug drops every
+    non-ASCII letter, so each Chinese heading was `_1`, `_2`, … and a link to one broke
+    whenever a heading was added above it.
+    """
+    from markdown.extensions.toc import slugify_unicode
+
+    return SECTION_PREFIX + (slugify_unicode(heading, separator) or "section")
+
+
+TEXT_EXTENSIONS = ["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"]
+TEXT_EXTENSION_CONFIGS: dict[str, dict[str, Any]] = {"pymdownx.highlight": {"use_pygments": False}, "toc": {"slugify": section_id}}
+
+
+def escape_markup(text: str) -> str:
+    """`<` and `&` outside code become entities: markup written as text in a page stays visible text.
+
+    (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
+    would then drop it, losing words the page really contained.)
+    """
+    return outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def text_sections(text: str) -> list[tuple[str, str]]:
+    """(anchor, heading) of every heading of an extracted text, in order, as its text page has them."""
+    import markdown
+
+    converter = markdown.Markdown(extensions=TEXT_EXTENSIONS, extension_configs=TEXT_EXTENSION_CONFIGS, output_format="html")
+    converter.convert(escape_markup(text))
+    out: list[tuple[str, str]] = []
+
+    def walk(tokens: list[dict[str, Any]]) -> None:
+        for token in tokens:
+            out.append((str(token["id"]), html.unescape(str(token["name"]))))
+            walk(token.get("children", []))
+
+    walk(getattr(converter, "toc_tokens", []))
+    return out

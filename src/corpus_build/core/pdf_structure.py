@@ -274,8 +274,10 @@ def check_anchor(raw_dir: Path, source_id: str, fragment: str) -> tuple[str, str
     if page is None and not fragment.startswith("sec-"):
         return "error", f"link [[{source_id}#{fragment}]] names an anchor no text page has; use #page-N (a page of the paper) or a heading's #sec-… anchor"
     if record is None or (record.document.page_count == 0 and data is None):
+        if record is not None and record.text_file and page is None:  # a heading of a mirrored page's text
+            return _check_section([a for a, _h in text_sections_of(raw_dir, record.text_file)], source_id, fragment, "page")
         if record is not None and record.text_file:
-            return "error", f"link [[{source_id}#{fragment}]]: '{source_id}' is not a paper (its mirror has no pages); link [[{source_id}]] instead"
+            return "error", f"link [[{source_id}#{fragment}]]: '{source_id}' is not a paper (its mirror has no pages); link [[{source_id}]] or one of its headings' #sec-… anchors instead"
         return "warning", f"link [[{source_id}#{fragment}]] cannot be checked yet: '{source_id}' has no mirrored PDF; run `corpus-build fetch {source_id}`"
     if page is not None:
         count = record.document.page_count or int((data or {}).get("pages") or 0)
@@ -285,10 +287,35 @@ def check_anchor(raw_dir: Path, source_id: str, fragment: str) -> tuple[str, str
     if data is None:
         return "warning", f"link [[{source_id}#{fragment}]] cannot be checked: the mirror of '{source_id}' has no heading list yet; run `corpus-build fetch {source_id} --force`"
     anchors = [str(h.get("anchor")) for h in data.get("headings", []) if isinstance(h, dict)]
+    return _check_section(anchors, source_id, fragment, "paper")
+
+
+def _check_section(anchors: list[str], source_id: str, fragment: str, kind: str) -> tuple[str, str] | None:
     if fragment in anchors:
         return None
     import difflib
 
     close = difflib.get_close_matches(fragment, anchors, n=1)
-    hint = f"; did you mean #{close[0]}?" if close else (f"; its headings are {', '.join('#' + a for a in anchors[:6])}" if anchors else "; the paper has no headings, link a #page-N")
-    return "error", f"link [[{source_id}#{fragment}]] names no heading of the paper{hint}"
+    fallback = "; the paper has no headings, link a #page-N" if kind == "paper" else f"; the page has no headings, link [[{source_id}]]"
+    hint = f"; did you mean #{close[0]}?" if close else (f"; its headings are {', '.join('#' + a for a in anchors[:6])}" if anchors else fallback)
+    return "error", f"link [[{source_id}#{fragment}]] names no heading of the {kind}{hint}"
+
+
+def text_sections_of(raw_dir: Path, name: str) -> list[tuple[str, str]]:
+    """(anchor, heading) of a mirrored page's text, as its text page has them ([] when unreadable).
+
+    The file name comes from provenance.json, which a pull request can edit: only a regular
+    file inside the mirror is read, never a symlink or a path out of it.
+    """
+    from . import mdtext
+
+    raw = Path(raw_dir)
+    path = raw / name
+    try:
+        if not name or Path(name).is_absolute() or path.is_symlink() or not path.resolve().is_relative_to(raw.resolve()) or not path.is_file():
+            return []
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(mdtext.DISPLAY_LIMIT)
+    except OSError:
+        return []
+    return mdtext.text_sections(text)

@@ -16,7 +16,7 @@ from ..core import safepath
 from ..core.model import Corpus, Source
 
 SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
-DISPLAY_LIMIT = 400_000  # characters shown on an extracted-text page
+DISPLAY_LIMIT = md.DISPLAY_LIMIT  # characters shown on an extracted-text page
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
                   "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",
                   "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
@@ -51,15 +51,6 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     return path if inside and path.is_file() else None
 
 
-def _escape_markup(text: str) -> str:
-    """`<` and `&` outside code become entities: markup written as text in a page stays visible text.
-
-    (Left alone, python-markdown would take `<script>` in prose for raw HTML and nh3
-    would then drop it, losing words the page really contained.)
-    """
-    return md.outside_code(text, lambda prose: prose.replace("&", "&amp;").replace("<", "&lt;"))
-
-
 def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
     """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
 
@@ -70,12 +61,9 @@ def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozen
     import markdown
     import nh3
 
-    # superfences (pymdown-extensions, a dependency of Material) rather than fenced_code: the
-    # extracted text has code blocks inside list items and definitions, which fenced_code
-    # only finds at the start of a line. No Pygments: plain <pre><code>, fast on big pages.
+    # The one configuration for extracted text (core/mdtext): `check` lists the same heading ids.
     rendered = markdown.markdown(
-        _escape_markup(text), extensions=["tables", "pymdownx.highlight", "pymdownx.superfences", "toc", "def_list"],
-        extension_configs={"pymdownx.highlight": {"use_pygments": False}}, output_format="html",
+        md.escape_markup(text), extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html",
     )
     tags, attributes = _TAGS, _ATTRIBUTES
     if image_prefix is not None:

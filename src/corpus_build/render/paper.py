@@ -42,6 +42,9 @@ def anchor_link(corpus: Corpus, source: Source, fragment: str, label: str | None
     record = read_provenance(raw)
     match = pdf_structure.PAGE_ANCHOR.match(fragment)
     heading = "" if match else pdf_structure.heading_text(raw, fragment)
+    if not match and not heading and record is not None and record.text_file and not record.document.page_count:
+        # A mirrored page's text: its headings' #sec-… anchors (core/mdtext.section_id).
+        heading = dict(pdf_structure.text_sections_of(raw, record.text_file)).get(fragment, "")
     if not label:
         label = t("paper_page_of", title=source.title, n=match.group(1)) if match else (f"{source.title} · {heading}" if heading else source.title)
     if record is None or not record.text_file or mirror_file(corpus, source, record.text_file) is None:
