@@ -57,3 +57,11 @@ def test_theme_words_exist_in_both_languages():
     for lang in ("zh", "en"):
         words = Labels(lang).theme_words()
         assert all(v for k, v in words.items() if k != "made_with_after") and "{home}" in words["not_found_body"]
+
+
+def test_render_names_the_rendered_dom_as_fetch_writes_it():
+    # render/mirror.py does not import the fetch package (its import cost): the name is kept twice.
+    from corpus_build.fetch.browser import RENDERED
+    from corpus_build.render import mirror
+
+    assert mirror.RENDERED_HTML == RENDERED

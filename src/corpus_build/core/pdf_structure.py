@@ -15,12 +15,15 @@ pymupdf-lite; the font rules here need nothing beyond PyMuPDF's get_text("dict")
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from . import safepath
 
 STRUCTURE = "structure.json"
 STRUCTURE_MD = "structure.md"
@@ -304,18 +307,24 @@ def _check_section(anchors: list[str], source_id: str, fragment: str, kind: str)
 def text_sections_of(raw_dir: Path, name: str) -> list[tuple[str, str]]:
     """(anchor, heading) of a mirrored page's text, as its text page has them ([] when unreadable).
 
-    The file name comes from provenance.json, which a pull request can edit: only a regular
-    file inside the mirror is read, never a symlink or a path out of it.
+    Only a regular file inside the mirror is read (safepath.mirror_member). Each link to a
+    heading asks again, so the answer is kept per file version: a big text is converted once.
     """
+    path = safepath.mirror_member(Path(raw_dir), name)
+    try:
+        stat = path.stat() if path is not None else None
+    except OSError:
+        return []
+    return list(_text_sections(str(path), stat.st_mtime_ns, stat.st_size)) if path is not None and stat is not None else []
+
+
+@functools.lru_cache(maxsize=64)
+def _text_sections(path: str, _mtime_ns: int, _size: int) -> tuple[tuple[str, str], ...]:
     from . import mdtext
 
-    raw = Path(raw_dir)
-    path = raw / name
     try:
-        if not name or Path(name).is_absolute() or path.is_symlink() or not path.resolve().is_relative_to(raw.resolve()) or not path.is_file():
-            return []
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read(mdtext.DISPLAY_LIMIT)
     except OSError:
-        return []
-    return mdtext.text_sections(text)
+        return ()
+    return tuple(mdtext.text_sections(text))

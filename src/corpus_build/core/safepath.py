@@ -33,6 +33,23 @@ def is_inside(path: Path, root: Path) -> bool:
     return _real(path).is_relative_to(_real(root))
 
 
+def mirror_member(raw: Path, name: str) -> Path | None:
+    """`raw/name` when it is a regular file inside the mirror folder `raw`, else None.
+
+    The name comes from provenance.json, a tracked file anyone can edit in a pull request:
+    a name like "../../../../etc/passwd", an absolute path or a symlink must not put a file
+    of the build machine on the site.
+    """
+    path = Path(raw) / name
+    if not name or Path(name).is_absolute() or path.is_symlink():
+        return None
+    try:
+        inside = path.resolve().is_relative_to(Path(raw).resolve())
+    except (OSError, ValueError):
+        return None
+    return path if inside and path.is_file() else None
+
+
 def inside(path: Path, root: Path, what: str = "") -> Path:
     """`path` unchanged when it lands inside `root`; else UnsafePathError naming both.
 

@@ -99,7 +99,7 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
     page_is_private = _private(url)
     recorded: list[Exchange] = []
     pending: list[asyncio.Task] = []
-    budget = {"bytes": _MAX_RECORDED_BYTES}
+    budget = {"bytes": _MAX_RECORDED_BYTES, "responses": 0}
 
     async def keep(response) -> None:
         """A response the page used, its body in a hidden file of `record_dir` (deleted once in the WARC)."""
@@ -110,14 +110,19 @@ async def render(url: str, body: bytes, content_type: str, screenshot: Path | No
             data = await response.body()
         except PlaywrightError:  # a redirect, or a body Chromium did not keep
             data = b""
-        if len(recorded) >= _MAX_RECORDED or len(data) > budget["bytes"]:
+        # Responses are kept concurrently: a response takes its place and its file name before any
+        # await, so two of them never share a name (len(recorded) grows only after the awaits).
+        if budget["responses"] >= _MAX_RECORDED or len(data) > budget["bytes"]:
             return
         budget["bytes"] -= len(data)
-        payload = record_dir / f".rendered-{len(recorded):04d}" if record_dir is not None else None
+        budget["responses"] += 1
+        payload = record_dir / f".rendered-{budget['responses'] - 1:04d}" if record_dir is not None else None
+        # Headers first: a response whose headers cannot be read leaves no body file behind.
+        headers = tuple((k, v) for k, v in (await response.all_headers()).items() if k.lower() not in _DECODED_DROP)
+        sent = tuple((await request.all_headers()).items())
         if payload is not None:
             await asyncio.to_thread(payload.write_bytes, data)
-        headers = tuple((k, v) for k, v in (await response.all_headers()).items() if k.lower() not in _DECODED_DROP)
-        recorded.append(Exchange(url=request.url, request_headers=tuple((await request.all_headers()).items()), status=response.status,
+        recorded.append(Exchange(url=request.url, request_headers=sent, status=response.status,
                                  reason=response.status_text, http_version="HTTP/1.1", response_headers=headers,
                                  payload=payload, at=utc_stamp()))
 

@@ -33,22 +33,12 @@ def text_page_path(source: Source) -> str:
 
 
 def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
-    """A file a provenance record names, only if it is a regular file inside the source's mirror.
-
-    provenance.json is a tracked file anyone can edit in a pull request: a name like
-    "../../../../etc/passwd" or a symlink must not put a file of the build machine on the site.
-    """
-    raw = corpus.raw_dir(source).resolve()
-    path = corpus.raw_dir(source) / name
-    if not name or Path(name).is_absolute() or path.is_symlink():
-        return None
+    """A file a provenance record names, only if it is a regular file inside the source's mirror
+    (core/safepath.mirror_member) and the mirror itself is inside the corpus."""
+    raw = corpus.raw_dir(source)
     if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
         return None
-    try:
-        inside = path.resolve().is_relative_to(raw)
-    except OSError:
-        return None
-    return path if inside and path.is_file() else None
+    return safepath.mirror_member(raw, name)
 
 
 def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
