@@ -107,7 +107,6 @@ _LABELS: dict[str, dict[str, str]] = {
     "stale_mirrors": {"zh": "过期镜像", "en": "Stale mirrors"},
     "none": {"zh": "无", "en": "none"},
     "back_to_source": {"zh": "返回条目", "en": "Back to the source"},
-    "text_not_indexed": {"zh": "正文超过 {n} 个字符，未编入站内搜索。", "en": "This text is longer than {n} characters and is kept out of the site search."},
     "text_truncated": {"zh": "仅显示前 {n} 个字符。", "en": "Only the first {n} characters are shown."},
     "mirrored_copy": {"zh": "以下为镜像副本的提取正文（已净化，不执行任何脚本）。", "en": "Text extracted from the mirrored copy (sanitised: nothing in it runs)."},
     "thread_open": {"zh": "开放", "en": "open"},

@@ -6,9 +6,9 @@ Markdown, is rendered to HTML and cleaned with nh3 before it reaches a page: no
 script, event handler, javascript: URL or third-party image survives. Archived
 copies (PDF, HTML, screenshot, WARC) are published beside the source page; the
 HTML copy gets a Content-Security-Policy that lets nothing but our own styles
-and images load, and is only ever shown in a sandboxed frame (see `snapshot_html`). Extracted-text pages longer than
-SEARCH_LIMIT characters are excluded from the search index (`search: exclude`)
-so the index stays small; the source page carries a short excerpt instead.
+and images load, and is only ever shown in a sandboxed frame (see `snapshot_html`). Extracted-text pages stay out of
+Material's search index (`search: exclude`): their passages have an index of their
+own (site/fulltext.py); the source page carries a short excerpt.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..core import mdtext as md
 from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
-from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, SEARCH_LIMIT, mirror_file, sanitize_markdown, text_page_path
+from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .views import (
     Badge,
     Code,
@@ -544,8 +544,6 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
         links.append(Link(f"{t('original')} ↗", source.url, external=True))
     links.append(f"{t('fetched_at')}{t.colon}{local_time(record.fetched_at, corpus.settings.tzinfo)}")
     notes = [t("mirrored_copy")]
-    if len(text) > SEARCH_LIMIT:
-        notes.append(t("text_not_indexed", n=f"{SEARCH_LIMIT:,}"))
     if truncated:
         notes.append(t("text_truncated", n=f"{DISPLAY_LIMIT:,}"))
     from markupsafe import Markup
@@ -555,7 +553,7 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     # itself is one folder deeper (sources/<id>/text/).
     published = frozenset(i.path for i in record.document.image_files if LOCAL_IMAGE.fullmatch(i.path) and mirror_file(corpus, source, i.path))
     body = sanitize_markdown(text, image_prefix="../" if directory_urls else "", images=published)
-    view = TextPage(f"{source.title} · {t('extracted_text')}", len(text) > SEARCH_LIMIT, tuple(links), tuple(notes), Markup(body))
+    view = TextPage(f"{source.title} · {t('extracted_text')}", True, tuple(links), tuple(notes), Markup(body))
     return render("text.md.j2", view=view, t=t)
 
 
@@ -583,4 +581,4 @@ def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: 
     return pages
 
 
-__all__ = ["SEARCH_LIMIT", "extra_files", "extra_pages", "info", "panel", "panel_view", "status_page", "text_page_path", "thread_badge"]
+__all__ = ["extra_files", "extra_pages", "info", "panel", "panel_view", "status_page", "text_page_path", "thread_badge"]

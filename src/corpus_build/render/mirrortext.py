@@ -15,7 +15,6 @@ from ..core import mdtext as md
 from ..core import safepath
 from ..core.model import Corpus, Source
 
-SEARCH_LIMIT = 20_000  # characters of extracted text indexed by the site search
 DISPLAY_LIMIT = md.DISPLAY_LIMIT  # characters shown on an extracted-text page
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
                   "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s", "small", "span", "strong", "sub",

@@ -19,7 +19,7 @@ from ..core import pdf_structure
 from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, read_provenance
 from .labels import Labels
-from .mirrortext import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, text_page_path
+from .mirrortext import DISPLAY_LIMIT, mirror_file, text_page_path
 from .views import safe_url as _safe_url
 
 
@@ -60,16 +60,14 @@ def paper_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, ba
         return None
     blocks = [b for b in data["blocks"] if isinstance(b, dict) and isinstance(b.get("text"), str) and isinstance(b.get("page"), int)]
     title = f"{source.title} · {t('extracted_text')}"
-    size = sum(len(b["text"]) for b in blocks)
-    meta: dict = {"title": title}
-    if size > SEARCH_LIMIT:
-        meta["search"] = {"exclude": True}
+    # Out of Material's index: mirror text is searched by passage (site/fulltext.py).
+    meta: dict = {"title": title, "search": {"exclude": True}}
     out = md.front_matter(**meta) + f"# {md.text(title)}\n\n"
     links = [md.link(t("back_to_source"), back)]
     if _safe_url(source.url):
         links.append(md.url_link(f"{t('original')} ↗", _safe_url(source.url)))
     out += " · ".join(links) + "\n\n"
-    out += f"*{t('mirrored_copy')}*" + (f" *{t('text_not_indexed', n=f'{SEARCH_LIMIT:,}')}*" if size > SEARCH_LIMIT else "") + "\n\n"
+    out += f"*{t('mirrored_copy')}*\n\n"
     pages = min(_int(data.get("pages"), 0), 100_000)
     headings = [h for h in data["headings"] if isinstance(h, dict) and isinstance(h.get("anchor"), str) and isinstance(h.get("text"), str)]
     body = ['<div class="cb-paper">']

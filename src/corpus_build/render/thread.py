@@ -25,7 +25,7 @@ from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, parse_time
 from ..core.threads import CommentThread, Commit, Conversation, Event, conversation
 from .labels import Labels
-from .mirrortext import DISPLAY_LIMIT, SEARCH_LIMIT, mirror_file, sanitize_markdown
+from .mirrortext import DISPLAY_LIMIT, mirror_file, sanitize_markdown
 from .views import CODE_SPAN, plain_title, title_md
 from .views import safe_url as _safe_url
 
@@ -182,11 +182,8 @@ class ThreadPage:
         conv = _with_newer_state(conversation(data), record)
         f = conv.facts
         title = f"{plain_title(source.title)} · {t('thread_page')}"
-        # Long threads stay out of the search index, as long extracted texts do (mirrortext.SEARCH_LIMIT).
-        words = sum(len(e.body) + sum(len(c.body) for g in e.files for th in g.threads for c in th.comments) for e in conv.events)
-        meta: dict = {"title": title}
-        if words > SEARCH_LIMIT:
-            meta["search"] = {"exclude": True}
+        # Out of Material's index: a thread is searched comment by comment (site/fulltext.py).
+        meta: dict = {"title": title, "search": {"exclude": True}}
         out = md.front_matter(**meta) + f"# {title_md(source.title)} · {md.text(t('thread_page'))}\n\n"
         links = [md.link(t("back_to_source"), back)]
         if _safe_url(source.url):

@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, hosting, navmemo, preview, search, serve, slim
+from . import buildcache, engines, fulltext, hosting, navmemo, preview, search, serve, slim
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -249,6 +249,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if stats is not None:
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_after} bytes")
         self._tuned = None
+        if self.config.search_tuning and self._files is not None:
+            found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), self._project / self.config.cache_dir,
+                                        tuple(self._corpus.settings.glossary))
+            if found is not None:
+                log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
+                         f"{found.bytes} bytes ({found.files_written} file(s) written) in {found.seconds:.2f} s")
         if self._navmemo is not None:
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")

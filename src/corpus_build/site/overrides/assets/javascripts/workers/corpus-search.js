@@ -2,7 +2,7 @@
  *
  * overrides/main.html points Material's search at this file, with the name of
  * Material's own worker after the `#` (corpus-search.js#search.<hash>.min.js). It
- * loads that worker unchanged and changes two things, nothing else:
+ * loads that worker unchanged and changes three things, nothing else:
  *
  * 1. How a query is looked up (a wrapper around lunr's Index#search, which
  *    Material calls with the query it has already rewritten):
@@ -30,9 +30,13 @@
  *    (sources, the user's own pages): those site/search.py weighs down
  *    (digests, chapters, section and listing pages) keep their place by score.
  *
+ * 3. Every answer gets the mirrors' passages that match, after Material's results
+ *    (corpus-fulltext.js, the index site/fulltext.py writes under search/fulltext/).
+ *
  * Runs as a Web Worker, or inside the offline copy's iframe stand-in
  * (site/templates/offline-worker.js), where importScripts returns a promise. It
- * requests nothing but Material's worker beside it. A worker that is not
+ * requests nothing but Material's worker and corpus-fulltext.js beside it and the
+ * site's own search/fulltext/ files. A worker that is not
  * Material's lunr one (Zensical's) runs as it would alone.
  */
 (function () {
@@ -72,8 +76,29 @@
     return listen.call(scope, type, listener, options);
   };
   var post = scope.postMessage;
+  var asked = null; // the query Material is answering, for the mirrors' full text
+  var answered = 0;
   scope.postMessage = function (message) {
     if (message && message.type === RESULT && plan) reorder(message.data, plan);
+    if (message && message.type === RESULT && scope.cbFulltext && typeof asked === "string") {
+      var ticket = ++answered;
+      var data;
+      try {
+        data = scope.cbFulltext.answer(asked, message.data);
+      } catch (error) {
+        console.warn("corpus-fulltext: " + error);
+        return post.apply(scope, arguments); // Material's answer, without the mirrors
+      }
+      if (data && typeof data.then === "function") { // the offline copy: the index loads asynchronously
+        data.then(function (full) {
+          if (ticket === answered) post.call(scope, { type: RESULT, data: full }); // a newer query's answer wins
+        }, function () {
+          if (ticket === answered) post.call(scope, message);
+        });
+        return undefined;
+      }
+      return post.call(scope, { type: RESULT, data: data });
+    }
     return post.apply(scope, arguments);
   };
   var passive = false;
@@ -87,6 +112,7 @@
     var message = event.data || {};
     if (message.type === SETUP) setup(message.data);
     plan = message.type === QUERY && typeof message.data === "string" ? parse(message.data) : null;
+    asked = message.type === QUERY && typeof message.data === "string" ? message.data : null;
     deliver(event); // Material's handler searches at once, before anything else can arrive
   }
 
@@ -108,7 +134,15 @@
       return;
     }
     patch(scope.lunr);
-    waiting.splice(0).forEach(receive);
+    // The mirrors' full text (corpus-fulltext.js, beside this file): added to Material's answers.
+    var fulltext;
+    try { fulltext = scope.importScripts("corpus-fulltext.js"); } catch (error) { fulltext = null; }
+    function go() {
+      if (scope.cbFulltext) scope.cbFulltext.init(here);
+      waiting.splice(0).forEach(receive);
+    }
+    if (fulltext && typeof fulltext.then === "function") fulltext.then(go, go);
+    else go();
   }
 
   var loading = scope.importScripts(material);

@@ -1,0 +1,165 @@
+"""Fold Chinese for full-text search: one spelling for Simplified, Traditional and Taiwanese terms.
+
+The mirror texts of this corpus are written in Simplified Chinese, in Traditional
+Chinese the Taiwanese way (記憶體 where the mainland writes 内存, 運算元 for 算子) and
+in English. Search folds every text and every query to one form, the same on both
+sides (site/fulltext.py builds the index with `Fold.text`, the search worker folds the
+query with the tables `Fold.tables` ships):
+
+1. NFKC and lower case (ligatures such as U+FB01 become "fi", full-width letters ASCII);
+2. each Traditional character to its Simplified one (OpenCC's t2s, character by
+   character, so a position in the folded text is a position in the original);
+3. in text that had Traditional characters, Taiwanese terms to the mainland's
+   (記憶體 → 内存), with a table built from OpenCC's s2twp conversion of jieba's
+   dictionary words and the corpus's glossary: each word whose Taiwanese form differs
+   from its character-by-character Traditional form gives one pair. The table is one
+   regular expression (a trie of the terms, longest first) that Python and the
+   browser both run, so the two sides cannot disagree on a match.
+
+A query is looked up in both forms (step 2 only, and steps 2 and 3): a Simplified
+reader's 资料 (material) still finds mainland pages that say 资料, and also the
+Taiwanese pages whose 資料 (data) the index holds as 数据.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN_WORD = re.compile(f"[{HAN}]{{2,6}}")
+# jieba dictionary words used to find Taiwanese terms: the commoner two- to four-character words.
+_DICT_MIN_FREQ = 3
+
+
+class Fold:
+    def __init__(self, chars: dict[str, str], phrases: dict[str, str]):
+        self.chars = chars
+        self.table = str.maketrans(chars)
+        self.phrases = phrases
+        self.pattern = trie_pattern(phrases)
+        self._phrase_re = re.compile(self.pattern) if phrases else None
+
+    def chars_only(self, text: str) -> str:
+        """Steps 1 and 2: a string of the same length as `text` after NFKC (search.js marks snippets with it)."""
+        return unicodedata.normalize("NFKC", text).lower().translate(self.table)
+
+    def text(self, text: str) -> str:
+        """The folded form of a passage: steps 1 and 2, and 3 if it had Traditional characters."""
+        normal = unicodedata.normalize("NFKC", text).lower()
+        folded = normal.translate(self.table)
+        if folded != normal and self._phrase_re is not None:
+            folded = self._phrase_re.sub(lambda m: self.phrases[m.group(0)], folded)
+        return folded
+
+    def tables(self, used: Iterable[str] = ()) -> dict[str, Any]:
+        """What the search worker needs to fold a query: the character map and the phrase expression.
+
+        `used`: characters of the indexed text, before and after folding; a character
+        neither the text nor its folded form holds cannot help a query find anything.
+        """
+        present = set(used)
+        chars = "".join(t + s for t, s in sorted(self.chars.items()) if s in present or t in present)
+        phrases = {k: v for k, v in self.phrases.items() if all(c in present for c in v)}
+        return {"chars": chars, "phrases": phrases, "pattern": trie_pattern(phrases)}
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regular expression matching any of `words`, the longest at each place, as Python and JavaScript read it."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = True
+
+    def walk(node: dict[str, Any]) -> str:
+        ends = "" in node
+        branches = [re.escape(char) + walk(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:  # greedy: the longer word first, this one if the longer fails
+            body = (body if len(branches) == 1 and len(body) == 1 else f"(?:{body})") + "?"
+        return body
+
+    return walk(trie) if trie else ""
+
+
+@functools.cache
+def default_fold(glossary: tuple[str, ...] = ()) -> Fold:
+    from ..render.listing import _t2s_characters
+
+    return Fold(_t2s_characters(), _taiwan_terms(glossary))
+
+
+def _taiwan_terms(glossary: tuple[str, ...]) -> dict[str, str]:
+    """Folded Taiwanese term → mainland term (記憶體 folded to 记忆体 → 内存)."""
+    try:
+        import opencc
+    except ImportError:  # pragma: no cover - opencc is a dependency
+        return {}
+    words = [w for w in glossary if _HAN_WORD.fullmatch(w)] + _dictionary_words()
+    joined = "\n".join(words)
+    taiwan = opencc.OpenCC("s2twp").convert(joined).split("\n")
+    plain = opencc.OpenCC("s2t").convert(joined).split("\n")
+    back = opencc.OpenCC("t2s").convert("\n".join(taiwan)).split("\n")
+    pairs: dict[str, str] = {}
+    for word, tw, tr, folded in zip(words, taiwan, plain, back, strict=True):
+        if tw != tr and folded != word and _HAN_WORD.fullmatch(folded) and len(folded) <= 6:
+            pairs.setdefault(folded, word)  # the glossary's and the commoner words' first
+    return pairs
+
+
+def _dictionary_words() -> list[str]:
+    try:
+        import jieba
+    except ImportError:  # pragma: no cover - jieba is a dependency (Material's search)
+        return []
+    path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
+    words: list[tuple[int, str]] = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.split(" ")
+            if len(parts) >= 2 and 2 <= len(parts[0]) <= 4 and parts[1].isdigit() and int(parts[1]) >= _DICT_MIN_FREQ and _HAN_WORD.fullmatch(parts[0]):
+                words.append((-int(parts[1]), parts[0]))
+    return [w for _f, w in sorted(words)]
+
+
+def cached_fold(cache_dir: Path | None, glossary: tuple[str, ...] = ()) -> Fold:
+    """default_fold, kept on disk between builds (building the Taiwanese-term table takes about two seconds)."""
+    if cache_dir is None:
+        return default_fold(glossary)
+    import hashlib
+    import json
+
+    from ..core.provenance import write_atomic
+
+    try:
+        import jieba
+        import opencc
+
+        versions = f"{getattr(opencc, '__version__', '?')}/{jieba.__version__}"
+    except ImportError:  # pragma: no cover
+        return default_fold(glossary)
+    key = hashlib.sha1(json.dumps([FORMAT, versions, _DICT_MIN_FREQ, list(glossary)], ensure_ascii=False).encode()).hexdigest()[:16]
+    path = cache_dir / f"hanfold-{key}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Fold(dict(data["chars"]), dict(data["phrases"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    fold = default_fold(glossary)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for old in cache_dir.glob("hanfold-*.json"):
+        old.unlink(missing_ok=True)
+    write_atomic(path, json.dumps({"chars": sorted(fold.chars.items()), "phrases": sorted(fold.phrases.items())}, ensure_ascii=False))
+    return fold
+
+
+FORMAT = 1

@@ -1,0 +1,375 @@
+/* corpus-build: full-text search over the mirrors, in the search worker (issue 24).
+ *
+ * corpus-search.js loads this beside Material's worker and, for every answer Material
+ * gives, asks `cbFulltext.answer(query, result)` to add the mirror passages that match,
+ * after Material's own results (annotations rank first). The index is site/fulltext.py's:
+ * a manifest (search/fulltext/index.js), term shards sorted by term, passage files and
+ * the Chinese folding tables, each a script that hands its data to `self.cbFulltext`.
+ * A query loads the manifest once, then only the shards holding its terms and the
+ * passage files of the passages it shows.
+ *
+ * The words of the query are cut and folded exactly as fulltext.py and hanfold.py cut
+ * and fold the text (NFKC, lower case, Traditional to Simplified, Taiwanese terms to
+ * mainland ones; Latin words with a plural s dropped, Chinese as character pairs), and
+ * a Chinese run is looked up both with and without the Taiwanese-term step.
+ *
+ * `importScripts` blocks in a Web Worker; in the offline copy's iframe stand-in
+ * (site/templates/offline-worker.js) it returns a promise. `answer` returns the result
+ * at once in the first case and a promise in the second.
+ */
+(function () {
+  "use strict";
+
+  var scope = self;
+  var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
+  var HAN_RUN = new RegExp("^[" + HAN + "]+$");
+  var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "g");
+  var WORDS = /[\p{L}\p{N}\p{M}]+(?:_+[\p{L}\p{N}\p{M}]+)*/gu;
+  var END = "0123456789abcdefghijklmnopqrstuv";
+  var MORE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&*";
+  var PAGES = 10; // pages of passages in an answer
+  var SHOWN = 2; // passages of a page shown; the others under Material's "more"
+  var PER_PAGE = 4;
+  var LOADED = 24; // passages whose files a query may load
+  var PREFIX_TERMS = 16; // words an unfinished last word may stand for
+  var PREFIX_WEIGHT = 0.6;
+  var SNIPPET = 220;
+
+  var base = null;
+  var manifest = null;
+  var shards = {}; // file -> Map(term -> [df, code])
+  var chunks = {}; // file -> passages
+  var fold = null; // {chars: Map, pattern: RegExp|null, phrases: {}}
+  var failed = false;
+
+  var api = {
+    init: function (workerUrl) { base = new URL("../../../search/fulltext/", workerUrl).href; },
+    manifest: function (data) { manifest = data; },
+    shard: function (rows) { var map = new Map(); rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); }); shards[pending] = map; },
+    chunk: function (data) { chunks[pending] = data; },
+    fold: function (data) {
+      var chars = new Map();
+      for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
+      fold = { chars: chars, pattern: data.pattern ? new RegExp(data.pattern, "g") : null, phrases: data.phrases || {} };
+    },
+    answer: answer
+  };
+  scope.cbFulltext = api;
+  var pending = ""; // the file being loaded: its data arrives while it runs
+
+  // --- loading ----------------------------------------------------------------------
+
+  function then(value, next) { return value && typeof value.then === "function" ? value.then(next) : next(value); }
+
+  // Load files one after another (each hands its data over while `pending` names it).
+  function load(names) {
+    var todo = names.filter(function (n, i) { return names.indexOf(n) === i; });
+    function step(i) {
+      if (i >= todo.length) return undefined;
+      pending = todo[i];
+      var loading;
+      try { loading = scope.importScripts(base + todo[i]); } catch (error) { failed = true; return undefined; }
+      return then(loading, function () { return step(i + 1); });
+    }
+    return step(0);
+  }
+
+  function ready(han) {
+    if (!base || failed) return undefined;
+    var first = manifest ? undefined : load(["index.js"]);
+    return then(first, function () {
+      if (!manifest) { failed = true; return undefined; }
+      if (han && !fold) return load([manifest.fold]);
+      return undefined;
+    });
+  }
+
+  // --- words, as fulltext.py cuts them -------------------------------------------------------
+
+  function foldChars(text) {
+    var out = "";
+    var lower = text.normalize("NFKC").toLowerCase();
+    for (var i = 0; i < lower.length; i++) {
+      var c = lower[i];
+      out += fold && fold.chars.has(c) ? fold.chars.get(c) : c;
+    }
+    return out;
+  }
+
+  function foldPhrases(text) {
+    if (!fold || !fold.pattern) return text;
+    return text.replace(fold.pattern, function (m) { return fold.phrases[m] || m; });
+  }
+
+  function stem(word) {
+    if (word.length > 3 && word[word.length - 1] === "s" && !/(ss|us|is)$/.test(word) && !/\d/.test(word[word.length - 2])) return word.slice(0, -1);
+    return word;
+  }
+
+  function pieces(text) {
+    var out = [];
+    (text.match(WORDS) || []).forEach(function (w) { out.push.apply(out, w.match(PIECES)); });
+    return out;
+  }
+
+  function pairs(run) {
+    if (run.length === 1) return [run];
+    var out = [];
+    for (var i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+    return out;
+  }
+
+  // Clauses: each is a list of alternatives, each alternative the terms it needs and a weight.
+  function parse(query) {
+    var folded = foldChars(query);
+    var words = pieces(folded);
+    var open = !/\s$/.test(query); // the last word may be unfinished
+    var clauses = [], needles = [];
+    words.forEach(function (word, i) {
+      var last = open && i === words.length - 1;
+      if (HAN_RUN.test(word)) {
+        var other = foldPhrases(word);
+        var alts = [{ terms: pairs(word), weight: 1, prefix: word.length === 1 }];
+        if (other !== word) alts.push({ terms: pairs(other), weight: 1, prefix: other.length === 1 });
+        clauses.push(alts);
+        needles.push(word, other);
+        variants(other).forEach(function (v) { needles.push(v); });
+      } else {
+        var term = stem(word);
+        clauses.push([{ terms: [term], weight: 1, prefix: last && word.length >= 2 }]);
+        needles.push(word, term);
+      }
+    });
+    return { clauses: clauses, needles: needles.filter(Boolean), shown: words };
+  }
+
+  // Taiwanese spellings of a folded run (内存 → 记忆体), for marking the snippet of a Taiwanese page.
+  function variants(run) {
+    var out = [];
+    if (!fold) return out;
+    Object.keys(fold.phrases).forEach(function (key) {
+      var value = fold.phrases[key];
+      if (value.length > 1 && run.indexOf(value) !== -1) out.push(run.split(value).join(key));
+    });
+    return out.slice(0, 8);
+  }
+
+  // --- the index ----------------------------------------------------------------------
+
+  function shardOf(term) {
+    var firsts = manifest.firsts, lo = 0, hi = firsts.length - 1;
+    if (hi < 0 || term < firsts[0]) return 0;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (firsts[mid] <= term) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  function shardsFor(plan) {
+    var names = [];
+    plan.clauses.forEach(function (alts) {
+      alts.forEach(function (alt) {
+        alt.terms.forEach(function (term) {
+          var from = shardOf(term), to = alt.prefix ? shardOf(term + "\uffff") : from;
+          for (var i = from; i <= to && i < manifest.shards.length; i++) names.push(manifest.shards[i]);
+        });
+      });
+    });
+    return names;
+  }
+
+  function entry(term) {
+    var found = shards[manifest.shards[shardOf(term)]];
+    return found ? found.get(term) : undefined;
+  }
+
+  function withPrefix(prefix) {
+    var out = [];
+    var from = shardOf(prefix), to = shardOf(prefix + "\uffff");
+    for (var i = from; i <= to; i++) {
+      var map = shards[manifest.shards[i]];
+      if (!map) continue;
+      map.forEach(function (value, term) { if (term.indexOf(prefix) === 0 && term !== prefix) out.push([term, value[0]]); });
+    }
+    out.sort(function (a, b) { return b[1] - a[1]; });
+    return out.slice(0, PREFIX_TERMS).map(function (pair) { return pair[0]; });
+  }
+
+  function postings(code) {
+    var out = [], n = 0, pid = 0, odd = false;
+    for (var i = 0; i < code.length; i++) {
+      var c = code[i], more = MORE.indexOf(c);
+      if (more >= 0) { n = n * 32 + more; continue; }
+      n = n * 32 + END.indexOf(c);
+      if (!odd) { pid += n; } else { out.push(pid, n); }
+      odd = !odd;
+      n = 0;
+    }
+    return out; // [pid, weight, pid, weight, ...]
+  }
+
+  function idf(df) {
+    var total = manifest.passages;
+    return Math.log(1 + (total - df + 0.5) / (df + 0.5));
+  }
+
+  // pid -> score of one term of the query: its word, and the words it begins when unfinished.
+  function termScores(term, alt) {
+    var lists = [];
+    var hit = entry(term);
+    if (hit) lists.push([hit, 1]);
+    if (alt.prefix) withPrefix(term).forEach(function (other) { var more = entry(other); if (more) lists.push([more, PREFIX_WEIGHT]); });
+    var scores = new Map(), cut = lists.length > 0, unit = (manifest.k1 + 1) / manifest.weightSteps;
+    lists.forEach(function (pair) {
+      var df = pair[0][0], flat = postings(pair[0][1]), w = idf(df) * pair[1] * alt.weight * unit;
+      if (df <= manifest.maxPostings) cut = false;
+      for (var i = 0; i < flat.length; i += 2) scores.set(flat[i], Math.max(scores.get(flat[i]) || 0, flat[i + 1] * w));
+    });
+    return { scores: scores, cut: cut, found: lists.length > 0 };
+  }
+
+  // pid -> score of one alternative: the passages holding all its terms. A term so common that
+  // the index kept only its best passages (cut) counts where present and is not required.
+  function scoreAlternative(alt) {
+    var parts = alt.terms.map(function (term) { return termScores(term, alt); });
+    if (!parts.length || parts.some(function (part) { return !part.found; })) return { scores: new Map(), optional: false };
+    var hard = parts.filter(function (part) { return !part.cut; });
+    var soft = parts.filter(function (part) { return part.cut; });
+    return { scores: combine(hard, soft), optional: !hard.length };
+  }
+
+  // The passages in every map of `hard` (in any of `soft` when there is none), scores added.
+  function combine(hard, soft) {
+    var scores;
+    if (hard.length) {
+      scores = hard[0].scores;
+      hard.slice(1).forEach(function (part) {
+        var next = new Map();
+        scores.forEach(function (s, pid) { if (part.scores.has(pid)) next.set(pid, s + part.scores.get(pid)); });
+        scores = next;
+      });
+    } else {
+      scores = new Map();
+    }
+    soft.forEach(function (part) {
+      part.scores.forEach(function (s, pid) {
+        if (scores.has(pid)) scores.set(pid, scores.get(pid) + s);
+        else if (!hard.length) scores.set(pid, s);
+      });
+    });
+    return scores;
+  }
+
+  function rank(plan) {
+    var hard = [], soft = [];
+    plan.clauses.forEach(function (alts) {
+      var best = new Map(), optional = true;
+      alts.forEach(function (alt) {
+        var got = scoreAlternative(alt);
+        if (!got.optional) optional = false;
+        got.scores.forEach(function (s, pid) { best.set(pid, Math.max(best.get(pid) || 0, s)); });
+      });
+      (optional ? soft : hard).push({ scores: best });
+    });
+    var ranked = [];
+    combine(hard, soft).forEach(function (s, pid) { ranked.push([pid, s]); });
+    ranked.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
+    return ranked;
+  }
+
+  // --- the answer ---------------------------------------------------------------------
+
+  function answer(query, result) {
+    if (!base || failed || typeof query !== "string" || !query.trim()) return result;
+    var han = new RegExp("[" + HAN + "]").test(query);
+    return then(ready(han), function () {
+      if (!manifest || !manifest.passages) return result;
+      var plan = parse(query);
+      if (!plan.clauses.length) return result;
+      var needed = shardsFor(plan).filter(function (name) { return !shards[name]; });
+      return then(load(needed), function () {
+        var ranked = rank(plan).slice(0, LOADED);
+        var files = ranked.map(function (pair) { return manifest.chunks[Math.floor(pair[0] / manifest.chunk)]; })
+          .filter(function (name) { return name && !chunks[name]; });
+        return then(load(files), function () { return merge(result, ranked, plan); });
+      });
+    });
+  }
+
+  function passage(pid) {
+    var data = chunks[manifest.chunks[Math.floor(pid / manifest.chunk)]];
+    if (!data) return null;
+    var row = data.passages[pid % manifest.chunk];
+    var page = row && data.pages[String(row[0])];
+    return row && page ? { page: row[0], url: page[0], pageTitle: page[1], anchor: row[1], title: row[2], text: row[3] } : null;
+  }
+
+  function merge(result, ranked, plan) {
+    var groups = new Map(), order = [];
+    ranked.forEach(function (pair) {
+      var p = passage(pair[0]);
+      if (!p) return;
+      var group = groups.get(p.url);
+      if (!group) {
+        if (order.length >= PAGES) return;
+        group = { page: p, items: [], score: pair[1] };
+        groups.set(p.url, group);
+        order.push(group);
+      }
+      if (group.items.length < PER_PAGE) group.items.push([p, pair[1]]);
+    });
+    var terms = {};
+    plan.shown.forEach(function (word) { terms[word] = true; });
+    var items = (result && result.items ? result.items.slice() : []);
+    order.forEach(function (group) {
+      var top = group.score;
+      var list = [{ location: group.page.url, title: escape(group.page.pageTitle), text: "", score: top, terms: {} }];
+      group.items.forEach(function (pair, i) {
+        var p = pair[0];
+        list.push({
+          location: p.url + "#" + p.anchor,
+          title: escape(p.title || group.page.pageTitle),
+          text: snippet(p.text, plan.needles),
+          score: i < SHOWN ? top : top / 2,
+          terms: terms
+        });
+      });
+      items.push(list);
+    });
+    var out = {};
+    Object.keys(result || {}).forEach(function (key) { out[key] = result[key]; });
+    out.items = items;
+    return out;
+  }
+
+  function escape(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  // A short piece of the passage around its first match, every match in it marked.
+  function snippet(text, needles) {
+    var low = "";
+    for (var i = 0; i < text.length; i++) {
+      var c = text[i], l = c.toLowerCase();
+      l = l.length === 1 ? l : c;
+      low += fold && fold.chars.has(l) ? fold.chars.get(l) : l;
+    }
+    var marks = [];
+    needles.forEach(function (needle) {
+      if (!needle) return;
+      for (var at = low.indexOf(needle); at !== -1; at = low.indexOf(needle, at + needle.length)) marks.push([at, at + needle.length]);
+    });
+    marks.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var first = marks.length ? marks[0][0] : 0;
+    var from = Math.max(0, first - 60), to = Math.min(text.length, from + SNIPPET);
+    var out = from > 0 ? "…" : "", at = from;
+    marks.forEach(function (m) {
+      if (m[0] < at || m[1] > to) return;
+      out += escape(text.slice(at, m[0])) + "<mark>" + escape(text.slice(m[0], m[1])) + "</mark>";
+      at = m[1];
+    });
+    out += escape(text.slice(at, to)) + (to < text.length ? "…" : "");
+    return out.replace(/\n/g, " ");
+  }
+})();
