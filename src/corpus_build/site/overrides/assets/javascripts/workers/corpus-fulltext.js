@@ -229,36 +229,41 @@
     return { scores: scores, cut: cut, found: lists.length > 0 };
   }
 
-  // pid -> score of one alternative: the passages holding all its terms. A term so common that
-  // the index kept only its best passages (cut) counts where present and is not required.
+  // pid -> score of one alternative: the passages holding enough of its terms (see `combine`). A
+  // term so common that the index kept only its best passages (cut) counts where present.
   function scoreAlternative(alt) {
     var parts = alt.terms.map(function (term) { return termScores(term, alt); });
-    if (!parts.length || parts.some(function (part) { return !part.found; })) return { scores: new Map(), optional: false };
+    if (!parts.length || parts.length < 3 && parts.some(function (part) { return !part.found; })) return { scores: new Map(), optional: false };
     var hard = parts.filter(function (part) { return !part.cut; });
     var soft = parts.filter(function (part) { return part.cut; });
     return { scores: combine(hard, soft), optional: !hard.length };
   }
 
-  // The passages in every map of `hard` (in any of `soft` when there is none), scores added.
+  // The passages in enough maps of `hard` (in any of `soft` when there is none), scores added.
+  // Enough: all of one or two; of three or more, three in four (Lucene's minimum_should_match
+  // habit): a long query's small words (for, or) or a pair of characters across two of its
+  // words need not be in the passage. Each score is scaled by the share of maps it is in.
   function combine(hard, soft) {
-    var scores;
-    if (hard.length) {
-      scores = hard[0].scores;
-      hard.slice(1).forEach(function (part) {
-        var next = new Map();
-        scores.forEach(function (s, pid) { if (part.scores.has(pid)) next.set(pid, s + part.scores.get(pid)); });
-        scores = next;
-      });
-    } else {
-      scores = new Map();
-    }
-    soft.forEach(function (part) {
+    var scores = new Map(), counts = new Map();
+    var need = hard.length <= 2 ? hard.length : Math.ceil(hard.length * 0.75);
+    hard.forEach(function (part) {
       part.scores.forEach(function (s, pid) {
-        if (scores.has(pid)) scores.set(pid, scores.get(pid) + s);
-        else if (!hard.length) scores.set(pid, s);
+        scores.set(pid, (scores.get(pid) || 0) + s);
+        counts.set(pid, (counts.get(pid) || 0) + 1);
       });
     });
-    return scores;
+    var out = new Map();
+    scores.forEach(function (s, pid) {
+      var n = counts.get(pid);
+      if (n >= need) out.set(pid, s * n / hard.length);
+    });
+    soft.forEach(function (part) {
+      part.scores.forEach(function (s, pid) {
+        if (out.has(pid)) out.set(pid, out.get(pid) + s);
+        else if (!hard.length) out.set(pid, (out.get(pid) || 0) + s);
+      });
+    });
+    return out;
   }
 
   function rank(plan) {
@@ -321,7 +326,11 @@
     });
     var terms = {};
     plan.shown.forEach(function (word) { terms[word] = true; });
-    var items = (result && result.items ? result.items.slice() : []);
+    // Material's results that hold every word of the query come first (annotations rank above
+    // mirror text), then the passages, then Material's results that miss some word.
+    var material = result && result.items ? result.items : [];
+    var complete = material.filter(function (group) { return group.some(whole); });
+    var items = complete.slice(), partial = material.filter(function (group) { return !group.some(whole); });
     order.forEach(function (group) {
       var top = group.score;
       var list = [{ location: group.page.url, title: escape(group.page.pageTitle), text: "", score: top, terms: {} }];
@@ -337,10 +346,16 @@
       });
       items.push(list);
     });
+    items.push.apply(items, partial);
     var out = {};
     Object.keys(result || {}).forEach(function (key) { out[key] = result[key]; });
     out.items = items;
     return out;
+  }
+
+  function whole(item) {
+    var terms = item.terms || {};
+    return Object.keys(terms).length > 0 && Object.keys(terms).every(function (t) { return terms[t]; });
   }
 
   function escape(text) {
