@@ -1,7 +1,8 @@
 """Mirrored corpora for full-text search, written by the tests (and by scripts/bench_fulltext.py).
 
 A document is a dict in the shape of scripts/fulltext_heldout/documents.yaml:
-`{id, kind: html|pdf|thread, lang, title, passages: [{heading?, author?, text}]}`.
+`{id, kind: html|pdf|thread, lang, title, passages: [{heading?, author?, text}]}`
+(a thread with `pull: true` is a pull request).
 Each becomes a source with a mirror as the fetch stage leaves it: an HTML page's
 extracted text.md (a `##` heading per passage), a paper's structure.json (one page per
 passage) with its text.md, a GitHub issue's thread.json (one comment per passage after
@@ -24,8 +25,9 @@ KINDS = {"html": "docs", "pdf": "paper", "thread": "issue"}
 
 
 def source_entry(doc: dict, number: int) -> dict:
-    kind = KINDS[doc["kind"]]
-    url = f"https://github.com/example/repo/issues/{number}" if kind == "issue" else f"https://example.org/{doc['id']}/"
+    kind = "pull" if doc.get("pull") else KINDS[doc["kind"]]
+    url = {"issue": f"https://github.com/example/repo/issues/{number}", "pull": f"https://github.com/example/repo/pull/{number}"}.get(
+        kind, f"https://example.org/{doc['id']}/")
     lang = "en" if doc["lang"] == "en" else "zh"
     return {"id": doc["id"], "title": doc["title"], "url": url, "kind": kind, "lang": lang, "note": f"Held-out document {number}."}
 
@@ -54,7 +56,7 @@ def write_mirror(corpus, doc: dict, number: int) -> None:
         thread = {
             "schema": 2,
             "issue": {"number": number, "title": doc["title"], "state": "open", "user": {"login": first.get("author", "octo")},
-                      "body": first["text"], "created_at": stamp(0)},
+                      "body": first["text"], "created_at": stamp(0), **({"pull_request": {}} if doc.get("pull") else {})},
             "comments": [{"user": {"login": p.get("author", "octo")}, "body": p["text"], "created_at": stamp(i + 1),
                           "html_url": f"https://github.com/example/repo/issues/{number}#issuecomment-{i + 1}"} for i, p in enumerate(rest)],
             "pull": None, "timeline": [], "unavailable": ["timeline"],

@@ -65,7 +65,7 @@ class Fold:
         """
         present = set(used)
         chars = "".join(t + s for t, s in sorted(self.chars.items()) if s in present or t in present)
-        phrases = {k: v for k, v in self.phrases.items() if all(c in present for c in v)}
+        phrases = {k: v for k, v in sorted(self.phrases.items()) if all(c in present for c in v)}
         return {"chars": chars, "phrases": phrases, "pattern": trie_pattern(phrases)}
 
 
