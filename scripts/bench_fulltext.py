@@ -114,7 +114,7 @@ def build(project: Path) -> dict:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["rc"]:
         raise SystemExit(f"build failed:\n{result['log'][-3000:]}")
-    found = re.search(r"full text of (\d+) mirror page\(s\): (\d+) passages, (\d+) terms, (\d+) bytes \((\d+) file\(s\) written\) in ([\d.]+) s", result["log"])
+    found = re.search(r"full text of (\d+) mirror page\(s\): (\d+) passages, (\d+) terms, (\d+) bytes \((\d+) file\(s\) written, \d+ page\(s\) unchanged\) in ([\d.]+) s", result["log"])
     if not found:
         raise SystemExit(f"the build log has no full-text line:\n{result['log'][-2000:]}")
     pages, passages, terms, size, written, seconds = found.groups()
@@ -178,8 +178,11 @@ def _place(location: str) -> tuple[str, str]:
     return (match.group(1), match.group(2)) if match else ("", "")
 
 
-def bytes_and_latency(site: Path, queries: list[str]) -> dict:
-    """Fresh page per query: search bytes on page view, then the first query's bytes and time."""
+def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) -> dict:
+    """Fresh page per query: search bytes on page view, then the first query's bytes and time.
+
+    today: the same site with the full-text files refused (the worker then answers with
+    Material's results alone): today's search, the baseline of the time."""
     from playwright import sync_api
 
     from tests.site_helpers import chromium, serve
@@ -191,6 +194,8 @@ def bytes_and_latency(site: Path, queries: list[str]) -> dict:
             page = context.new_page()
             got: list[tuple[str, int, int]] = []
             page.on("response", lambda r: got.append(_sized(r)))
+            if today:
+                context.route("**/search/fulltext/**", lambda route: route.abort())
             page.goto(url)
             page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.includes('search_index.json'))")
             time.sleep(0.5)  # the worker reads the index
@@ -211,7 +216,7 @@ def bytes_and_latency(site: Path, queries: list[str]) -> dict:
             time.sleep(0.3)
             view = [g for g in got[:before] if _search_file(g[0])]
             first = [g for g in got[before:] if "/search/fulltext/" in g[0]]
-            if not first:
+            if not first and not today:
                 print(f"  (the query {query!r} loaded no full-text file: not counted)")
                 context.close()
                 continue
@@ -349,7 +354,8 @@ def main() -> None:
             print(f"  ours      {key:4s} {name:17s} {line}")
     missed = [f"{r['q']!r} (rank {r['rank']})" for r in rows if r["rank"] != 1]
     print(f"  not first ({len(missed)}): " + "; ".join(missed))
-    table.append(("held-out", built, bytes_and_latency(project / "site", latency_queries)))
+    table.append(("held-out", built, {**bytes_and_latency(project / "site", latency_queries),
+                                      "today_ms": bytes_and_latency(project / "site", latency_queries, today=True)["ms"]}))
     if args.pagefind:
         pf = pagefind(project / "site", args.pagefind, latency_queries)
         if "error" not in pf:
@@ -364,26 +370,28 @@ def main() -> None:
             shutil.rmtree(project, ignore_errors=True)
             write(project, synthetic_documents(n))
             built = build(project)
-            measured = bytes_and_latency(project / "site", latency_queries)
+            measured = {**bytes_and_latency(project / "site", latency_queries),
+                        "today_ms": bytes_and_latency(project / "site", latency_queries, today=True)["ms"]}
             edit_one(project)
             again = build(project)
             built["edit_written"] = again["written"]
             built["edit_index_cpu"] = again["index_cpu"]
             built["edit_cpu"] = again["cpu"]
+            built["edit_share"] = again["index_cpu"] / again["cpu"]
             row = (f"{n} sources", built, measured)
             if args.pagefind:
                 row += (pagefind(project / "site", args.pagefind, latency_queries),)
             table.append(row)
 
     print()
-    print("corpus        | passages | index CPU / build CPU | page view (today's search) raw / gz | first query raw / gz (files) | ms   | edit: files written, index CPU")
+    print("corpus        | passages | index CPU / build CPU | page view (today's search) raw / gz | first query raw / gz (files) | ms (today's) | edit: files written, index CPU")
     for row in table:
         name, built, m = row[:3]
         share = built["index_cpu"] / built["cpu"]
         edit = f"{built.get('edit_written', '-')}, {built.get('edit_index_cpu', 0):.2f} s of {built.get('edit_cpu', 0):.1f} s" if "edit_written" in built else "-"
         print(f"{name:13s} | {built['passages']:8d} | {built['index_cpu']:6.2f} / {built['cpu']:6.1f} s = {share:5.1%} | "
               f"{m['view_raw'] / 1024:7.1f} / {m['view_gz'] / 1024:6.1f} KB | {m['query_raw'] / 1024:6.1f} / {m['query_gz'] / 1024:6.1f} KB ({m['files']:.0f}) | "
-              f"{m['ms']:4.0f} | {edit}")
+              f"{m['ms']:4.0f} ({m['today_ms']:4.0f}) | {edit}")
         if len(row) > 3 and "error" not in row[3]:
             pf = row[3]
             print(f"{'  pagefind':13s} | {'':8s} | {pf['cpu']:6.2f} s (separate run)  | {'':27s} | {pf['query_raw'] / 1024:6.1f} / {pf['query_gz'] / 1024:6.1f} KB ({pf['files']:.0f}) | "

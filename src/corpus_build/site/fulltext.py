@@ -39,7 +39,9 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import marshal
 import math
+import os
 import re
 import time
 from collections import Counter, defaultdict
@@ -94,6 +96,7 @@ class Stats:
     files_written: int
     bytes: int
     seconds: float
+    reused: int = 0  # pages whose analysis the last build's cache gave
 
 
 def passages(markup: str) -> list[tuple[str, str, str]]:
@@ -232,39 +235,88 @@ class Writer:
                 old.unlink()
 
 
-def build(site_dir: Path, pages: list[Page], fold: Fold) -> Stats:
+def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
+    """A page's blocks as [anchor, title, text, {term: count}, length], and the characters they use."""
+    out: list[list] = []
+    used: set[str] = set()
+    for anchor, title, text in passages(markup):
+        title_terms = terms(fold.text(title)) if title else []
+        for part in blocks(text):
+            folded = fold.text(part)
+            used.update(part)
+            used.update(folded)
+            words = terms(folded)
+            counts = Counter(words)
+            for word in title_terms:
+                counts[word] += TITLE_WEIGHT
+            out.append([anchor, title, part, dict(counts), len(words) + len(title_terms)])
+    return out, "".join(sorted(used))
+
+
+class PageCache:
+    """Each page's analysis from the last build, by the page's bytes and the folding table: an edit
+    re-analyses the pages it changed. One marshal file (plain data only: loading runs no code)."""
+
+    def __init__(self, path: Path | None, fold: Fold):
+        self.path = path
+        table = "".join(t + s for t, s in sorted(fold.chars.items()))
+        self.salt = hashlib.sha1(f"{VERSION}/{BLOCK}/{TITLE_WEIGHT}/{fold.pattern}/{table}".encode()).hexdigest()
+        self.old: dict[str, tuple] = {}
+        self.new: dict[str, tuple] = {}
+        self.reused = 0
+        if path is not None:
+            try:
+                data = marshal.loads(path.read_bytes())
+                if isinstance(data, dict) and data.get("salt") == self.salt:
+                    self.old = data["pages"]
+            except (OSError, ValueError, EOFError, TypeError, KeyError):
+                pass
+
+    def get(self, data: bytes, fold: Fold) -> tuple[list[list], str]:
+        key = hashlib.sha1(data).hexdigest()
+        found = self.old.get(key)
+        if found is not None:
+            self.reused += 1
+        else:
+            found = analyse(data.decode("utf-8", "replace"), fold)
+        self.new[key] = found
+        return found
+
+    def save(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_bytes(marshal.dumps({"salt": self.salt, "pages": self.new}))
+            os.replace(tmp, self.path)
+
+
+def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None) -> Stats:
     """Index `pages` (built files under site_dir) into site_dir/search/fulltext/."""
     started = time.process_time()
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     writer = Writer(folder)
+    cache = PageCache(cache_file, fold)
     records: list[list] = []  # [page number, anchor, title, text] per passage
     page_rows: list[list[str]] = []
     postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
     lengths: list[int] = []
     used_chars: set[str] = set()
-    for number, page in enumerate(pages):
+    for page in pages:
         try:
-            markup = page.path.read_text(encoding="utf-8", errors="replace")
+            data = page.path.read_bytes()
         except OSError:
             continue
         page_rows.append([page.url, page.title])
-        for anchor, title, text in passages(markup):
-            title_terms = terms(fold.text(title)) if title else []
-            for part in blocks(text):
-                folded = fold.text(part)
-                used_chars.update(part)
-                used_chars.update(folded)
-                words = terms(folded)
-                counts = Counter(words)
-                for word in title_terms:
-                    counts[word] += TITLE_WEIGHT
-                pid = len(records)
-                records.append([len(page_rows) - 1, anchor, title, part])
-                lengths.append(len(words) + len(title_terms))
-                for word, tf in counts.items():
-                    postings[word].append((pid, tf))
-        del number
+        analysed, used = cache.get(data, fold)
+        used_chars.update(used)
+        for anchor, title, part, counts, length in analysed:
+            pid = len(records)
+            records.append([len(page_rows) - 1, anchor, title, part])
+            lengths.append(length)
+            for word, tf in counts.items():
+                postings[word].append((pid, tf))
+    cache.save()
     total = len(records)
     mean = (sum(lengths) / total) if total else 1.0
     shards, firsts = [], []
@@ -303,7 +355,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold) -> Stats:
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
     writer.finish()
-    return Stats(len(page_rows), total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started)
+    return Stats(len(page_rows), total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started, cache.reused)
 
 
 def _weight(tf: int, length: int, mean: float) -> int:
@@ -317,27 +369,23 @@ def _js_order(term: str) -> bytes:
     return term.encode("utf-16-be")
 
 
-def site_pages(files: Iterable) -> list[Page]:
-    """The pages to index among MkDocs's files: every page below sources/<id>/ (not the source page itself)."""
+def site_pages(files: Iterable, source_ids: set[str]) -> list[Page]:
+    """The pages to index among MkDocs's files: every page below sources/<id>/ (not the source page
+    itself, nor the pages of the list of all sources, sources/page/N)."""
     out = []
     for file in files:
         parts = file.src_uri.split("/")
-        if len(parts) >= 3 and parts[0] == "sources" and file.src_uri.endswith(".md"):
+        if len(parts) >= 3 and parts[0] == "sources" and parts[1] in source_ids and file.src_uri.endswith(".md"):
             page = getattr(file, "page", None)
             title = getattr(page, "title", None) or parts[1]
             out.append(Page(file.url, _plain(str(title)), Path(file.abs_dest_path)))
     return out
 
 
-def index_site(site_dir: Path, files: Iterable, cache_dir: Path | None, glossary: tuple[str, ...]) -> Stats | None:
-    """Index the built site's mirror pages; with none, remove an earlier index. None when there is nothing to index."""
-    pages = site_pages(files)
-    folder = site_dir / FOLDER
-    if not pages:
-        if folder.is_dir():
-            for old in folder.glob("*.js"):
-                old.unlink()
-        return None
-    from .hanfold import cached_fold
+def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...]) -> Stats:
+    """Index the built site's mirror pages (with none, an empty manifest: the worker asks for it)."""
+    from .hanfold import Fold, cached_fold
 
-    return build(site_dir, pages, cached_fold(cache_dir, glossary))
+    pages = site_pages(files, source_ids)
+    fold = cached_fold(cache_dir, glossary) if pages else Fold({}, {})
+    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and pages else None)

@@ -250,11 +250,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_after} bytes")
         self._tuned = None
         if self.config.search_tuning and self._files is not None:
-            found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), self._project / self.config.cache_dir,
+            found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
+                                        self._project / self.config.cache_dir,
                                         tuple(self._corpus.settings.glossary))
-            if found is not None:
+            if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
-                         f"{found.bytes} bytes ({found.files_written} file(s) written) in {found.seconds:.2f} s")
+                         f"{found.bytes} bytes ({found.files_written} file(s) written, {found.reused} page(s) unchanged) in {found.seconds:.2f} s")
         if self._navmemo is not None:
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
