@@ -299,7 +299,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     cache = PageCache(cache_file, fold)
     records: list[list] = []  # [page number, anchor, title, text] per passage
     page_rows: list[list[str]] = []
-    postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     lengths: list[int] = []
     used_chars: set[str] = set()
     for page in pages:
@@ -328,7 +328,8 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
         scored = [(pid, _weight(tf, lengths[pid], mean)) for pid, tf in plist]
         if df > MAX_POSTINGS:
             scored = sorted(sorted(scored, key=lambda p: -p[1])[:MAX_POSTINGS])
-        flat, last = [], 0
+        flat: list[int] = []
+        last = 0
         for pid, weight in scored:
             flat += (pid - last, weight)
             last = pid
@@ -345,8 +346,8 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     chunks = []
     for start in range(0, total, CHUNK):
         part = records[start : start + CHUNK]
-        used = sorted({r[0] for r in part})
-        chunks.append(writer.put("p", _js("chunk", {"pages": {str(n): page_rows[n] for n in used}, "passages": part})))
+        numbers = sorted({int(r[0]) for r in part})
+        chunks.append(writer.put("p", _js("chunk", {"pages": {str(n): page_rows[n] for n in numbers}, "passages": part})))
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
         "version": VERSION, "passages": total, "mean": round(mean, 2), "chunk": CHUNK, "maxPostings": MAX_POSTINGS,
