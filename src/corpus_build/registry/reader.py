@@ -751,7 +751,7 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         elif fragment.strip() and target in corpus.by_id:
             from ..core.pdf_structure import check_anchor  # anchors live in the paper's mirror
 
-            problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip())
+            problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip(), corpus.by_id[target].kind)
             if problem is not None:
                 (checker.error if problem[0] == "error" else checker.warn)(display, line, problem[1], code="unknown-anchor")
 
