@@ -6,6 +6,7 @@ fixture server, cloned by fetch; real renders and a real MkDocs build."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -14,8 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from corpus_build import registry, site
+from corpus_build import render as render_stage
 from corpus_build.core import repofiles
 from corpus_build.fetch import fetch_corpus
 from corpus_build.fetch.kinds import git as git_kind
@@ -168,6 +171,10 @@ def test_page_cap_is_applied_and_said(tmp_path, server, options):
 
 def test_cited_lines_open_the_file_page_highlighted(tmp_path, server, options):
     root, _work = _corpus(tmp_path, server, note="Read [[widget#src/kernel.cu:10-12]] and [[widget#build.sh:2|the make line]].")
+    (root / "chapters.yaml").write_text(yaml.safe_dump([{"number": 1, "title": "Kernels", "path": [
+        {"source": "widget", "why": "Start at <line 20>: [[widget#src/kernel.cu:20|the loop]]."}]}], allow_unicode=True), encoding="utf-8")
+    sources = root / "01-main" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("kind: repo", "kind: repo\n  chapters: [1]"), encoding="utf-8")
     _fetch(root, server, options)
     corpus = registry.load(root)
     assert [p for p in registry.check(root) if "widget" in str(p) and "link" in str(p)] == []
@@ -175,6 +182,9 @@ def test_cited_lines_open_the_file_page_highlighted(tmp_path, server, options):
     source_page = pages["sources/widget.md"]
     assert "[Widget · src/kernel.cu:10-12](widget/repo/src/kernel.cu.md#L10)" in source_page
     assert "[the make line](widget/repo/build.sh.md#L2)" in source_page
+    chapter = pages["chapters/01.md"]
+    assert "Start at &lt;line 20&gt;: [the loop](../sources/widget/repo/src/kernel.cu.md#L20)." in chapter  # the rest stays text
+    assert "[the loop](widget/repo/src/kernel.cu.md#L20)" in source_page  # "cited by" shows the step's why
     kernel = pages["sources/widget/repo/src/kernel.cu.md"]
     assert "search:\n  exclude: true" in kernel
     assert "&lt;b&gt;10&lt;/b&gt;" in kernel and "<b>" not in kernel  # code is text
@@ -190,10 +200,28 @@ def test_cited_lines_open_the_file_page_highlighted(tmp_path, server, options):
         return match.group(1)
 
     assert [line_class(n) for n in (9, 10, 11, 12, 13)] == ["cb-line", "cb-line cb-hl", "cb-line cb-hl", "cb-line cb-hl", "cb-line"]
+    assert [line_class(n) for n in (19, 20, 21)] == ["cb-line", "cb-line cb-hl", "cb-line"]  # the chapter's line
     note_html = (built / "sources" / "widget" / "index.html").read_text(encoding="utf-8")
     assert 'href="repo/src/kernel.cu/#L10"' in note_html
     assert (built / "sources" / "widget" / "repo-images" / "docs" / "img" / "logo.png").read_bytes() == _png()
     assert (built / "sources" / "widget" / "repo" / "docs" / "guide.md" / "index.html").is_file()
+
+
+def test_unchanged_repository_pages_are_read_back_and_an_edited_doc_rendered_again(tmp_path, server, options):
+    root, _work = _corpus(tmp_path, server, note="See [[widget#src/kernel.cu:3]].")
+    _fetch(root, server, options)
+    corpus = registry.load(root)
+    docs = tmp_path / "docs"
+    render_stage.render(corpus, docs)
+    views = json.loads((docs / ".corpus-build-views.json").read_text(encoding="utf-8"))
+    repo_pages = ["sources/widget/repo/README.md.md", "sources/widget/repo/docs/guide.md.md", "sources/widget/repo/src/kernel.cu.md"]
+    assert all(page in views for page in repo_pages), sorted(views)  # laid out once, then read back while unchanged
+    assert render_stage.render(corpus, docs).written == ()
+    guide = corpus.raw_dir(corpus.source("widget")) / "repo" / "docs" / "guide.md"
+    guide.write_text(GUIDE + "\nA new paragraph.\n", encoding="utf-8")
+    again = render_stage.render(corpus, docs)
+    assert again.written == ("sources/widget/repo/docs/guide.md.md",), again
+    assert "A new paragraph." in (docs / "sources/widget/repo/docs/guide.md.md").read_text(encoding="utf-8")
 
 
 def test_check_validates_file_links_against_the_checkout(tmp_path, server, options):

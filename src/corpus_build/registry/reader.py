@@ -766,6 +766,8 @@ class _Everything(set):
 def _check_steps(checker: _Checker, steps: tuple[ReadingStep, ...], ids: set[str], known: set[str], display: str, what: str) -> None:
     seen: set[str] = set()
     for step in steps:
+        # A step's reason may link too ([[deepep#csrc/kernels/internode.cu:120-160]]): checked with the notes' links.
+        checker.pending_links += [(display, step.line, m.group(1).strip()) for m in WIKILINK.finditer(step.why or "")]
         if step.source not in known:
             checker.error(display, step.line, f"{what}'s path names unknown source '{step.source}'{_suggest(step.source, ids)}", code="unknown-source")
         elif step.source in seen:

@@ -103,7 +103,7 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         yield from export.export_files(corpus, bib_facts).items()
         yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info).items()
         # A repository's own docs and the files notes cite (render/repodocs.py).
-        yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse).items()
+        yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 
     for path, content in pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)

@@ -35,13 +35,14 @@ from urllib.parse import unquote
 from markupsafe import Markup
 
 from ..core import mdtext as md
-from ..core import repofiles, urls
+from ..core import repofiles, safepath, urls
 from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, read_provenance
 from ..registry import WIKILINK
 from .labels import Labels
-from .mirrortext import SEARCH_LIMIT, sanitize_markdown
+from .mirrortext import sanitize_markdown
 from .places import rel, site_rel, site_url
+from .reuse import Reuse
 from .views import Fact, Link, Piece, RepoIndexPage, TextPage, render, safe_url
 
 MAX_PAGES = 200  # Markdown pages per repository (cited files come on top)
@@ -111,13 +112,14 @@ def image_file(source_id: str, path: str) -> str:
 
 
 def cited(corpus: Corpus) -> dict[str, dict[str, tuple[tuple[int, int], ...]]]:
-    """Every repository file the notes and digests link to: source id -> path -> cited line ranges."""
+    """Every repository file the notes, digests and reading steps link to: source id -> path -> cited line ranges."""
     memo = _CITED.get(id(corpus))
     if memo is not None and memo[0] is corpus:
         return memo[1]
     repos = {s.id for s in corpus.sources if s.kind == "repo"}
     found: dict[str, dict[str, list[tuple[int, int]]]] = {}
-    texts = [s.note or "" for s in corpus.sources] + [d.body for d in corpus.digests]
+    steps = [step for chapter in corpus.chapters for step in chapter.path] + [step for path in corpus.paths for step in path.path]
+    texts = [s.note or "" for s in corpus.sources] + [d.body for d in corpus.digests] + [step.why or "" for step in steps]
     for text in texts:
         for match in WIKILINK.finditer(text):
             target, _, fragment = match.group(1).partition("#")
@@ -141,6 +143,8 @@ def plan(corpus: Corpus, source: Source, record: Provenance | None = None) -> Pl
     if source.kind != "repo":
         return None
     raw = corpus.raw_dir(source)
+    if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus (mirrortext.mirror_file)
+        return None
     record = record if record is not None else read_provenance(raw)
     checkout = repofiles.checkout_dir(raw) if record is not None and record.repo is not None else None
     if checkout is None or record is None or record.repo is None:
@@ -351,8 +355,12 @@ def _links(source: Source, plan: Plan, page: str, t: Labels, path: str = "") -> 
     return tuple(links)
 
 
-def pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Callable | None = None, reuse=None) -> dict[str, str]:
-    """Every repository's docs index, doc pages and cited-file pages (path under docs/ -> Markdown)."""
+def pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Callable | None = None, reuse: Reuse | None = None, mark: str = "") -> dict[str, str]:
+    """Every repository's docs index, doc pages and cited-file pages (path under docs/ -> Markdown).
+
+    With `reuse` (reuse.py) and the mark build_pages ends each page with, an unchanged file of an
+    unchanged repository is read back from docs/ instead of rendered again.
+    """
     out: dict[str, str] = {}
     for source in corpus.sources:
         if source.kind != "repo":
@@ -363,7 +371,7 @@ def pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Callab
         if found is None or checkout is None:
             continue
         out[index_page(source.id)] = _index(source, found, t)
-        pages = _Pages(source, found, checkout, t, directory_urls, reuse)
+        pages = _Pages(source, found, checkout, t, directory_urls, reuse if mark else None, mark)
         for doc in found.docs:
             out[file_page(source.id, doc)] = pages.doc(doc)
         for path, shown, ranges in found.code:
@@ -380,11 +388,10 @@ class _Pages:
     checkout: Path
     t: Labels
     directory_urls: bool
-    reuse: object = None
+    reuse: Reuse | None = None
+    mark: str = ""
 
     def _laid_out(self, path: str, make: Callable[[], str], extra: object = ()) -> str:
-        from .pages import GENERATED_MARK  # the mark reuse.py recognises its pages by
-
         reuse = self.reuse
         if reuse is None:
             return make()
@@ -394,15 +401,17 @@ class _Pages:
         except OSError:
             stamp = ()
         view = (self.source.id, self.source.title, self.plan, path, stamp, self.directory_urls, extra)
-        key = reuse.key("repodocs", self.t.lang, view)  # type: ignore[attr-defined]
-        kept = reuse.get(key, GENERATED_MARK)  # type: ignore[attr-defined]
-        return reuse.made(key, kept if kept is not None else make())  # type: ignore[attr-defined]
+        key = reuse.key("repodocs", self.t.lang, view)
+        kept = reuse.get(key, self.mark)
+        return reuse.made(key, kept if kept is not None else make())
 
     def doc(self, doc: str) -> str:
         def make() -> str:
             page, t = file_page(self.source.id, doc), self.t
             body = _doc_body(self.plan, self.checkout, doc, page, self.directory_urls)
-            view = TextPage(f"{doc} · {self.source.title}", len(body) > SEARCH_LIMIT, _links(self.source, self.plan, page, t, doc),
+            # Out of the search index, as every repository page: 200 docs a repository would make the index
+            # grow with the repositories' size, not the corpus's (the README is searched on its text page).
+            view = TextPage(f"{doc} · {self.source.title}", True, _links(self.source, self.plan, page, t, doc),
                             (t("repo_doc_note", commit=self.plan.commit[:12]),), body)
             return render("text.md.j2", view=view, t=t)
 
@@ -414,7 +423,6 @@ class _Pages:
             notes = [t("repo_file_note", commit=self.plan.commit[:12], n=shown)]
             if ranges:
                 notes.append(t("repo_cited_lines", lines=t.join([f"{a}–{b}" if a != b else str(a) for a, b in ranges])))
-            # Out of the search index: code would drown the annotations (and a page of 10,000 lines is large).
             view = TextPage(f"{path} · {self.source.title}", True, _links(self.source, self.plan, page, t, path), tuple(notes),
                             _code_body(self.checkout, path, shown, ranges))
             return render("text.md.j2", view=view, t=t)
