@@ -143,6 +143,7 @@ def test_docs_pages_resolve_links_and_images_inside_the_mirror_only(tmp_path, se
     assert "fake.png" not in readme and "example.org/far.png" not in readme and "outside.png" not in readme
     assert "passwd" in readme and "etc/passwd" not in readme.replace("../../etc/passwd)", "")  # the words stay, no link
     assert not re.search(r'href="[^"]*etc/passwd', readme)
+    assert "<span>passwd</span>" in readme and "<span>js</span>" in readme  # no link, the words as text
     assert "<script" not in readme and "javascript:" not in readme.replace("[js](javascript:", "")
     assert 'href="#sec-install-steps"' in readme and 'id="sec-install-steps"' in readme
     guide = pages[base + "docs/guide.md.md"]

@@ -118,6 +118,19 @@ def member(checkout: Path, path: str) -> Path | None:
     return current if safepath.is_inside(current, checkout) else None
 
 
+def folder(checkout: Path, path: str) -> bool:
+    """True when checkout/path is a folder reached through no symlink (a link to it goes to GitHub's tree view)."""
+    current = Path(checkout)
+    for part in path.split("/") if _link_path(path) else ():
+        current = current / part
+        try:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                return False
+        except (OSError, ValueError):
+            return False
+    return _link_path(path)
+
+
 def read_member(path: Path, limit: int) -> bytes | None:
     """At most `limit` + 1 bytes of a file `member` found, opened without following a symlink."""
     try:

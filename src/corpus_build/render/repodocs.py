@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from markupsafe import Markup
 
@@ -92,8 +92,9 @@ class Plan:
     def shown_lines(self, path: str) -> int:
         return next((n for p, n, _r in self.code if p == path), 0)
 
-    def blob(self, path: str) -> str:
-        return f"{self.github}/blob/{self.commit}/{path}" if self.github else ""
+    def blob(self, path: str, kind: str = "blob") -> str:
+        """The file (or folder, `kind` "tree") on GitHub at the pinned commit, "" for a repository elsewhere."""
+        return f"{self.github}/{kind}/{self.commit}/{quote(path)}" if self.github else ""
 
 
 def index_page(source_id: str) -> str:
@@ -296,8 +297,8 @@ class _Resolver:
             return site_rel(self.page, file_page(self.plan.source_id, target), self.directory_urls) + (f"#{anchor}" if anchor else "")
         if not self.plan.github:
             return None
-        kind = "tree" if (self.checkout / target).is_dir() and not (self.checkout / target).is_symlink() else "blob"
-        return f"{self.plan.github}/{kind}/{self.plan.commit}/{target}" + (f"#{fragment}" if re.fullmatch(r"[\w.-]+", fragment) else "")
+        kind = "tree" if repofiles.folder(self.checkout, target) else "blob"
+        return self.plan.blob(target, kind) + (f"#{fragment}" if re.fullmatch(r"[\w.-]+", fragment) else "")
 
 
 def _file_rel(page: str, target: str, directory_urls: bool) -> str:
@@ -319,6 +320,9 @@ def _line_anchor(fragment: str) -> str:
 
 
 _EXTERNAL = re.compile(r'<a href="(?=https?://)')
+# A link whose target had no place (out of the repository, another scheme): its words stay, as text.
+# Links do not nest, so an <a> without href ends at the next </a>.
+_NO_HREF = re.compile(r'<a rel="noopener noreferrer nofollow">(.*?)</a>', re.S)
 
 
 def _doc_body(plan: Plan, checkout: Path, doc: str, page: str, directory_urls: bool) -> Markup:
@@ -327,7 +331,7 @@ def _doc_body(plan: Plan, checkout: Path, doc: str, page: str, directory_urls: b
     text = (data or b"")[:MAX_DOC_FILE].decode("utf-8", "replace")
     cleaned = sanitize_markdown(text, resolve=_Resolver(plan, checkout, doc, page, directory_urls))
     # Links that leave the site are marked (corpus.css adds the ↗): nh3 writes every href in double quotes.
-    return Markup(_EXTERNAL.sub('<a class="cb-external" href="', cleaned))
+    return Markup(_NO_HREF.sub(r"<span>\1</span>", _EXTERNAL.sub('<a class="cb-external" href="', cleaned)))
 
 
 def _code_body(checkout: Path, path: str, shown: int, ranges: tuple[tuple[int, int], ...]) -> Markup:
@@ -335,13 +339,14 @@ def _code_body(checkout: Path, path: str, shown: int, ranges: tuple[tuple[int, i
     data = (repofiles.read_member(found, MAX_CODE_BYTES) or b"") if found is not None else b""
     lines = data[:MAX_CODE_BYTES].decode("utf-8", "replace").splitlines()[:shown]
     marked = {n for start, end in ranges for n in range(start, min(end, shown) + 1)}
-    out = ['<div class="cb-code"><pre><code>']
+    out = []
     for number, line in enumerate(lines, start=1):
         css = "cb-line cb-hl" if number in marked else "cb-line"
-        out.append(f'<span class="{css}" id="L{number}"><a class="cb-ln" href="#L{number}">{number}</a>{html.escape(line)}</span>')
-    out.append("</code></pre></div>")
-    # One line each: a raw HTML block with no blank line in it, which python-markdown passes through whole.
-    return Markup("\n".join(out))
+        out.append(f'<span class="{css}" id="L{number}"><a class="cb-ln" href="#L{number}" data-cb-n="{number}" aria-label="{number}"></a>{html.escape(line)}</span>')
+    # The number is drawn by corpus.css from data-cb-n, so copying the code (Material's copy button
+    # takes the text) gives the code alone. One source line a line, none blank: a raw HTML block python-markdown passes through whole. The first
+    # line starts right after <code> (a line end there would show as an empty first line).
+    return Markup('<div class="cb-code"><pre><code>' + "\n".join(out) + "</code></pre></div>")
 
 
 def _links(source: Source, plan: Plan, page: str, t: Labels, path: str = "") -> tuple[Piece, ...]:
