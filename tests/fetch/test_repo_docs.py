@@ -62,7 +62,7 @@ Back to [the README](../README.md) and the [logo](img/logo.png): ![logo](img/log
 KERNEL = "".join(f"int line_{n} = {n};  // <b>{n}</b>\n" for n in range(1, 31))
 
 
-def _repo(tmp_path: Path, server, extra_docs: int = 0) -> Path:
+def _repo(tmp_path: Path, server, extra_docs: int = 0, big_lines: int = 0) -> Path:
     """A repository at /git/widget.git with docs, an image, code, vendored folders; returns its work tree."""
     root, work = tmp_path / "git-root", tmp_path / "git-work"
     root.mkdir()
@@ -84,6 +84,9 @@ def _repo(tmp_path: Path, server, extra_docs: int = 0) -> Path:
         (work / "notes").mkdir()
         for n in range(extra_docs):
             (work / "notes" / f"n{n:03d}.md").write_text(f"# Note {n}\n\nText {n}.\n", encoding="utf-8")
+    if big_lines:
+        (work / "gen").mkdir()
+        (work / "gen" / "big.txt").write_text("".join(f"row {n}\n" for n in range(1, big_lines + 1)), encoding="utf-8")
     git("init", "-q", "-b", "main", cwd=work)
     git("add", "-A", cwd=work)
     git("commit", "-q", "-m", "first", cwd=work)
@@ -92,8 +95,8 @@ def _repo(tmp_path: Path, server, extra_docs: int = 0) -> Path:
     return work
 
 
-def _corpus(tmp_path: Path, server, note: str = "", digest: str = "", extra_docs: int = 0):
-    work = _repo(tmp_path, server, extra_docs)
+def _corpus(tmp_path: Path, server, note: str = "", digest: str = "", extra_docs: int = 0, big_lines: int = 0):
+    work = _repo(tmp_path, server, extra_docs, big_lines)
     root = write_corpus(tmp_path, [{"id": "widget", "url": GITHUB, "kind": "repo", "title": "Widget", "note": note or "Why it matters."}])
     if digest:
         (root / "digests").mkdir(exist_ok=True)
@@ -206,6 +209,21 @@ def test_cited_lines_open_the_file_page_highlighted(tmp_path, server, options):
     assert 'href="repo/src/kernel.cu/#L10"' in note_html
     assert (built / "sources" / "widget" / "repo-images" / "docs" / "img" / "logo.png").read_bytes() == _png()
     assert (built / "sources" / "widget" / "repo" / "docs" / "guide.md" / "index.html").is_file()
+
+
+def test_a_long_cited_file_is_cut_at_the_cap_and_lines_past_it_link_to_the_original(tmp_path, server, options):
+    lines = repodocs.MAX_CODE_LINES + 50
+    root, work = _corpus(tmp_path, server, note=f"[[widget#gen/big.txt:5]] and [[widget#gen/big.txt:{lines - 10}-{lines}]].", big_lines=lines)
+    _fetch(root, server, options)
+    assert [p for p in registry.check(root) if "link" in str(p)] == []  # the file has those lines: check reads all of it
+    pages = build_pages(registry.load(root))
+    commit = git("rev-parse", "HEAD", cwd=work).strip()
+    note = pages["sources/widget.md"]
+    assert "(widget/repo/gen/big.txt.md#L5)" in note
+    assert f"(<{GITHUB}/blob/{commit}/gen/big.txt#L{lines - 10}-L{lines}>)" in note
+    page = pages["sources/widget/repo/gen/big.txt.md"]
+    assert f'id="L{repodocs.MAX_CODE_LINES}"' in page and f'id="L{repodocs.MAX_CODE_LINES + 1}"' not in page
+    assert f"only its first {repodocs.MAX_CODE_LINES:,} lines are shown" in page
 
 
 def test_unchanged_repository_pages_are_read_back_and_an_edited_doc_rendered_again(tmp_path, server, options):

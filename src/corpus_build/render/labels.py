@@ -151,6 +151,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "repo_truncated": {"zh": "仓库文件过多，只查看了前 {n} 项。", "en": "The repository has too many files: only the first {n} were looked at."},
     "repo_doc_note": {"zh": "仓库在提交 {commit} 时的文档（已净化，不执行任何脚本）。", "en": "The repository's doc at commit {commit} (sanitised: nothing in it runs)."},
     "repo_file_note": {"zh": "仓库在提交 {commit} 时的文件，显示 {n} 行。", "en": "The repository's file at commit {commit}, {n} line(s) shown."},
+    "repo_file_cut": {"zh": "文件较长，只显示前 {n} 行，其余见原文。", "en": "A long file: only its first {n} lines are shown; the original has the rest."},
+    "repo_doc_cut": {"zh": "文档较长，只显示前 {kb} KB，其余见原文。", "en": "A long doc: only its first {kb} KB are shown; the original has the rest."},
     "repo_cited_lines": {"zh": "被引用的行：{lines}（已高亮）。", "en": "Cited lines: {lines} (highlighted)."},
     "reason_http_404": {"zh": "原页面已不存在（HTTP {code}）", "en": "the page no longer exists (HTTP {code})"},
     "reason_http_403": {"zh": "服务器拒绝访问（HTTP {code}）", "en": "the server refused access (HTTP {code})"},

@@ -75,6 +75,16 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
+class CitedFile:
+    """A file notes cite, shown line by line: its first `shown` lines (`cut`: the file has more), the cited ranges marked."""
+
+    path: str
+    shown: int
+    ranges: tuple[tuple[int, int], ...]
+    cut: bool = False
+
+
+@dataclass(frozen=True)
 class Plan:
     """The pages and files of one mirrored repository."""
 
@@ -82,15 +92,15 @@ class Plan:
     commit: str
     github: str  # https://github.com/<owner>/<repo>, or "" for another host
     docs: tuple[str, ...]  # Markdown files rendered as pages, README first
-    code: tuple[tuple[str, int, tuple[tuple[int, int], ...]], ...]  # cited files: path, lines shown, cited ranges
+    code: tuple[CitedFile, ...]
     images: tuple[str, ...]
     left_out: LeftOut
 
     def has_page(self, path: str) -> bool:
-        return path in self.docs or any(path == c[0] for c in self.code)
+        return path in self.docs or any(path == c.path for c in self.code)
 
     def shown_lines(self, path: str) -> int:
-        return next((n for p, n, _r in self.code if p == path), 0)
+        return next((c.shown for c in self.code if c.path == path), 0)
 
     def blob(self, path: str, kind: str = "blob") -> str:
         """The file (or folder, `kind` "tree") on GitHub at the pinned commit, "" for a repository elsewhere."""
@@ -171,14 +181,15 @@ def _size(path: Path | None) -> int:
         return -1
 
 
-def _plan(folder: str, _stamp: int, source_id: str, commit: str, github: str,
+def _plan(folder: str, stamp: int, source_id: str, commit: str, github: str,
           wanted: tuple[tuple[str, tuple[tuple[int, int], ...]], ...]) -> Plan:
-    key = (folder, _stamp, source_id, commit, github, wanted)
+    """The plan of one checkout version (`stamp`) and one set of citations; kept while they last (mkdocs serve)."""
+    key = (folder, stamp, source_id, commit, github, wanted)
     if key in _PLANS:
         return _PLANS[key]
     checkout = Path(folder)
     tree = repofiles.tree(checkout)
-    code: list[tuple[str, int, tuple[tuple[int, int], ...]]] = []
+    code: list[CitedFile] = []
     cited_docs: list[str] = []
     for path, ranges in wanted:
         found = repofiles.member(checkout, path) if _publishable(path) else None
@@ -188,8 +199,10 @@ def _plan(folder: str, _stamp: int, source_id: str, commit: str, github: str,
         if _DOC.search(path) and not ranges:
             cited_docs.append(path)
         else:
-            code.append((path, min(repofiles.line_count(data[:MAX_CODE_BYTES]), MAX_CODE_LINES), ranges))
-    coded = {c[0] for c in code}
+            lines = repofiles.line_count(data[:MAX_CODE_BYTES])
+            cut = len(data) > MAX_CODE_BYTES or lines > MAX_CODE_LINES
+            code.append(CitedFile(path, min(lines, MAX_CODE_LINES), ranges, cut))
+    coded = {c.path for c in code}
     candidates = [p for p in tree.files if _DOC.search(p) and _publishable(p) and p not in coded and p not in cited_docs]
     # The README first, then the shallowest docs: the overview before the details.
     candidates.sort(key=lambda p: (p.lower() not in ("readme.md", "readme.markdown"), p.count("/"), p.lower()))
@@ -223,11 +236,11 @@ def _plan(folder: str, _stamp: int, source_id: str, commit: str, github: str,
 _PLANS: dict[tuple, Plan] = {}
 
 
-def _without_clashes(docs: list[str], code: list[tuple[str, int, tuple[tuple[int, int], ...]]]):
+def _without_clashes(docs: list[str], code: list[CitedFile]) -> tuple[list[str], list[CitedFile]]:
     """Drop a page whose docs/ path is also a folder of another page (file `x` beside folder `x.md/`)."""
-    pages = [d + ".md" for d in docs] + [c[0] + ".md" for c in code]
+    pages = [d + ".md" for d in docs] + [c.path + ".md" for c in code]
     folders = {"/".join(p.split("/")[:n]) for p in pages for n in range(1, p.count("/") + 1)}
-    return [d for d in docs if d + ".md" not in folders], [c for c in code if c[0] + ".md" not in folders]
+    return [d for d in docs if d + ".md" not in folders], [c for c in code if c.path + ".md" not in folders]
 
 
 def _images(checkout: Path, docs: list[str]) -> tuple[str, ...]:
@@ -379,8 +392,8 @@ def pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Callab
         pages = _Pages(source, found, checkout, t, directory_urls, reuse if mark else None, mark)
         for doc in found.docs:
             out[file_page(source.id, doc)] = pages.doc(doc)
-        for path, shown, ranges in found.code:
-            out[file_page(source.id, path)] = pages.code(path, shown, ranges)
+        for cited_file in found.code:
+            out[file_page(source.id, cited_file.path)] = pages.code(cited_file)
     return out
 
 
@@ -416,23 +429,27 @@ class _Pages:
             body = _doc_body(self.plan, self.checkout, doc, page, self.directory_urls)
             # Out of the search index, as every repository page: 200 docs a repository would make the index
             # grow with the repositories' size, not the corpus's (the README is searched on its text page).
-            view = TextPage(f"{doc} · {self.source.title}", True, _links(self.source, self.plan, page, t, doc),
-                            (t("repo_doc_note", commit=self.plan.commit[:12]),), body)
+            notes = [t("repo_doc_note", commit=self.plan.commit[:12])]
+            if _size(repofiles.member(self.checkout, doc)) > MAX_DOC_FILE:  # a cited doc: always shown, cut at the cap
+                notes.append(t("repo_doc_cut", kb=MAX_DOC_FILE // 1024))
+            view = TextPage(f"{doc} · {self.source.title}", True, _links(self.source, self.plan, page, t, doc), tuple(notes), body)
             return render("text.md.j2", view=view, t=t)
 
         return self._laid_out(doc, make)
 
-    def code(self, path: str, shown: int, ranges: tuple[tuple[int, int], ...]) -> str:
+    def code(self, cited: CitedFile) -> str:
         def make() -> str:
-            page, t = file_page(self.source.id, path), self.t
-            notes = [t("repo_file_note", commit=self.plan.commit[:12], n=shown)]
-            if ranges:
-                notes.append(t("repo_cited_lines", lines=t.join([f"{a}–{b}" if a != b else str(a) for a, b in ranges])))
-            view = TextPage(f"{path} · {self.source.title}", True, _links(self.source, self.plan, page, t, path), tuple(notes),
-                            _code_body(self.checkout, path, shown, ranges))
+            page, t = file_page(self.source.id, cited.path), self.t
+            notes = [t("repo_file_note", commit=self.plan.commit[:12], n=cited.shown)]
+            if cited.cut:
+                notes.append(t("repo_file_cut", n=f"{cited.shown:,}"))
+            if cited.ranges:
+                notes.append(t("repo_cited_lines", lines=t.join([f"{a}–{b}" if a != b else str(a) for a, b in cited.ranges])))
+            view = TextPage(f"{cited.path} · {self.source.title}", True, _links(self.source, self.plan, page, t, cited.path), tuple(notes),
+                            _code_body(self.checkout, cited.path, cited.shown, cited.ranges))
             return render("text.md.j2", view=view, t=t)
 
-        return self._laid_out(path, make, ranges)
+        return self._laid_out(cited.path, make, cited)
 
 
 def files(corpus: Corpus, lookup: Callable | None = None) -> dict[str, Path]:
@@ -475,7 +492,7 @@ def left_out_text(left: LeftOut, t: Labels) -> tuple[str, ...]:
 def _index(source: Source, plan: Plan, t: Labels) -> str:
     page = index_page(source.id)
     docs = tuple(Link(doc, rel(page, file_page(source.id, doc))) for doc in plan.docs)
-    code = tuple(Link(path, rel(page, file_page(source.id, path))) for path, _n, _r in plan.code)
+    code = tuple(Link(c.path, rel(page, file_page(source.id, c.path))) for c in plan.code)
     view = RepoIndexPage(f"{source.title} · {t('repo_docs')}", _links(source, plan, page, t), t("repo_docs_n", n=len(plan.docs)),
                          docs, code, left_out_text(plan.left_out, t))
     return render("repo_index.md.j2", view=view, t=t)
