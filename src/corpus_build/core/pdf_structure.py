@@ -262,15 +262,21 @@ def heading_text(raw_dir: Path, anchor: str) -> str:
     return ""
 
 
-def check_anchor(raw_dir: Path, source_id: str, fragment: str) -> tuple[str, str] | None:
+def check_anchor(raw_dir: Path, source_id: str, fragment: str, kind: str = "") -> tuple[str, str] | None:
     """("error" | "warning", message) when `[[source_id#fragment]]` cannot be followed, None when it can.
+
+    For a repository (`kind` "repo") a fragment other than `sec-…` / `page-N` names a file of its
+    checkout and lines of it (`[[deepep#csrc/kernels/internode.cu:120-160]]`): core/repofiles.check_link.
 
     The anchors live on the text page of a mirrored paper: `page-N` for every page the
     mirror has, `sec-…` for every heading in its structure.json. Without a mirror the
     link cannot be checked yet: a warning, not an error (mirrors are often not committed).
     """
+    from . import repofiles
     from .provenance import read_provenance
 
+    if repofiles.file_fragment(kind, fragment):
+        return repofiles.check_link(raw_dir, source_id, fragment)
     record = read_provenance(raw_dir)
     data = _mirror_structure(raw_dir)
     page = PAGE_ANCHOR.match(fragment)

@@ -751,7 +751,7 @@ def _cross_check(checker: _Checker, corpus: Corpus, chapter_lines: dict[int, int
         elif fragment.strip() and target in corpus.by_id:
             from ..core.pdf_structure import check_anchor  # anchors live in the paper's mirror
 
-            problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip())
+            problem = check_anchor(corpus.raw_dir(corpus.by_id[target]), target, fragment.strip(), corpus.by_id[target].kind)
             if problem is not None:
                 (checker.error if problem[0] == "error" else checker.warn)(display, line, problem[1], code="unknown-anchor")
 
@@ -766,6 +766,8 @@ class _Everything(set):
 def _check_steps(checker: _Checker, steps: tuple[ReadingStep, ...], ids: set[str], known: set[str], display: str, what: str) -> None:
     seen: set[str] = set()
     for step in steps:
+        # A step's reason may link too ([[deepep#csrc/kernels/internode.cu:120-160]]): checked with the notes' links.
+        checker.pending_links += [(display, step.line, m.group(1).strip()) for m in WIKILINK.finditer(step.why or "")]
         if step.source not in known:
             checker.error(display, step.line, f"{what}'s path names unknown source '{step.source}'{_suggest(step.source, ids)}", code="unknown-source")
         elif step.source in seen:

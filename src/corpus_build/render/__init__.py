@@ -23,7 +23,7 @@ from pathlib import Path
 from ..core import bibfacts, console, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
-from . import export, feed, mirror
+from . import export, feed, mirror, repodocs
 from .labels import Labels
 from .linknotice import status_section as link_status_section
 from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder
@@ -102,10 +102,13 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
         yield from export.export_files(corpus, bib_facts).items()
         yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info).items()
+        # A repository's own docs and the files notes cite (render/repodocs.py).
+        yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 
     for path, content in pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
     yield from mirror.extra_files(corpus, builder.mirror_info).items()
+    yield from repodocs.files(corpus, builder.mirror_info).items()
     # The pages' own stylesheet and scripts come with the package, so a new project needs none.
     for asset in ASSETS:
         yield f"assets/{asset}", ASSETS_DIR / asset
@@ -147,7 +150,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         if existing == data:
             unchanged += 1
             continue
-        if existing is not None and relative not in previous and not (existing.endswith(GENERATED_MARK.encode("utf-8")) or "/archive/" in relative):
+        if existing is not None and relative not in previous and not (existing.endswith(GENERATED_MARK.encode("utf-8")) or "/archive/" in relative or "/repo-images/" in relative):
             raise SiteError(
                 f"{target}: a file that corpus-build did not write is where it would put a generated page; "
                 "move it elsewhere (docs/ holds generated pages), or delete it if it is an old generated page"

@@ -458,6 +458,9 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
             facts.append(Fact(t("branch"), (Code(record.repo.branch),)))
         if record.repo.latest_tag:
             facts.append(Fact(t("latest_tag"), (Code(record.repo.latest_tag),)))
+        from .repodocs import panel_facts  # its docs pages and what they leave out (render/repodocs.py)
+
+        facts.extend(panel_facts(corpus, source, record, t, page))
     swhid = (record.repo.swhid if record.repo else "") or next((f.swhid for f in record.files if f.swhid and f.path == record.body_file), "")
     if swhid and re.fullmatch(r"swh:1:(cnt|dir|rev|rel|snp):[0-9a-f]{40}", swhid):
         facts.append(Fact(t("swhid"), (Link(swhid, SWH_RESOLVER + swhid, external=True),)))

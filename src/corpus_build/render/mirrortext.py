@@ -9,6 +9,7 @@ thread pages (thread.py) all build on these.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..core import mdtext as md
@@ -40,12 +41,15 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     return safepath.mirror_member(raw, name)
 
 
-def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset()) -> str:
+def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset(),
+                      resolve: Callable[[str, str], str | None] | None = None) -> str:
     """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
 
     With `image_prefix`, <img> of the mirror's local copies that are published (`images`)
     are kept, their src prefixed (the path from the page to the published images/ folder);
-    every other image is dropped.
+    every other image is dropped. With `resolve` (a repository's docs, render/repodocs.py),
+    every link's href and image's src is what `resolve(tag, value)` makes of it (None: none),
+    and images are kept where it gives them one.
     """
     import markdown
     import nh3
@@ -55,10 +59,12 @@ def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozen
         md.escape_markup(text), extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html",
     )
     tags, attributes = _TAGS, _ATTRIBUTES
-    if image_prefix is not None:
+    if image_prefix is not None or resolve is not None:
         tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}
 
     def keep(tag: str, attribute: str, value: str) -> str | None:
+        if resolve is not None and (tag, attribute) in (("a", "href"), ("img", "src")):
+            return resolve(tag, value)
         if tag == "img" and attribute == "src":
             return image_prefix + value if image_prefix is not None and value in images and LOCAL_IMAGE.fullmatch(value) else None
         return value
@@ -66,4 +72,4 @@ def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozen
     cleaned = nh3.clean(rendered, tags=tags, attributes=attributes, url_schemes={"http", "https", "mailto"},
                         link_rel="noopener noreferrer nofollow", attribute_filter=keep)
     # An image the filter took the src from (not a local copy) would show as a broken icon.
-    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None else cleaned
+    return _NO_SRC_IMG.sub("", cleaned) if image_prefix is not None or resolve is not None else cleaned

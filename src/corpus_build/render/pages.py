@@ -323,7 +323,7 @@ class PageBuilder:
     def cited_by(self, source: Source, page: str) -> tuple[Citation, ...]:
         found = []
         for chapter in self.citations.chapters.get(source.id, []):
-            why = next((s.why for s in chapter.path if s.source == source.id), "")
+            why = self.inline_links(next((s.why for s in chapter.path if s.source == source.id), ""), page)
             found.append(Citation(Link(self.chapter_title(chapter), rel(page, paths.chapter(chapter.number))), why))
         for learning_path in self.citations.paths.get(source.id, []):
             found.append(Citation(Link(learning_path.title, rel(page, paths.learning_path(learning_path.id)))))
@@ -353,7 +353,7 @@ class PageBuilder:
         for index, step in enumerate(steps, start=1):
             source = self.by_id[step.source]
             section = self.corpus.section(source.section)
-            found.append(Step(index, self.source_link(source, page), self.badges(source, kind=False), step.why, self.t.kind(source.kind),
+            found.append(Step(index, self.source_link(source, page), self.badges(source, kind=False), self.inline_links(step.why, page), self.t.kind(source.kind),
                               self.section_link(section, page)))
         return tuple(found)
 
@@ -427,6 +427,18 @@ class PageBuilder:
             return md.link(label, rel(page, paths.source(source.id)))
 
         return WIKILINK.sub(replace, body)
+
+    def inline_links(self, text: str, page: str) -> str:
+        """A line of the registry shown as text (a reading step's why), escaped, with its [[id]] links made links."""
+        if "[[" not in text:
+            return text  # escaped by the template, as every plain value
+        out, last = [], 0
+        for match in WIKILINK.finditer(text):
+            linked = self.resolve_wikilinks(match.group(0), page)
+            out += [md.text(text[last : match.start()]), linked if linked != match.group(0) else md.text(linked)]
+            last = match.end()
+        out.append(md.text(text[last:]))
+        return Markup("".join(out))
 
     def tags_pages(self) -> dict[str, str]:
         """The tags index (tags.md, tags/page/N.md) and each tag's own pages (tags/<slug>.md …)."""

@@ -32,12 +32,19 @@ def _rel(from_page: str, to_page: str) -> str:
 
 
 def anchor_link(corpus: Corpus, source: Source, fragment: str, label: str | None, t: Labels, page: str) -> str:
-    """`[[paper-id#page-12]]` / `[[paper-id#sec-4-3|label]]` -> a Markdown link to that place of the text page.
+    """`[[paper-id#page-12]]` / `[[paper-id#sec-4-3|label]]` -> a Markdown link to that place of the text page;
+    `[[repo-id#path:120-160]]` -> the file's page at that line (render/repodocs.file_link).
 
     Where the place cannot exist (no mirror yet, a page or heading the mirror lacks; `check`
     reports those) the link goes to the text page or the source page instead: a strict site
     build must not fail on an anchor that is not there.
     """
+    from ..core import repofiles
+
+    if repofiles.file_fragment(source.kind, fragment):  # [[repo-id#path:120-160]]: a file of its checkout
+        from .repodocs import file_link
+
+        return file_link(corpus, source, fragment, label, t, page)
     raw = corpus.raw_dir(source)
     record = read_provenance(raw)
     match = pdf_structure.PAGE_ANCHOR.match(fragment)

@@ -364,6 +364,18 @@ class TextPage:
     body: Markup  # already rendered and cleaned by nh3
 
 
+@dataclass(frozen=True)
+class RepoIndexPage:
+    """A mirrored repository's docs index (render/repodocs.py)."""
+
+    title: str
+    links: tuple[Piece, ...]
+    summary: str
+    docs: tuple[Link, ...]
+    files: tuple[Link, ...]  # cited files shown line by line
+    left_out: tuple[str, ...]
+
+
 # --- times -----------------------------------------------------------------------------
 
 
