@@ -209,6 +209,10 @@ def test_cited_lines_open_the_file_page_highlighted(tmp_path, server, options):
     assert 'href="repo/src/kernel.cu/#L10"' in note_html
     assert (built / "sources" / "widget" / "repo-images" / "docs" / "img" / "logo.png").read_bytes() == _png()
     assert (built / "sources" / "widget" / "repo" / "docs" / "guide.md" / "index.html").is_file()
+    # The docs are in the full-text search, by section (site/fulltext.py); the docs index is not mirror text.
+    chunks = "".join(p.read_text(encoding="utf-8") for p in (built / "search" / "fulltext").glob("p-*.js"))
+    assert '"sources/widget/repo/docs/deep-dive.md/"' in chunks and '"sec-the-tiles"' in chunks
+    assert '"sources/widget/repo/"' not in chunks
 
 
 def test_a_long_cited_file_is_cut_at_the_cap_and_lines_past_it_link_to_the_original(tmp_path, server, options):

@@ -427,8 +427,8 @@ class _Pages:
         def make() -> str:
             page, t = file_page(self.source.id, doc), self.t
             body = _doc_body(self.plan, self.checkout, doc, page, self.directory_urls)
-            # Out of the search index, as every repository page: 200 docs a repository would make the index
-            # grow with the repositories' size, not the corpus's (the README is searched on its text page).
+            # Out of Material's search index, as every mirror page: their passages are in the full-text
+            # index (site/fulltext.py), which a query reads only in part.
             notes = [t("repo_doc_note", commit=self.plan.commit[:12])]
             if _size(repofiles.member(self.checkout, doc)) > MAX_DOC_FILE:  # a cited doc: always shown, cut at the cap
                 notes.append(t("repo_doc_cut", kb=MAX_DOC_FILE // 1024))

@@ -104,10 +104,9 @@ def passages(markup: str) -> list[tuple[str, str, str]]:
     article = _ARTICLE.search(markup)
     body = article.group(1) if article else markup
     start = _CONTENT.search(body)
-    if start is not None:
-        body = body[start.start():]
-    else:  # no content block: everything after the page's title
-        body = body.split("</h1>", 1)[-1]
+    if start is None:  # not a mirror's text (a repository's list of its docs pages)
+        return []
+    body = body[start.start():]
     body = _SKIP.sub(" ", body)
     cuts = list(_ANCHOR.finditer(body))
     pieces = [("", "", body[: cuts[0].start() if cuts else len(body)])]
@@ -347,7 +346,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     for start in range(0, total, CHUNK):
         part = records[start : start + CHUNK]
         numbers = sorted({int(r[0]) for r in part})
-        chunks.append(writer.put("p", _js("chunk", {"pages": {str(n): page_rows[n] for n in numbers}, "passages": part})))
+        chunks.append(writer.put("p", _js("chunk", {"start": start, "pages": {str(n): page_rows[n] for n in numbers}, "passages": part})))
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
         "version": VERSION, "passages": total, "mean": round(mean, 2), "chunk": CHUNK, "maxPostings": MAX_POSTINGS,

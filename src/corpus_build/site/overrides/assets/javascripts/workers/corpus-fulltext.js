@@ -45,8 +45,13 @@
   var api = {
     init: function (workerUrl) { base = new URL("../../../search/fulltext/", workerUrl).href; },
     manifest: function (data) { manifest = data; },
-    shard: function (rows) { var map = new Map(); rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); }); shards[pending] = map; },
-    chunk: function (data) { chunks[pending] = data; },
+    // A shard says which it is by its first term, a passage file by its first passage.
+    shard: function (rows) {
+      var map = new Map();
+      rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); });
+      if (manifest && rows.length) shards[manifest.shards[shardOf(rows[0][0])]] = map;
+    },
+    chunk: function (data) { if (manifest) chunks[manifest.chunks[Math.floor(data.start / manifest.chunk)]] = data; },
     fold: function (data) {
       var chars = new Map();
       for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
@@ -55,23 +60,21 @@
     answer: answer
   };
   scope.cbFulltext = api;
-  var pending = ""; // the file being loaded: its data arrives while it runs
 
   // --- loading ----------------------------------------------------------------------
 
   function then(value, next) { return value && typeof value.then === "function" ? value.then(next) : next(value); }
 
-  // Load files one after another (each hands its data over while `pending` names it).
+  // Load files in one importScripts call: a worker fetches them together and runs them in order.
   function load(names) {
-    var todo = names.filter(function (n, i) { return names.indexOf(n) === i; });
-    function step(i) {
-      if (i >= todo.length) return undefined;
-      pending = todo[i];
-      var loading;
-      try { loading = scope.importScripts(base + todo[i]); } catch (error) { failed = true; return undefined; }
-      return then(loading, function () { return step(i + 1); });
+    var todo = names.filter(function (n, i) { return n && names.indexOf(n) === i; });
+    if (!todo.length) return undefined;
+    try {
+      return scope.importScripts.apply(scope, todo.map(function (name) { return base + name; }));
+    } catch (error) {
+      failed = true; // a file missing (an older copy of the site): Material's results alone
+      return undefined;
     }
-    return step(0);
   }
 
   function ready(han) {
