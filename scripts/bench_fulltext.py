@@ -53,8 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 HELDOUT = ROOT / "scripts" / "fulltext_heldout"
 
-EN = ("tile kernel layout pipeline tensor memory warp schedule compiler backend ascend cuda gemm attention shared global "
-      "buffer copy barrier descriptor swizzle stage register fragment thread block grid launch stream event async").split()
+EN = ["tile", "kernel", "layout", "pipeline", "tensor", "memory", "warp", "schedule", "compiler", "backend", "ascend", "cuda", "gemm", "attention", "shared", "global", "buffer", "copy", "barrier", "descriptor", "swizzle", "stage", "register", "fragment", "thread", "block", "grid", "launch", "stream", "event", "async"]
 ZH = ["昇腾", "算子", "流水", "布局", "编译器", "后端", "注意力", "张量", "内存", "调度", "线程", "共享", "全局", "缓冲", "同步",
       "矩阵", "向量", "搬运", "寄存器", "指令"]
 
@@ -140,9 +139,10 @@ async ([script, worker]) => {
 """
 
 
-def quality(site: Path, queries: list[dict], docs: list[dict]) -> list[dict]:
+def quality(site: Path, queries: list[dict], docs: list[dict], engine: str = "ours") -> list[dict]:
+    """Each query's rank of its first expected passage (and whether its page is in the first 5), with our
+    worker script or with Pagefind's API, in Chromium."""
     from playwright import sync_api
-
     from tests.site_helpers import chromium, serve
 
     by_doc = {d["id"]: d for d in docs}
@@ -150,15 +150,22 @@ def quality(site: Path, queries: list[dict], docs: list[dict]) -> list[dict]:
     with serve(site) as url, chromium(sync_api) as browser:
         page = browser.new_page()
         page.goto(url)
-        worker = url + "assets/javascripts/workers/corpus-search.js"
-        page.evaluate(HARNESS, [url + "assets/javascripts/workers/corpus-fulltext.js", worker])
+        if engine == "ours":
+            worker = url + "assets/javascripts/workers/corpus-search.js"
+            page.evaluate(HARNESS, [url + "assets/javascripts/workers/corpus-fulltext.js", worker])
         for q in queries:
-            items = page.evaluate("q => self.cbFulltext.answer(q, {items: []}).items", q["q"])
-            shown = [(group[0]["location"], item["location"]) for group in items for item in group[1:]]
+            if engine == "ours":
+                items = page.evaluate("q => self.cbFulltext.answer(q, {items: []}).items", q["q"])
+                shown = [item["location"] for group in items for item in group[1:]]
+                pages = [group[0]["location"] for group in items[:5]]
+            else:
+                result = page.evaluate(PAGEFIND_QUERY, q["q"])
+                shown = [sub.lstrip("/") for _page, subs in result["urls"] for sub in subs]
+                pages = [p.lstrip("/") for p, _subs in result["urls"][:5]]
             expected = {(e["doc"], _anchor(by_doc[e["doc"]], e["passage"])) for e in q["expect"]}
-            rank = next((i + 1 for i, (_page, loc) in enumerate(shown) if _place(loc) in expected), None)
-            pages = [_place(group[0]["location"] + "#")[0] for group in items[:5]]
-            out.append({**q, "rank": rank, "page_hit": any(e["doc"] in pages for e in q["expect"])})
+            rank = next((i + 1 for i, loc in enumerate(shown) if _place(loc) in expected), None)
+            found = [_place(p + "#")[0] for p in pages]
+            out.append({**q, "rank": rank, "page_hit": any(e["doc"] in found for e in q["expect"])})
     return out
 
 
@@ -184,7 +191,6 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
     today: the same site with the full-text files refused (the worker then answers with
     Material's results alone): today's search, the baseline of the time."""
     from playwright import sync_api
-
     from tests.site_helpers import chromium, serve
 
     rows = []
@@ -257,11 +263,10 @@ async (q) => {
 
 
 def pagefind(site: Path, python: str, queries: list[str]) -> dict:
-    from playwright import sync_api
-
-    from tests.site_helpers import chromium, serve
-
     import resource
+
+    from playwright import sync_api
+    from tests.site_helpers import chromium, serve
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = subprocess.run([python, "-m", "pagefind", "--site", str(site)], capture_output=True, text=True)
@@ -285,26 +290,6 @@ def pagefind(site: Path, python: str, queries: list[str]) -> dict:
             context.close()
     size = sum(f.stat().st_size for f in (site / "pagefind").rglob("*") if f.is_file())
     return {**_median(rows), "index_bytes": size, "cpu": cpu}
-
-
-def pagefind_quality(site: Path, queries: list[dict], docs: list[dict]) -> list[dict]:
-    from playwright import sync_api
-
-    from tests.site_helpers import chromium, serve
-
-    by_doc = {d["id"]: d for d in docs}
-    out = []
-    with serve(site) as url, chromium(sync_api) as browser:
-        page = browser.new_page()
-        page.goto(url)
-        for q in queries:
-            result = page.evaluate(PAGEFIND_QUERY, q["q"])
-            shown = [sub for _page, subs in result["urls"] for sub in subs]
-            pages = [_place(p.lstrip("/") + "#")[0] for p, _subs in result["urls"][:5]]
-            expected = {(e["doc"], _anchor(by_doc[e["doc"]], e["passage"])) for e in q["expect"]}
-            rank = next((i + 1 for i, loc in enumerate(shown) if _place(loc.lstrip("/")) in expected), None)
-            out.append({**q, "rank": rank, "page_hit": any(e["doc"] in pages for e in q["expect"])})
-    return out
 
 
 # --- report -----------------------------------------------------------------------------------------
@@ -360,7 +345,7 @@ def main() -> None:
         pf = pagefind(project / "site", args.pagefind, latency_queries)
         if "error" not in pf:
             for key in ("lang",):
-                for name, line in summary(pagefind_quality(project / "site", queries, docs), key).items():
+                for name, line in summary(quality(project / "site", queries, docs, "pagefind"), key).items():
                     print(f"  pagefind  {key:4s} {name:17s} {line}")
         table[-1] += (pf,)
 
