@@ -196,10 +196,7 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
     rows = []
     with serve(site) as url, chromium(sync_api) as browser:
         for query in queries:
-            context = browser.new_context()
-            page = context.new_page()
-            got: list[tuple[str, int, int]] = []
-            page.on("response", lambda r: got.append(_sized(r)))
+            context, page, got = _recording_page(browser)
             if today:
                 context.route("**/search/fulltext/**", lambda route: route.abort())
             page.goto(url)
@@ -230,6 +227,15 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
                          "query_raw": sum(g[1] for g in first), "query_gz": sum(g[2] for g in first), "files": len(first)})
             context.close()
     return _median(rows)
+
+
+def _recording_page(browser):
+    """A page in a fresh context (no cache) and the list of (url, bytes, gzip bytes) it receives."""
+    context = browser.new_context()
+    page = context.new_page()
+    got: list[tuple[str, int, int]] = []
+    page.on("response", lambda r: got.append(_sized(r)))
+    return context, page, got
 
 
 def _search_file(url: str) -> bool:
@@ -277,10 +283,7 @@ def pagefind(site: Path, python: str, queries: list[str]) -> dict:
     rows = []
     with serve(site) as url, chromium(sync_api) as browser:
         for query in queries:
-            context = browser.new_context()
-            page = context.new_page()
-            got: list[tuple[str, int, int]] = []
-            page.on("response", lambda r: got.append(_sized(r)))
+            context, page, got = _recording_page(browser)
             page.goto(url)
             before = len(got)
             result = page.evaluate(PAGEFIND_QUERY, query)

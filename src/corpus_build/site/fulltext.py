@@ -30,8 +30,10 @@ offline copy reads them from file:// as well):
 - `p-<hash>.js`: the passages' page, anchor, title and text, CHUNK passages a file;
 - `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese.
 
-Files are named by their content: a rebuild that changes nothing rewrites nothing, and a
-browser never mixes an old shard with a new manifest.
+Files are named by their content: a rebuild that changes nothing gives the same names (a
+browser's cached files stay good), and a browser never mixes an old shard with a new
+manifest. Each page's analysis (its passages and their words) is kept between builds
+(PageCache), so a rebuild reads into words only the pages that changed.
 """
 
 from __future__ import annotations
@@ -63,8 +65,10 @@ WEIGHT_STEPS = 31
 VERSION = 1
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
-_CONTENT = re.compile(r'<(?:div|section)[^>]*class="(?:cb-extracted|cb-paper|cb-thread|cb-repo-doc)[^"]*"')
-_ANCHOR = re.compile(r'<(h[1-6]|p|li|div|span|tr|a)\b[^>]*\bid="(page-\d+|sec-[^"]*|event-\d+)"[^>]*>')
+# The mirror-text block of a text page (render/templates/text.md.j2, render/paper.py, render/thread.py).
+_CONTENT = re.compile(r'<div[^>]*class="(?:cb-extracted|cb-paper|cb-thread)[^"]*"')
+# The places a passage starts: a heading, a paper's page mark, a thread's event.
+_ANCHOR = re.compile(r'<(h[1-6]|p|li)\b[^>]*\bid="(page-\d+|sec-[^"]*|event-\d+)"[^>]*>')
 # Not text of the mirror: a paper's contents and page list, permalinks, the note under a thread's timeline.
 _SKIP = re.compile(r'<(nav|script|style|template)\b.*?</\1>|<p class="cb-paper-pages">.*?</p>|<a class="headerlink"[^>]*>.*?</a>'
                    r'|(?<=</ol>)\s*<p><em>.*?</em></p>', re.S)

@@ -24,6 +24,8 @@ Taiwanese pages whose 資料 (data) the index holds as 数据.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import re
 import unicodedata
@@ -31,10 +33,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..core.provenance import write_atomic
+
 HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_WORD = re.compile(f"[{HAN}]{{2,6}}")
 # jieba dictionary words used to find Taiwanese terms: the commoner two- to four-character words.
 _DICT_MIN_FREQ = 3
+FORMAT = 1  # of the cached table (cached_fold)
 
 
 class Fold:
@@ -44,10 +49,6 @@ class Fold:
         self.phrases = phrases
         self.pattern = trie_pattern(phrases)
         self._phrase_re = re.compile(self.pattern) if phrases else None
-
-    def chars_only(self, text: str) -> str:
-        """Steps 1 and 2: a string of the same length as `text` after NFKC (search.js marks snippets with it)."""
-        return unicodedata.normalize("NFKC", text).lower().translate(self.table)
 
     def text(self, text: str) -> str:
         """The folded form of a passage: steps 1 and 2, and 3 if it had Traditional characters."""
@@ -135,11 +136,6 @@ def cached_fold(cache_dir: Path | None, glossary: tuple[str, ...] = ()) -> Fold:
     """default_fold, kept on disk between builds (building the Taiwanese-term table takes about two seconds)."""
     if cache_dir is None:
         return default_fold(glossary)
-    import hashlib
-    import json
-
-    from ..core.provenance import write_atomic
-
     try:
         import jieba
         import opencc
@@ -161,5 +157,3 @@ def cached_fold(cache_dir: Path | None, glossary: tuple[str, ...] = ()) -> Fold:
     write_atomic(path, json.dumps({"chars": sorted(fold.chars.items()), "phrases": sorted(fold.phrases.items())}, ensure_ascii=False))
     return fold
 
-
-FORMAT = 1

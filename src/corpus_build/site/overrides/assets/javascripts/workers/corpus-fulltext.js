@@ -89,13 +89,13 @@
 
   // --- words, as fulltext.py cuts them -------------------------------------------------------
 
+  function simplified(c) { return fold && fold.chars.has(c) ? fold.chars.get(c) : c; }
+
+  // As hanfold.py's Fold.text, steps 1 and 2 (NFKC, lower case, Traditional → Simplified).
   function foldChars(text) {
     var out = "";
     var lower = text.normalize("NFKC").toLowerCase();
-    for (var i = 0; i < lower.length; i++) {
-      var c = lower[i];
-      out += fold && fold.chars.has(c) ? fold.chars.get(c) : c;
-    }
+    for (var i = 0; i < lower.length; i++) out += simplified(lower[i]);
     return out;
   }
 
@@ -367,11 +367,10 @@
 
   // A short piece of the passage around its first match, every match in it marked.
   function snippet(text, needles) {
-    var low = "";
+    var low = ""; // as long as `text`, so a match's place is its place in the text
     for (var i = 0; i < text.length; i++) {
-      var c = text[i], l = c.toLowerCase();
-      l = l.length === 1 ? l : c;
-      low += fold && fold.chars.has(l) ? fold.chars.get(l) : l;
+      var l = text[i].toLowerCase();
+      low += simplified(l.length === 1 ? l : text[i]);
     }
     var marks = [];
     needles.forEach(function (needle) {
