@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import markdown
 import pytest
 
@@ -42,3 +44,7 @@ def test_the_source_page_excerpt_reads_as_the_page_did(project):
     shown = markdown.markdown(quote)
     assert "The guide The tile-ai org ships __init__.py; see the docs now." in shown, shown
     assert "https://x.org/a" not in quote and "<b>" not in quote
+    # Out of Material's search index (the full-text index has the mirror's words), label and all.
+    body = markdown.markdown(page, extensions=["attr_list", "md_in_html"])
+    assert re.search(r'<p data-search-exclude[^>]*>The guide The tile-ai org', body), body
+    assert re.search(r'<p data-search-exclude[^>]*><strong>(?:摘录|Excerpt)</strong>', body), body

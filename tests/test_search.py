@@ -92,6 +92,24 @@ def test_a_source_page_is_one_result_showing_its_annotation(tmp_path):
     assert boosts["title"]["boost"] > boosts["text"]["boost"] > boosts["tags"]["boost"] > boosts["meta"]["boost"]
 
 
+def test_words_most_sources_share_leave_their_metadata(tmp_path):
+    # A template's labels are in every source's metadata: they weigh nothing (idf) yet made every
+    # source match and cost the browser time per source. What sets a source apart stays.
+    n = search.COMMON_META_MIN_SOURCES
+    sources = [_source(id=f"s{i}", title=f"Source {i}", url=f"https://example.org/{i}") for i in range(n)]
+    index = _index(*[
+        {"location": f"sources/s{i}/", "title": f"Source {i}",
+         "text": f"编号 s{i} 类型 文档 作者 {'octo' if i < n // 4 else 'hubot'} 镜像 尚未镜像 swh{i}"}
+        for i in range(n)
+    ])
+    tuned, _ = search.tune(index, _corpus(tmp_path, *sources))
+    metas = [set(d["meta"].split()) for d in tuned["docs"]]
+    assert not any({"编号", "类型", "作者", "镜像", "hubot"} & m for m in metas)  # in more than half of them
+    assert {"octo", "swh0"} <= metas[0] and "swh7" in metas[7]  # a quarter's author, one source's own word
+    few, _ = search.tune(_index(*index["docs"][:3]), _corpus(tmp_path, *sources[:3]))
+    assert "编号" in few["docs"][0]["meta"].split()  # three sources: no template to tell apart yet
+
+
 def test_annotation_heading_found_in_english_and_note_used_when_missing(tmp_path):
     a = _source(id="a", title="A", note="The *first* note.")
     b = _source(id="b", title="B", note="Second note.")

@@ -8,7 +8,10 @@ once Material has written it (`on_post_build`, lowest priority):
 - A source page becomes one result: its annotation is the result's text (what
   the reader sees under the title); the metadata table and the generic
   sections (注释, 另见, 镜像, 引用…) go into a low-weight `meta` field, so they
-  still match but neither show nor appear as results of their own. Source
+  still match but neither show nor appear as results of their own. Words most
+  sources' metadata shares (the template's labels) are left out of it, and so
+  is the mirror's excerpt (`data-search-exclude`: the full-text index has the
+  mirror's text), so the index the browser builds grows with what sources say. Source
   pages are found by location (from `render.pages.paths`), the annotation by
   its heading's label word (zh or en, `render.labels`), so a change of page
   template does not break this.
@@ -42,7 +45,7 @@ import html
 import json
 import logging
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +79,11 @@ _GITHUB_REPO = re.compile(r"^https?://(?:github\.com|gitcode\.com|gitee\.com)/([
 # Pages that list other pages (home, indexes, tags, status) match nearly every
 # query by the titles they repeat; they rank below the pages they list.
 LISTING_BOOST = 0.1
+# A word in more than this share of the source pages' metadata (their template's labels: 编号,
+# 类型, 镜像…) is dropped from it: lunr's idf gives such a word no weight, yet every source
+# matched it, and each indexed word costs the reader's browser time when search starts.
+COMMON_META = 0.5
+COMMON_META_MIN_SOURCES = 20  # below this, a shared author or host is not yet a template's word
 # Digests, chapters and section pages mention sources in passing: a source's own
 # page answers its name first.
 PROSE_BOOST = 0.5
@@ -187,6 +195,7 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
                 doc = {**doc, "boost": PROSE_BOOST}
             out.append(doc)
 
+    _drop_common_meta(out)
     folder = folder or ScriptFolder.for_docs(out, extra=[*corpus.settings.glossary, *(t for s in corpus.sources for t in s.tags)])
     alt_words = 0
     for doc in out:
@@ -232,6 +241,23 @@ def _source_doc(entries: list[dict[str, Any]], source: Source, separator: re.Pat
         if extra in page_doc:
             doc[extra] = page_doc[extra]
     return doc
+
+
+def _drop_common_meta(docs: list[dict[str, Any]]) -> None:
+    """Remove from each source's `meta` the words most sources' metadata holds (COMMON_META)."""
+    metas = [doc for doc in docs if doc.get("meta")]
+    if len(metas) < COMMON_META_MIN_SOURCES:
+        return
+    counts: Counter[str] = Counter()
+    for doc in metas:
+        counts.update({word.lower() for word in doc["meta"].split(" ")})
+    common = {word for word, n in counts.items() if n > COMMON_META * len(metas)}
+    for doc in metas:
+        kept = " ".join(word for word in doc["meta"].split(" ") if word.lower() not in common)
+        if kept:
+            doc["meta"] = kept
+        else:
+            del doc["meta"]
 
 
 def _new_words(text: str, already: list[str], separator: re.Pattern[str]) -> str:
