@@ -210,14 +210,16 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
             before = len(got)
             box = page.locator("input.md-search__input")
             box.click()
+            waiting = page.evaluate("() => document.querySelector('.md-search-result__meta').textContent")
             started = time.perf_counter()
             box.fill(query)
             box.press("End")  # a key event, as typing gives: Material searches on keyup
             try:
-                # The worker adds the passages before it answers: the first result shown is the whole answer.
-                page.wait_for_selector(".md-search-result__item", timeout=20_000)
+                # The worker adds the passages before it answers: the first answer shown is the whole
+                # answer, results or Material's "nothing found" in the header.
+                page.wait_for_function(ANSWERED, arg=waiting, timeout=20_000)
             except sync_api.TimeoutError:
-                print(f"  (no result for {query!r}: not timed)")
+                print(f"  (no answer to {query!r} in 20 s: not timed)")
                 context.close()
                 continue
             elapsed = time.perf_counter() - started
@@ -237,6 +239,10 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
 # Material's search is ready when its header stops saying it is initialising (zh or en page).
 READY = """() => { const m = document.querySelector('.md-search-result__meta');
   return !!m && m.textContent.trim() !== '' && !/初始化|Initializing/i.test(m.textContent); }"""
+
+
+ANSWERED = """(waiting) => !!document.querySelector('.md-search-result__item')
+  || document.querySelector('.md-search-result__meta').textContent !== waiting"""
 
 
 def _recording_page(browser):

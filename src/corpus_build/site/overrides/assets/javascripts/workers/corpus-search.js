@@ -33,6 +33,12 @@
  * 3. Every answer gets the mirrors' passages that match, after Material's results
  *    (corpus-fulltext.js, the index site/fulltext.py writes under search/fulltext/).
  *
+ * And one thing about how the index comes to be: where search_index.json names a
+ * lunr index built with the site (`config.lunr`: site/lunrindex.py), lunr loads
+ * that instead of building it from the documents on every page view. It holds no
+ * token positions: those of the results shown, which Material's highlighting
+ * reads, are found with Material's own tokenizer when a query is answered.
+ *
  * Runs as a Web Worker, or inside the offline copy's iframe stand-in
  * (site/templates/offline-worker.js), where importScripts returns a promise. It
  * requests nothing but Material's worker and corpus-fulltext.js beside it and the
@@ -102,15 +108,31 @@
     return post.apply(scope, arguments);
   };
   var passive = false;
+  var holding = null; // messages that came while the prebuilt index loads (the offline copy)
   listen.call(scope, "message", function (event) {
     if (passive) return;
-    if (deliver && scope.lunr) receive(event);
+    if (holding) holding.push(event);
+    else if (deliver && scope.lunr) receive(event);
     else waiting.push(event);
   });
 
   function receive(event) {
     var message = event.data || {};
-    if (message.type === SETUP) setup(message.data);
+    if (message.type === SETUP) {
+      setup(message.data);
+      var loading = loadPrebuilt(message.data);
+      if (loading && typeof loading.then === "function") { // the offline copy: importScripts is asynchronous
+        holding = [];
+        var release = function () {
+          var held = holding;
+          holding = null;
+          deliver(event);
+          held.forEach(receive);
+        };
+        loading.then(release, release);
+        return;
+      }
+    }
     plan = message.type === QUERY && typeof message.data === "string" ? parse(message.data) : null;
     asked = message.type === QUERY && typeof message.data === "string" ? message.data : null;
     deliver(event); // Material's handler searches at once, before anything else can arrive
@@ -119,10 +141,104 @@
   function setup(data) {
     docs = new Map();
     cache = new Map();
+    spots = new Map();
+    builder = null;
+    prebuilt = null;
     (data.docs || []).forEach(function (doc) { docs.set(doc.location, doc); });
     try {
       separator = new RegExp(data.config.separator);
     } catch (error) { /* Material's own default then */ }
+  }
+
+  // --- the prebuilt index (site/lunrindex.py) ---------------------------------------------
+
+  var prebuilt = null; // the serialised index, once loaded and matched with the documents
+  var builder = null; // Material's configured lunr builder: its tokenizer finds positions
+  var spots = new Map(); // location and field -> term -> positions
+
+  function loadPrebuilt(data) {
+    var name = data && data.config && data.config.lunr;
+    if (typeof name !== "string" || !/^lunr_index\.[0-9a-f]+\.js$/.test(name)) return null;
+    scope.cbLunrIndex = null;
+    var url = new URL("../../../search/" + name, here).href;
+    var accept = function () { prebuilt = matching(scope.cbLunrIndex, data); scope.cbLunrIndex = null; };
+    var loading;
+    try { loading = scope.importScripts(url); } catch (error) { return null; } // not there: lunr builds
+    if (loading && typeof loading.then === "function") return loading.then(accept, function () {});
+    accept();
+    return null;
+  }
+
+  // The index only if it was made from these documents with these fields.
+  function matching(index, data) {
+    if (!index || !Array.isArray(index.fieldVectors) || !Array.isArray(index.invertedIndex)) return null;
+    var fields = Object.keys(data.config.fields || {});
+    var count = (data.docs || []).length;
+    if (String(index.fields) !== String(fields) || index.fieldVectors.length !== count * fields.length) return null;
+    for (var i = 0; i < count; i += Math.max(1, Math.floor(count / 64))) { // a sample: the file's name is its digest
+      if (index.fieldVectors[i * fields.length][0] !== fields[0] + "/" + data.docs[i].location) return null;
+    }
+    return index;
+  }
+
+  function usePrebuilt(lunr) {
+    var add = lunr.Builder.prototype.add, build = lunr.Builder.prototype.build;
+    var skipped = [];
+    lunr.Builder.prototype.add = function (doc, attributes) {
+      if (!prebuilt) return add.call(this, doc, attributes);
+      skipped.push([doc, attributes]);
+    };
+    lunr.Builder.prototype.build = function () {
+      var serialized = prebuilt, pending = skipped;
+      prebuilt = null;
+      skipped = [];
+      if (serialized) {
+        try {
+          serialized.version = lunr.version;
+          var index = lunr.Index.load(serialized);
+          index.pipeline = this.searchPipeline; // Material's, as a built index would have it
+          builder = this;
+          return index;
+        } catch (error) {
+          console.warn("corpus-search: the prebuilt index did not load (" + error + "): building it");
+        }
+      }
+      var self = this;
+      pending.forEach(function (entry) { add.call(self, entry[0], entry[1]); });
+      return build.call(this);
+    };
+  }
+
+  // Material highlights the words a result matched by their positions: give it those of the
+  // results it shows, from its own tokenizer, as a built index would hold them.
+  function place(results) {
+    if (!builder) return;
+    results.forEach(function (result) {
+      var doc = docs.get(result.ref);
+      var metadata = result.matchData.metadata;
+      Object.keys(metadata).forEach(function (term) {
+        Object.keys(metadata[term]).forEach(function (field) {
+          var found = doc ? positions(doc, field)[term] : null;
+          metadata[term][field].position = found ? found.slice() : [];
+        });
+      });
+    });
+  }
+
+  function positions(doc, field) {
+    var key = doc.location + "\u0000" + field;
+    var found = spots.get(key);
+    if (!found) {
+      found = Object.create(null);
+      var spec = builder._fields[field] || {};
+      var value = spec.extractor ? spec.extractor(doc) : doc[field]; // Material's extractor starts its position table
+      builder.pipeline.run(builder.tokenizer(value, { fields: [field] })).forEach(function (token) {
+        var word = token.toString();
+        (found[word] || (found[word] = [])).push(token.metadata.position);
+      });
+      spots.set(key, found);
+    }
+    return found;
   }
 
   function start() {
@@ -134,6 +250,7 @@
       return;
     }
     patch(scope.lunr);
+    usePrebuilt(scope.lunr);
     // The mirrors' full text (corpus-fulltext.js, beside this file): added to Material's answers.
     var fulltext;
     try { fulltext = scope.importScripts("corpus-fulltext.js"); } catch (error) { fulltext = null; }
@@ -194,7 +311,11 @@
     var search = lunr.Index.prototype.search;
     lunr.Index.prototype.search = function (queryString) {
       var current = plan;
-      if (!current) return search.call(this, queryString);
+      if (!current) {
+        var found = search.call(this, queryString);
+        place(found);
+        return found;
+      }
       var index = this;
       var results = this.query(function (query) {
         new lunr.QueryParser(queryString, query).parse();
@@ -202,6 +323,7 @@
       if (scope.__debug) console.log(JSON.stringify(query.clauses.map(function (c) { return [c.term, c.boost, c.editDistance, c.wildcard]; })));
       });
       rank(results, current);
+      place(results);
       return results;
     };
   }
