@@ -79,57 +79,88 @@ def write(site_dir: Path) -> int:
 
 
 def build(data: dict[str, Any]) -> dict[str, Any]:
-    """lunr's serialised index (no positions) of `data` (Material's {config, docs})."""
+    """The index of `data` (Material's {config, docs}) in this module's compact form (see `expand`).
+
+    lunr's own serialisation repeats every document's address in every term's posting and
+    every field's vector, and lists every field of every posting, empty or not: five times
+    the search index itself. Documents are numbered here instead (their order in `docs`), an
+    empty field is 0, and the worker expands it into lunr's form before `lunr.Index.load`."""
     config = data["config"]
     docs = data["docs"]
     fields = list(config["fields"])
-    boosts = {name: float(spec.get("boost") or 1) for name, spec in config["fields"].items()}
+    boosts = [float(spec.get("boost") or 1) for spec in config["fields"].values()]
     separator = js_pattern(config.get("separator") or r"[\s\-]+")
     trim = _trimmer(config.get("lang") or ["en"])
 
-    inverted: dict[str, dict[str, Any]] = {}
-    frequencies: list[tuple[str, str, float, dict[str, int], int]] = []  # (field, ref, doc boost, tf, length)
-    lengths = dict.fromkeys(fields, 0)
-    for doc in docs:
-        ref = doc["location"]
-        doc_boost = doc.get("boost") or 1
-        for field in fields:
+    numbers: dict[str, int] = {}  # term -> lunr's _index: terms numbered in order of first use
+    postings: dict[str, list[list[int]]] = {}  # term -> per field, the documents holding it
+    counted: list[list[tuple[dict[str, int], int]]] = []  # per document, per field: (term frequencies, length)
+    lengths = [0] * len(fields)
+    for number, doc in enumerate(docs):
+        row = []
+        for f, field in enumerate(fields):
             terms = [trim(t) for t in tokens(doc.get(field), separator)]
             counts: dict[str, int] = {}
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
-                posting = inverted.get(term)
-                if posting is None:
-                    posting = inverted[term] = {"_index": len(inverted), **{f: {} for f in fields}}
-                posting[field][ref] = {}
-            frequencies.append((field, ref, doc_boost, counts, len(terms)))
-            lengths[field] += len(terms)
-    average = {field: lengths[field] / len(docs) for field in fields} if docs else {}
+                if term not in numbers:
+                    numbers[term] = len(numbers)
+                    postings[term] = [[] for _ in fields]
+                holders = postings[term][f]
+                if not holders or holders[-1] != number:
+                    holders.append(number)
+            row.append((counts, len(terms)))
+            lengths[f] += len(terms)
+        counted.append(row)
+    average = [total / len(docs) for total in lengths] if docs else []
 
-    idf_cache: dict[str, float] = {}
+    idfs: dict[str, float] = {}
     vectors = []
-    for field, ref, doc_boost, counts, length in frequencies:
-        elements: list[tuple[int, float]] = []
-        for term, tf in counts.items():
-            posting = inverted[term]
-            idf = idf_cache.get(term)
-            if idf is None:
-                idf = idf_cache[term] = _idf(posting, len(docs))
-            score = idf * ((K1 + 1) * tf) / (K1 * (1 - B + B * (length / average[field])) + tf)
-            score *= boosts[field]
-            score *= doc_boost
-            elements.append((posting["_index"], math.floor(score * 1000 + 0.5) / 1000))  # JavaScript's Math.round
-        elements.sort()
-        vectors.append([f"{field}/{ref}", [x for pair in elements for x in pair]])
+    for doc, row in zip(docs, counted):
+        doc_boost = doc.get("boost") or 1
+        out: list[Any] = []
+        for f, (counts, length) in enumerate(row):
+            elements: list[tuple[int, float]] = []
+            for term, tf in counts.items():
+                idf = idfs.get(term)
+                if idf is None:
+                    idf = idfs[term] = _idf(sum(len(holders) for holders in postings[term]), len(docs))
+                # lunr's Builder#createFieldVectors, operation for operation (the same doubles).
+                score = idf * ((K1 + 1) * tf) / (K1 * (1 - B + B * (length / average[f])) + tf)
+                score *= boosts[f]
+                score *= doc_boost
+                elements.append((numbers[term], _number(math.floor(score * 1000 + 0.5) / 1000)))  # Math.round
+            elements.sort()
+            out.append([x for pair in elements for x in pair] or 0)
+        vectors.append(out)
 
+    terms = sorted(numbers, key=lambda t: t.encode("utf-16-be"))  # lunr's order: JavaScript compares UTF-16 units
     return {
-        "version": LUNR_VERSION,
         "fields": fields,
-        "fieldVectors": vectors,
-        # lunr sorts terms as JavaScript compares strings: by UTF-16 code unit.
-        "invertedIndex": [[term, inverted[term]] for term in sorted(inverted, key=lambda t: t.encode("utf-16-be"))],
-        "pipeline": [],
+        "terms": terms,
+        "numbers": [numbers[t] for t in terms],
+        "postings": [[holders or 0 for holders in postings[t]] for t in terms],
+        "vectors": vectors,
     }
+
+
+def expand(compact: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any]:
+    """lunr's serialisation (Index#toJSON, without positions) of a compact index: what the
+    worker hands to lunr.Index.load (corpus-search.js does this too, in JavaScript)."""
+    fields = compact["fields"]
+    refs = [doc["location"] for doc in docs]
+    inverted = []
+    for term, number, holders in zip(compact["terms"], compact["numbers"], compact["postings"]):
+        posting: dict[str, Any] = {"_index": number}
+        for field, held in zip(fields, holders):
+            posting[field] = {refs[n]: {} for n in held or []}
+        inverted.append([term, posting])
+    vectors = [[f"{field}/{ref}", elements or []] for ref, row in zip(refs, compact["vectors"]) for field, elements in zip(fields, row)]
+    return {"version": LUNR_VERSION, "fields": fields, "fieldVectors": vectors, "invertedIndex": inverted, "pipeline": []}
+
+
+def _number(x: float) -> float | int:
+    return int(x) if x.is_integer() else x
 
 
 def tokens(value: Any, separator: re.Pattern[str]) -> Iterator[str]:
@@ -169,8 +200,8 @@ def _trimmer(langs: list[str]):
     return lambda term: end.sub("", start.sub("", term))
 
 
-def _idf(posting: dict[str, Any], count: int) -> float:
-    with_term = sum(len(refs) for field, refs in posting.items() if field != "_index")
+def _idf(with_term: int, count: int) -> float:
+    """lunr.idf: `with_term` counts a document once per field that holds the term."""
     x = (count - with_term + 0.5) / (with_term + 0.5)
     return math.log(1 + abs(x))
 

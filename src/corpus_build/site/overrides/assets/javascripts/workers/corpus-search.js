@@ -169,16 +169,34 @@
     return null;
   }
 
-  // The index only if it was made from these documents with these fields.
-  function matching(index, data) {
-    if (!index || !Array.isArray(index.fieldVectors) || !Array.isArray(index.invertedIndex)) return null;
+  // The index only if it was made with these fields for this many documents (the file's
+  // name, which the search index gives, is a digest of its content).
+  function matching(compact, data) {
+    if (!compact || !Array.isArray(compact.terms) || !Array.isArray(compact.vectors)) return null;
     var fields = Object.keys(data.config.fields || {});
-    var count = (data.docs || []).length;
-    if (String(index.fields) !== String(fields) || index.fieldVectors.length !== count * fields.length) return null;
-    for (var i = 0; i < count; i += Math.max(1, Math.floor(count / 64))) { // a sample: the file's name is its digest
-      if (index.fieldVectors[i * fields.length][0] !== fields[0] + "/" + data.docs[i].location) return null;
+    if (String(compact.fields) !== String(fields) || compact.vectors.length !== (data.docs || []).length) return null;
+    return { compact: compact, docs: data.docs };
+  }
+
+  // lunr's serialisation of the compact form (site/lunrindex.py: build and expand).
+  function expand(compact, list, version) {
+    var fields = compact.fields, refs = list.map(function (doc) { return doc.location; });
+    var none = Object.freeze(Object.create(null)); // a posting's metadata: no positions kept
+    var inverted = new Array(compact.terms.length);
+    for (var i = 0; i < compact.terms.length; i++) {
+      var posting = { _index: compact.numbers[i] }, holders = compact.postings[i];
+      for (var f = 0; f < fields.length; f++) {
+        var held = holders[f] || [], found = Object.create(null);
+        for (var k = 0; k < held.length; k++) found[refs[held[k]]] = none;
+        posting[fields[f]] = found;
+      }
+      inverted[i] = [compact.terms[i], posting];
     }
-    return index;
+    var vectors = [];
+    for (var d = 0; d < refs.length; d++) {
+      for (var g = 0; g < fields.length; g++) vectors.push([fields[g] + "/" + refs[d], compact.vectors[d][g] || []]);
+    }
+    return { version: version, fields: fields, fieldVectors: vectors, invertedIndex: inverted, pipeline: [] };
   }
 
   function usePrebuilt(lunr) {
@@ -194,8 +212,7 @@
       skipped = [];
       if (serialized) {
         try {
-          serialized.version = lunr.version;
-          var index = lunr.Index.load(serialized);
+          var index = lunr.Index.load(expand(serialized.compact, serialized.docs, lunr.version));
           index.pipeline = this.searchPipeline; // Material's, as a built index would have it
           builder = this;
           return index;
@@ -219,7 +236,7 @@
       Object.keys(metadata).forEach(function (term) {
         Object.keys(metadata[term]).forEach(function (field) {
           var found = doc ? positions(doc, field)[term] : null;
-          metadata[term][field].position = found ? found.slice() : [];
+          metadata[term][field] = { position: found ? found.slice() : [] }; // a new object: postings share theirs
         });
       });
     });
