@@ -95,9 +95,14 @@ def test_the_offline_copy_finds_mirror_text_from_file_url(project, tmp_path):
     home = (tmp_path / "copy" / "site" / "index.html").as_uri()
     with chromium(sync_api) as browser:
         page = browser.new_page()
-        foreign = []
+        foreign, asked, errors = [], [], []
         page.on("request", lambda r: urlsplit(r.url).scheme not in ("file", "data", "blob", "about") and foreign.append(r.url))
+        page.on("request", lambda r: asked.append(r.url))
+        page.on("console", lambda m: m.type in ("error", "warning") and errors.append(m.text))
         page.goto(home)
         links = _search(page, "platypus flag")
         assert any("/sources/tma-pr/text" in link["href"] and link["href"].endswith("#event-3") for link in links), links  # text.html offline
         assert not foreign
+        # The worker stand-in loads scripts asynchronously: the prebuilt lunr index still loads (site/lunrindex.py).
+        assert any("/search/lunr_index." in url for url in asked), asked
+        assert any(page.locator(".md-search-result__item mark").all_inner_texts()) and not errors, errors

@@ -161,7 +161,11 @@
     if (typeof name !== "string" || !/^lunr_index\.[0-9a-f]+\.js$/.test(name)) return null;
     scope.cbLunrIndex = null;
     var url = new URL("../../../search/" + name, here).href;
-    var accept = function () { prebuilt = matching(scope.cbLunrIndex, data); scope.cbLunrIndex = null; };
+    var accept = function () {
+      prebuilt = matching(scope.cbLunrIndex, data);
+      scope.cbLunrIndex = null;
+      if (!prebuilt) console.warn("corpus-search: " + name + " is not an index of this search index: building one");
+    };
     var loading;
     try { loading = scope.importScripts(url); } catch (error) { return null; } // not there: lunr builds
     if (loading && typeof loading.then === "function") return loading.then(accept, function () {});
