@@ -6,7 +6,8 @@
  * a manifest (search/fulltext/index.js), term shards sorted by term, passage files and
  * the Chinese folding tables, each a script that hands its data to `self.cbFulltext`.
  * A query loads the manifest once, then only the shards holding its terms and the
- * passage files of the passages it shows.
+ * passage files of the passages it shows. The manifest and the folding tables load when
+ * the search box opens (Material then asks with an empty query), before the first word.
  *
  * The words of the query are cut and folded exactly as fulltext.py and hanfold.py cut
  * and fold the text (NFKC, lower case, Traditional to Simplified, Taiwanese terms to
@@ -289,7 +290,11 @@
   // --- the answer ---------------------------------------------------------------------
 
   function answer(query, result) {
-    if (!base || failed || typeof query !== "string" || !query.trim()) return result;
+    if (!base || failed || typeof query !== "string") return result;
+    if (!query.trim()) { // the search box opened (Material asks with an empty query): load what every query needs
+      ready(true);
+      return result;
+    }
     var han = new RegExp("[" + HAN + "]").test(query);
     return then(ready(han), function () {
       if (!manifest || !manifest.passages) return result;
