@@ -17,6 +17,10 @@ Three signals, each weighed by what it can tell:
   linked: DocBook's docnav, texinfo's "Next: … Up: …", a language bar) is navigation even inside
   the text's container, and a masthead's title lines and logo links go with the bars around them
   (edge_navigation says the rest).
+- Wherever it sits, a block of nothing but links whose markup names this page's place among
+  others (rel=next/prev/up/contents/index, a translation by hreflang, the page itself), with at
+  most a label beside them, is navigation: texinfo's one-page manuals put a "Next: … Up: …" line
+  at every node, an httpd-like manual a two-language bar (relation_bars).
 """
 
 from __future__ import annotations
@@ -41,10 +45,15 @@ _TEXT_BLOCKS = _HEADINGS | {"p", "pre", "ul", "ol", "dl", "blockquote", "table",
 _LEAVES = _TEXT_BLOCKS | {"details", "form", "address", "hr", "menu"}
 _CONTAINERS = {"div", "section", "article", "header", "main", "center", "body", "aside", "hgroup", "td", "th", "tr", "tbody", "thead", "tfoot"}
 _BLOCKISH = _LEAVES | _CONTAINERS
+_PARTS = {"td", "th", "tr", "tbody", "thead", "tfoot"}  # of a table, never a block on their own
 # Navigation is a small part of a page: an edge block beyond this share of its text is text, and
 # when all the blocks found come to more than NAV_SHARE, the page is a page of links (an index).
 EDGE_SHARE, NAV_SHARE = 0.3, 0.5
 LABEL = 24  # letters and digits of a bar's label ("Available languages")
+# Link types that say where the linked page stands to this one in a sequence or a book, not what
+# it is about: HTML 4.01's start/next/prev/contents/index, HTML's next/prev, and the "up" and
+# "previous" texinfo writes. (Not "bookmark": a blog puts that on a post's own title.)
+SEQUENCE_RELS = {"next", "prev", "previous", "up", "first", "last", "start", "contents", "toc", "index"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -76,7 +85,7 @@ def link_len(el) -> int:
 
 
 def _words(text: str) -> int:
-    return sum(1 for c in text if c.isalnum())
+    return sum(map(str.isalnum, text))  # (map: no Python-level step per character)
 
 
 def mostly_links(el) -> bool:
@@ -381,3 +390,54 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
                 break
             found_set.add(parent)
     return found_set
+
+
+def _names_relation(a) -> bool:
+    """A link whose markup says it leads to a neighbour in a sequence or to a translation."""
+    return bool(SEQUENCE_RELS & set((a.get("rel") or "").lower().split())) or bool((a.get("hreflang") or "").strip())
+
+
+def _relation_bar(el, is_self: Callable[[str], bool]) -> bool:
+    """Whether a block is nothing but relation links (see relation_bars) and a label: at least one
+    link says so in its markup, the others do or lead to this very page (the current language in
+    a language bar), and the words outside them are a label, not a sentence."""
+    if any(True for _ in el.iter("pre", *_HEADINGS)):
+        return False
+    anchors, named = [], False
+    for a in el.iter("a"):  # (a section around a bar fails at its first other link: no need to read on)
+        if a.get("href") is None:
+            continue
+        if _names_relation(a):
+            named = True
+        elif not is_self(a.get("href")):
+            return False
+        anchors.append(a)
+    if not named:
+        return False
+    return _words(el.text_content()) - sum(_words(a.text_content()) for a in anchors) <= LABEL and not _sentence(el)
+
+
+def relation_bars(region, is_self: Callable[[str], bool]) -> set:
+    """The blocks in the region that are navigation by their markup (the module docstring's last
+    point): from each link naming a relation, the largest enclosing block below the region that is
+    still nothing but such links and a label. Its ancestors are climbed through inline wrappers
+    only while each block holds no more than that, so a link of this kind inside a paragraph of
+    prose ("go on to the next chapter, which…") leaves the paragraph, and the link, in the text."""
+    found: set = set()
+    # (XPath picks the few links carrying rel or hreflang out of thousands faster than a loop.)
+    for anchor in region.xpath(".//a[@href][@rel or @hreflang]"):
+        if not _names_relation(anchor) or any(p in found for p in anchor.iterancestors()):
+            continue  # (the other links of a bar found already)
+        best = None
+        for parent in anchor.iterancestors():
+            if parent is region or not isinstance(parent.tag, str):
+                break
+            # (A list item or a table cell is part of its list or table: a contents list's
+            # "Index" entry may say rel=index, and the list is still the page's own contents.)
+            if parent.tag.lower() in _BLOCKISH and parent.tag.lower() not in _PARTS:
+                if not _relation_bar(parent, is_self):
+                    break
+                best = parent
+        if best is not None:
+            found.add(best)
+    return found

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, table_rows, text_len
+from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, relation_bars, table_rows, text_len
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
@@ -125,7 +125,9 @@ class _Converter:
         self.cited_base = cite(base_url)
         self.whole_page = whole_page
         self.images: list[dict] = []
-        self.navigation: set = set()  # blocks edge_navigation found (pages without a main region)
+        # Blocks found to be navigation before the walk: relation bars (any page), and the bars
+        # edge_navigation finds at the edges of a page without a main region.
+        self.navigation: set = set()
 
     # --- decisions ----------------------------------------------------------------------
 
@@ -157,6 +159,11 @@ class _Converter:
         """Whether a link goes to another page (not an anchor in this one)."""
         url = self.resolve(href)
         return bool(url) and urldefrag(url)[0] != urldefrag(self.cited_page)[0]
+
+    def is_self(self, href: str) -> bool:
+        """Whether a link leads to this very page, not to an anchor in it (a language bar's current language)."""
+        url = self.resolve(href)
+        return bool(url) and "#" not in href and urldefrag(url)[0] == urldefrag(self.cited_page)[0]
 
     def leaves_site(self, href: str) -> bool:
         """Whether a link goes to another host than the page's."""
@@ -587,6 +594,8 @@ def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: ur
         converter.whole_page = True
     if converter.whole_page:  # a marked region has its navigation outside; <body> has it at its edges
         converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page, converter.leaves_site)
+    # After the edge scan, which weighs the bars at the edges with the blocks around them.
+    converter.navigation |= relation_bars(region, converter.is_self)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
