@@ -105,3 +105,18 @@ def test_a_rebuild_names_unchanged_files_as_before(built):
     assert set(before) - {p.name for p in folder.glob("*.js")}  # and the replaced ones removed
     rows = [row for name in _data(folder / "index.js")["shards"] for row in _data(folder / name)]
     assert "zanzibar" in {r[0] for r in rows}
+
+
+def test_passage_files_follow_pages():
+    # A query loads the files of the passages it shows: a page's passages share a file, small
+    # pages share one, and a long page is cut at CHUNK_CHARS.
+    def records(*pages):  # (page number, passages, characters each)
+        return [[page, f"sec-{i}", "", "x" * size] for page, count, size in pages for i in range(count)]
+
+    limit = fulltext.CHUNK_CHARS
+    assert fulltext._chunk_bounds(records((0, 6, 700), (1, 6, 700))) == [(0, 6), (6, 12)]
+    assert fulltext._chunk_bounds(records((0, 1, 100), (1, 1, 100), (2, 1, 100))) == [(0, 3)]
+    long = fulltext._chunk_bounds(records((0, 30, 600)))
+    assert len(long) > 1 and all((end - start) * 600 <= limit for start, end in long)
+    assert [s for s, _ in long][1:] == [e for _, e in long][:-1] and long[-1][1] == 30  # every passage once
+    assert fulltext._chunk_bounds([]) == []

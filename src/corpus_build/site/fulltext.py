@@ -27,7 +27,7 @@ offline copy reads them from file:// as well):
   passage count and its postings (passage number deltas, BM25 weight 1..31, in a compact
   text code). A term in more than MAX_POSTINGS passages keeps only its best ones (and
   is then optional in a query);
-- `p-<hash>.js`: the passages' page, anchor, title and text, CHUNK passages a file;
+- `p-<hash>.js`: the passages' page, anchor, title and text, a page's passages a file (CHUNK_CHARS);
 - `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese.
 
 Files are named by their content: a rebuild that changes nothing gives the same names (a
@@ -56,13 +56,15 @@ from .hanfold import HAN, Fold
 
 FOLDER = "search/fulltext"
 BLOCK = 600  # characters of a passage block: one snippet's reach
-CHUNK = 4  # passages per passage file (a query loads the files of the passages it shows)
+# A passage file holds one page's passages, or several small pages', up to this much text: a
+# query loads the files of the passages it shows, a page's best few mostly in one file.
+CHUNK_CHARS = 6_000
 SHARD_BYTES = 16_000
 MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
 WEIGHT_STEPS = 31
-VERSION = 1
+VERSION = 2  # 2: passage files by page (`starts`), not by fixed count
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
 # The mirror-text block of a text page (render/templates/text.md.j2, render/paper.py, render/thread.py).
@@ -346,20 +348,38 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     if shard:
         firsts.append(shard[0][0])
         shards.append(writer.put("t", _js("shard", shard)))
-    chunks = []
-    for start in range(0, total, CHUNK):
-        part = records[start : start + CHUNK]
+    chunks, starts = [], []
+    for start, end in _chunk_bounds(records):
+        part = records[start:end]
         numbers = sorted({int(r[0]) for r in part})
+        starts.append(start)
         chunks.append(writer.put("p", _js("chunk", {"start": start, "pages": {str(n): page_rows[n] for n in numbers}, "passages": part})))
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
-        "version": VERSION, "passages": total, "mean": round(mean, 2), "chunk": CHUNK, "maxPostings": MAX_POSTINGS,
+        "version": VERSION, "passages": total, "mean": round(mean, 2), "starts": starts, "maxPostings": MAX_POSTINGS,
         "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
     }
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
     writer.finish()
     return Stats(len(page_rows), total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started, cache.reused)
+
+
+def _chunk_bounds(records: list[list]) -> list[tuple[int, int]]:
+    """[start, end) of each passage file: a new file at a page's first passage once the file
+    holds half its text, or at any passage that would take it past CHUNK_CHARS."""
+    bounds: list[tuple[int, int]] = []
+    start, chars = 0, 0
+    for pid, record in enumerate(records):
+        size = len(record[3]) + len(record[2] or "")
+        new_page = pid > start and record[0] != records[pid - 1][0]
+        if pid > start and (chars + size > CHUNK_CHARS or (new_page and chars >= CHUNK_CHARS // 2)):
+            bounds.append((start, pid))
+            start, chars = pid, 0
+        chars += size
+    if start < len(records):
+        bounds.append((start, len(records)))
+    return bounds
 
 
 def _weight(tf: int, length: int, mean: float) -> int:

@@ -52,7 +52,7 @@
       rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); });
       if (manifest && rows.length) shards[manifest.shards[shardOf(rows[0][0])]] = map;
     },
-    chunk: function (data) { if (manifest) chunks[manifest.chunks[Math.floor(data.start / manifest.chunk)]] = data; },
+    chunk: function (data) { if (manifest) chunks[manifest.chunks[chunkOf(data.start)]] = data; },
     fold: function (data) {
       var chars = new Map();
       for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
@@ -159,6 +159,16 @@
   }
 
   // --- the index ----------------------------------------------------------------------
+
+  // The passage file holding passage `pid`: the last whose first passage is not after it.
+  function chunkOf(pid) {
+    var starts = manifest.starts || [], lo = 0, hi = starts.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= pid) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
 
   function shardOf(term) {
     var firsts = manifest.firsts, lo = 0, hi = firsts.length - 1;
@@ -303,7 +313,7 @@
       var needed = shardsFor(plan).filter(function (name) { return !shards[name]; });
       return then(load(needed), function () {
         var ranked = rank(plan).slice(0, LOADED);
-        var files = ranked.map(function (pair) { return manifest.chunks[Math.floor(pair[0] / manifest.chunk)]; })
+        var files = ranked.map(function (pair) { return manifest.chunks[chunkOf(pair[0])]; })
           .filter(function (name) { return name && !chunks[name]; });
         return then(load(files), function () { return merge(result, ranked, plan); });
       });
@@ -311,9 +321,9 @@
   }
 
   function passage(pid) {
-    var data = chunks[manifest.chunks[Math.floor(pid / manifest.chunk)]];
+    var data = chunks[manifest.chunks[chunkOf(pid)]];
     if (!data) return null;
-    var row = data.passages[pid % manifest.chunk];
+    var row = data.passages[pid - data.start];
     var page = row && data.pages[String(row[0])];
     return row && page ? { page: row[0], url: page[0], pageTitle: page[1], anchor: row[1], title: row[2], text: row[3] } : null;
   }
