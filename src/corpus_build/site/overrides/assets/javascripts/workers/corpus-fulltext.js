@@ -31,7 +31,8 @@
   var PAGES = 10; // pages of passages in an answer
   var SHOWN = 2; // passages of a page shown; the others under Material's "more"
   var PER_PAGE = 4;
-  var LOADED = 24; // passages whose files a query may load
+  var LOADED = 24; // passages a query may show
+  var FILES = 12; // passage files it may load for them (a page's passages share a file: fulltext.py)
   var PREFIX_TERMS = 16; // words an unfinished last word may stand for
   var PREFIX_WEIGHT = 0.6;
   var SNIPPET = 220;
@@ -313,8 +314,13 @@
       var needed = shardsFor(plan).filter(function (name) { return !shards[name]; });
       return then(load(needed), function () {
         var ranked = rank(plan).slice(0, LOADED);
-        var files = ranked.map(function (pair) { return manifest.chunks[chunkOf(pair[0])]; })
-          .filter(function (name) { return name && !chunks[name]; });
+        // The files of the best passages, a page's passages sharing one: about one file per page shown.
+        var files = [];
+        ranked.forEach(function (pair) {
+          var name = manifest.chunks[chunkOf(pair[0])];
+          if (name && files.indexOf(name) === -1 && files.length < FILES) files.push(name);
+        });
+        files = files.filter(function (name) { return !chunks[name]; });
         return then(load(files), function () { return merge(result, ranked, plan); });
       });
     });
