@@ -124,7 +124,7 @@ def _rule(node: Any, resolve: Resolve, depth: int, *, top: bool = False) -> str:
         return ""
     try:
         if isinstance(node, ast.QualifiedRule):
-            return _plain(node.prelude) + "{" + _block(node.content, resolve, depth + 1) + "}"
+            return _plain(node.prelude).strip() + "{" + _block(node.content, resolve, depth + 1) + "}"
         if isinstance(node, ast.AtRule):
             return _at_rule(node, resolve, depth, top)
     except _Drop:
@@ -135,15 +135,16 @@ def _rule(node: Any, resolve: Resolve, depth: int, *, top: bool = False) -> str:
 def _at_rule(node: ast.AtRule, resolve: Resolve, depth: int, top: bool) -> str:
     name = node.lower_at_keyword
     head = "@" + tinycss2.serialize([ast.IdentToken(0, 0, node.at_keyword)])
+    prelude = " " + _plain(node.prelude).strip() if name != "import" else ""
     if name == "import":
         return _import(node, resolve) if top and node.content is None else ""
     if node.content is None:  # `@layer a, b;` and the like: kept when it names no address
-        return head + _plain(node.prelude) + ";" if name == "layer" else ""
+        return head + prelude + ";" if name == "layer" else ""
     if name in _GROUPS:
         inner = tinycss2.parse_rule_list(node.content, skip_comments=True, skip_whitespace=True)
-        return head + _plain(node.prelude) + "{" + "\n".join(o for o in (_rule(n, resolve, depth + 1) for n in inner) if o) + "}"
+        return head + prelude.rstrip() + "{" + "\n".join(o for o in (_rule(n, resolve, depth + 1) for n in inner) if o) + "}"
     if name in _DECLARATIONS:
-        return head + _plain(node.prelude) + "{" + _block(node.content, resolve, depth + 1, font=name == "font-face") + "}"
+        return head + prelude.rstrip() + "{" + _block(node.content, resolve, depth + 1, font=name == "font-face") + "}"
     return ""  # charset, namespace, document and every at-rule not known to be safe
 
 
@@ -209,7 +210,16 @@ def _declaration(node: ast.Declaration, resolve: Resolve, *, font: bool = False,
 
 
 def _join_commas(entries: list[list[Any]]) -> list[Any]:
-    return [t for n, entry in enumerate(entries) for t in ([ast.LiteralToken(0, 0, ",")] if n else []) + entry]
+    return [t for n, entry in enumerate(entries) for t in ([ast.LiteralToken(0, 0, ","), ast.WhitespaceToken(0, 0, " ")] if n else []) + _trim(entry)]
+
+
+def _trim(tokens: list[Any]) -> list[Any]:
+    start, end = 0, len(tokens)
+    while start < end and tokens[start].type == "whitespace":
+        start += 1
+    while end > start and tokens[end - 1].type == "whitespace":
+        end -= 1
+    return tokens[start:end]
 
 
 def _split_commas(values: list[Any]) -> list[list[Any]]:

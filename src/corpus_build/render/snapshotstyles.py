@@ -1,0 +1,154 @@
+"""The archived copy's look (issue 21): the mirror's stylesheets published beside it, sanitised,
+and its own `<style>` blocks and `style=` attributes moved into published files.
+
+An archived page is published under a policy (mirror.SNAPSHOT_CSP) that loads styles, images and
+fonts from the site's own origin only and runs no inline style, so everything here ends up as a
+file under sources/<id>/archive/styles/:
+
+- each stylesheet the mirror kept (fetch/styles.py), its addresses rewritten by core/css.py to
+  the published copies beside it, or dropped; the images and fonts it uses, copied as they are
+  (their bytes were checked when they were downloaded, their names are checked here);
+- each `<style>` block, sanitised the same way, as its own file linked where the block was (the
+  order of a page's sheets is its cascade);
+- the `style=` attributes, one rule each (`[data-cb-style="N"]{… !important}`) in one file linked
+  last: an attribute outranks the page's sheets, and !important on a later sheet is the nearest
+  a file gets. Loosening the policy instead (`'unsafe-hashes'`, `style-src-attr 'unsafe-inline'`)
+  would let the attributes through unchecked; this way they pass the same sanitiser.
+
+The names of the copies come from provenance, which a fresh clone or a hand edit can get wrong:
+only `styles/<20 hex><known suffix>` files that are in the mirror are published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from ..core import css
+from ..core.model import Corpus, Source
+from ..core.provenance import Provenance
+from .mirrortext import mirror_file
+
+FOLDER = "styles"  # under the archive folder, as in the mirror
+LOCAL_STYLE = re.compile(r"styles/[0-9a-f]{20}\.(?:css|png|jpg|gif|webp|avif|bmp|woff2|woff|ttf|otf)")
+SHEET_BYTES = 4 * 1024 * 1024  # as fetch/styles.py: a larger file is not a sheet we kept
+ATTRIBUTE = "data-cb-style"
+
+
+@dataclass(frozen=True)
+class PublishedStyles:
+    """A mirror's stylesheets as published: the files, and where each address's copy is."""
+
+    files: dict[str, bytes | Path] = field(default_factory=dict)  # path under the archive folder -> content
+    sheets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
+    assets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
+
+    def resolver(self, base: str) -> css.Resolve:
+        """Addresses of CSS at `base` -> the copy's name in styles/ (where every published sheet is)."""
+
+        def resolve(address: str, kind: str) -> str | None:
+            absolute = urljoin(base, address.strip()).split("#", 1)[0]
+            return (self.sheets if kind == css.IMPORT else self.assets).get(absolute)
+
+        return resolve
+
+
+def published_styles(corpus: Corpus, source: Source, record: Provenance) -> PublishedStyles:
+    """The mirror's kept stylesheets, images and fonts, ready to publish beside its archived page."""
+    kept = [(s, mirror_file(corpus, source, s.path)) for s in record.document.style_files if s.path and LOCAL_STYLE.fullmatch(s.path)]
+    present = [(s, path) for s, path in kept if path is not None]
+    styles = PublishedStyles()
+    for saved, _path in present:
+        name = saved.path.split("/", 1)[1]
+        target = styles.sheets if name.endswith(".css") else styles.assets
+        for address in (saved.url, saved.fetched_url):
+            if address:
+                target.setdefault(address.split("#", 1)[0], name)
+    for saved, path in present:
+        name = saved.path.split("/", 1)[1]
+        if not name.endswith(".css"):
+            styles.files[f"{FOLDER}/{name}"] = path
+            continue
+        try:
+            if path.stat().st_size > SHEET_BYTES:
+                continue
+            text = css.decode(path.read_bytes(), saved.content_type)
+        except OSError:
+            continue
+        styles.files[f"{FOLDER}/{name}"] = css.sanitize(text, styles.resolver(saved.fetched_url or saved.url)).encode("utf-8")
+    return styles
+
+
+def restyle(soup: Any, bases: tuple[str, ...], styles: PublishedStyles) -> dict[str, bytes]:
+    """Point the page's stylesheet links at the published copies and move its inline styles into
+    files (see the module's docstring); returns those files (path under the archive folder -> bytes)."""
+    made: dict[str, bytes] = {}
+
+    def sheet(address: str) -> str | None:
+        for base in bases or ("",):
+            found = styles.sheets.get(urljoin(base, address.strip()).split("#", 1)[0])
+            if found:
+                return found
+        return None
+
+    def link(soup: Any, href: str, media: str) -> Any:
+        tag = soup.new_tag("link")
+        tag["rel"] = "stylesheet"
+        tag["href"] = href
+        if media:
+            tag["media"] = media
+        return tag
+
+    for tag in soup.find_all("link"):
+        rel = [str(r).lower() for r in (tag.get("rel") or [])]
+        copy = sheet(str(tag.get("href") or "")) if "stylesheet" in rel and "alternate" not in rel else None
+        if copy:
+            tag.replace_with(link(soup, f"{FOLDER}/{copy}", str(tag.get("media") or "")))
+        elif not str(tag.get("href") or "").startswith("data:"):
+            tag.decompose()  # icons, preloads, sheets the mirror lacks: each would be a failed request
+    resolve = _first_of(styles, bases)
+    late = []
+    for block in soup.find_all("style"):
+        text = css.sanitize(block.string or block.get_text(), resolve)
+        if not text:
+            block.decompose()
+            continue
+        name = f"{FOLDER}/inline-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}.css"
+        made[name] = text.encode("utf-8")
+        new = link(soup, name, str(block.get("media") or ""))
+        if block.find_parent(["svg", "math"]) is not None:
+            block.decompose()  # a <link> means nothing there: the rules go to the end of <head>
+            late.append(new)
+        else:
+            block.replace_with(new)
+    rules = []
+    for n, element in enumerate(soup.find_all(style=True)):
+        text = css.sanitize_declarations(str(element["style"]), resolve, important=True)
+        del element["style"]  # the policy refuses it anyway: no console error for each one
+        if text:
+            element[ATTRIBUTE] = str(n)
+            rules.append(f'[{ATTRIBUTE}="{n}"]{{{text}}}')
+    if rules:
+        data = "\n".join(rules).encode("utf-8")
+        name = f"{FOLDER}/attributes-{hashlib.sha256(data).hexdigest()[:16]}.css"
+        made[name] = data
+        late.append(link(soup, name, ""))
+    head = soup.find("head") or soup
+    for tag in late:
+        head.append(tag)
+    return made
+
+
+def _first_of(styles: PublishedStyles, bases: Iterable[str]) -> css.Resolve:
+    """An address of the page's own CSS -> its copy, tried against each address the page had."""
+    resolvers = [styles.resolver(base) for base in bases or ("",)]
+
+    def resolve(address: str, kind: str) -> str | None:
+        return next((found for r in resolvers if (found := r(address, kind))), None)
+
+    return resolve
