@@ -7,7 +7,11 @@ made here; nothing comes from outside.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from pathlib import Path
+
+import pytest
 
 from corpus_build.core.provenance import Provenance, Status, read_provenance
 from corpus_build.fetch import fetch_corpus
@@ -114,3 +118,160 @@ def test_records_from_before_styles_still_load():
     assert style.path == "styles/a.css"
     record = Provenance.from_dict(odd)
     assert Provenance.from_dict(record.to_dict()) == record
+
+
+# --- the archived copy on the site ----------------------------------------------------------------
+
+ARTICLE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Styled article</title>
+<link rel="stylesheet" href="css/site.css">
+<style>.note { border: 3px solid rgb(0, 128, 0); background: url(img/note.png) }</style>
+</head><body><article><h1 class="title">Styled article</h1>
+<p class="lead">Words shown in the site's colours and letter spacing, as the original shows them.</p>
+<div class="banner">A banner drawn over a background image.</div>
+<p class="note">A note framed by the page's own style block.</p>
+<p id="attr" style="color: rgb(1, 2, 3); background-image: url('img/attr.png')">Coloured by its own attribute.</p>
+<figure><img src="img/figure.png" alt="a figure"><figcaption>A figure of the article.</figcaption></figure>
+</article></body></html>"""
+ARTICLE_CSS = """@import "theme.css";
+@font-face { font-family: Guide; src: url(../fonts/guide.ttf) format("truetype"); }
+body { font-family: Guide, sans-serif; }
+.banner { background: url("../img/bg.png") repeat-x; min-height: 30px; }
+.tracker { background: url(http://127.0.0.1:9/pixel.png); }
+"""
+ARTICLE_THEME = "h1.title { color: rgb(200, 16, 46); font-size: 31px; } p.lead { letter-spacing: 2px; }"
+# What the browser test reads on both pages: (selector, CSS property).
+LOOKS = (("h1.title", "color"), ("h1.title", "font-size"), ("p.lead", "letter-spacing"), (".note", "border-top-color"), ("#attr", "color"))
+
+
+def _latin_font() -> bytes:
+    """A TrueType font made here (fontTools): every Latin letter a box, so its use shows."""
+    builder = pytest.importorskip("fontTools.fontBuilder")
+    import io
+
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    pen = TTGlyphPen(None)
+    pen.moveTo((50, 0))
+    pen.lineTo((50, 700))
+    pen.lineTo((550, 700))
+    pen.lineTo((550, 0))
+    pen.closePath()
+    fb = builder.FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder([".notdef", "box"])
+    fb.setupCharacterMap({code: "box" for code in [*range(0x41, 0x5B), *range(0x61, 0x7B)]})
+    fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "box": pen.glyph()})
+    fb.setupHorizontalMetrics({".notdef": (500, 0), "box": (600, 50)})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "CB Test Guide", "styleName": "Regular"})
+    fb.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)
+    fb.setupPost()
+    out = io.BytesIO()
+    fb.save(out)
+    return out.getvalue()
+
+
+def _serve_article(server) -> None:
+    server.add("/blog/styled.html", ARTICLE)
+    server.add("/blog/css/site.css", ARTICLE_CSS, content_type="text/css")
+    server.add("/blog/css/theme.css", ARTICLE_THEME, content_type="text/css")
+    for path, width in (("/blog/img/bg.png", 40), ("/blog/img/note.png", 8), ("/blog/img/attr.png", 9), ("/blog/img/figure.png", 30)):
+        server.add(path, png(width, 20), content_type="image/png")
+    server.add("/blog/fonts/guide.ttf", _latin_font(), content_type="font/ttf")
+
+
+def test_the_archived_copy_links_only_the_published_styles(server, make_corpus, options):
+    from corpus_build import render
+
+    _serve_article(server)
+    corpus = make_corpus([{"id": "styled", "url": server.url("/blog/styled.html"), "kind": "article"}])
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    files = render.build_pages(corpus)
+    page = files["sources/styled/archive/page.html"]
+    assert isinstance(page, bytes)
+    html = page.decode()
+    published = {name: files[name] for name in files if name.startswith("sources/styled/archive/styles/")}
+    links = re.findall(r'<link[^>]*href="([^"]*)"', html)
+    assert len(links) == 3 and all(f"sources/styled/archive/{href}" in published for href in links), (links, sorted(published))
+    assert "<style" not in html and not re.search(r"\sstyle=", html)  # the policy would refuse them: moved into files
+    assert 'data-cb-style="0"' in html and "font-src 'self'" in html
+    sheets = {name: content for name, content in published.items() if name.endswith(".css")}
+    assert all(isinstance(content, bytes) for content in sheets.values())  # sanitised, not copied
+    text = "\n".join(content.decode() for content in sheets.values() if isinstance(content, bytes))
+    assert "127.0.0.1" not in text and "127.0.0.1" not in "".join(links)  # no fetch-time address left
+    assert "rgb(200, 16, 46)" in text and "[data-cb-style=\"0\"]{color:rgb(1, 2, 3)!important" in text
+    assert ".tracker{background:none}" in text
+    copied = [content for name, content in published.items() if not name.endswith(".css")]
+    assert len(copied) == 4 and all(isinstance(c, Path) for c in copied)  # three images and the font, copied from the mirror
+    record = _record(corpus, "styled")
+    raw = corpus.raw_dir(corpus.source("styled"))
+    for saved in record.document.style_files:
+        if saved.path:
+            (raw / saved.path).unlink()  # a fresh clone: corpus/.gitignore leaves styles/ out
+    again = render.build_pages(corpus)["sources/styled/archive/page.html"]
+    assert isinstance(again, bytes) and b"css/site.css" not in again  # no link to a file not there
+    # Only the page's own <style> block and attributes are left, their lost images as `none`.
+    assert [href.split("-")[0] for href in re.findall(r'<link[^>]*href="([^"]*)"', again.decode())] == ["styles/inline", "styles/attributes"]
+
+
+def _looks(frame) -> dict:
+    return {f"{selector} {prop}": frame.eval_on_selector(selector, f"e => getComputedStyle(e).getPropertyValue('{prop}')") for selector, prop in LOOKS}
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_the_archived_copy_looks_like_the_original_and_asks_only_the_site(tmp_path, server, options):
+    """Fetched from a real server, built for real, opened in Chromium beside the original: the same
+    words, the stylesheet's colours and sizes, the images and the font loaded, every request to the site."""
+    from corpus_build import registry
+    from tests.site_helpers import chromium, playwright_or_skip, serve
+
+    from .conftest import write_corpus
+    from .test_site import _build
+
+    sync_api = playwright_or_skip()
+    _serve_article(server)
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "styled", "url": server.url("/blog/styled.html"), "kind": "article", "title": "Styled"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    built = _build(tmp_path)
+    hits_before = len(server.hits)
+    with chromium(sync_api) as browser:
+        original = browser.new_page()
+        original.goto(server.url("/blog/styled.html"))
+        original.wait_for_load_state("load")
+        want = _looks(original)
+        words = original.inner_text("article")
+        original.close()
+        assert want["h1.title color"] == "rgb(200, 16, 46)" and want["#attr color"] == "rgb(1, 2, 3)", want  # the control: the styles work there
+        hits_before = len(server.hits)
+        with serve(built) as base:
+            context = browser.new_context()
+            requested: list[str] = []
+            context.on("request", lambda request: requested.append(request.url))
+            page = context.new_page()
+            page.goto(base + "sources/styled/archive/page.html")
+            page.wait_for_load_state("load")
+            page.evaluate("document.fonts.ready")
+            assert page.inner_text("article") == words
+            assert _looks(page) == want
+            assert page.eval_on_selector("img", "e => e.naturalWidth") == 30
+            backgrounds = page.eval_on_selector_all(".banner, .note, #attr", "els => els.map(e => getComputedStyle(e).backgroundImage)")
+            assert all(b.startswith(f'url("{base}sources/styled/archive/styles/') for b in backgrounds), backgrounds
+            widths = [page.evaluate("src => new Promise(done => { const i = new Image(); i.onload = () => done(i.naturalWidth); i.onerror = () => done(0); i.src = src })",
+                                    b[5:-2]) for b in backgrounds]
+            assert widths == [40, 8, 9], widths
+            fonts = page.evaluate("[...document.fonts].map(f => [f.family, f.status])")
+            assert ["Guide", "loaded"] in [[family.strip('"'), status] for family, status in fonts], fonts
+            # In the sandboxed frame of the source page: the same look.
+            page.goto(base + "sources/styled/")
+            page.locator(".cb-frame summary").click()
+            page.locator(".cb-frame iframe").wait_for()
+            frame = page.frame_locator(".cb-frame iframe")
+            frame.locator("h1").wait_for()
+            frame_page = next(f for f in page.frames if f.url.endswith("/archive/page.html"))
+            frame_page.wait_for_load_state("load")
+            assert _looks(frame_page) == want
+            context.close()
+    assert requested and all(url.startswith(base) for url in requested), [u for u in requested if not u.startswith(base)]
+    assert len(server.hits) == hits_before  # the original server is never asked by the site
