@@ -107,6 +107,17 @@ def test_style_attributes_are_sanitised_declarations():
     assert out == "color:red!important;background:url(1111.png)!important;background-image:none!important"
 
 
+def test_an_attribute_cannot_close_its_rule_and_open_another():
+    for hostile in ("color: red } * { display: none", "color: red } .x", "color: red; x: }", "--x: { } ; color: red"):
+        out = css.sanitize_declarations(hostile, resolve, important=True)
+        assert "}" not in out and "{" not in out, (hostile, out)
+
+
+def test_escapes_of_surrogates_come_out_as_utf8():
+    out = css.sanitize('a { content: "\\D800 x" } b { font-family: \\DFFF }', resolve) + css.sanitize_declarations("content: '\\DBFF'", resolve)
+    assert out.encode("utf-8") and "\ufffd" in out
+
+
 def test_what_a_sheet_loads():
     found = css.references('@import "theme.css"; a { background: url(a.png) } @font-face { src: url(fonts/f.woff2) } b { background: url(data:image/png;base64,AAAA) } c { filter: url(#f) }')
     assert [(r.url, r.kind) for r in found] == [("theme.css", "import"), ("a.png", "image"), ("fonts/f.woff2", "font")]

@@ -44,6 +44,7 @@ _IMAGE_SETS = frozenset({"image-set", "-webkit-image-set", "image"})  # their st
 _LISTS = frozenset({"src", "cursor"})  # comma lists where one lost entry must not sink the rest
 _MAX_DEPTH = 32  # blocks inside blocks; real sheets nest a few levels
 _CHARSET = re.compile(rb'^@charset "([A-Za-z0-9_.:-]{1,40})";')
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 
 
@@ -105,7 +106,7 @@ def sanitize(text: str, resolve: Resolve) -> str:
     """`text` with every address turned local by `resolve` (or dropped) and everything scripted removed."""
     try:
         rules = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
-        return "\n".join(out for out in (_rule(node, resolve, 0, top=True) for node in rules) if out)
+        return _text("\n".join(out for out in (_rule(node, resolve, 0, top=True) for node in rules) if out))
     except RecursionError:  # nesting deeper than Python's stack: nothing of it is kept
         return ""
 
@@ -114,9 +115,15 @@ def sanitize_declarations(text: str, resolve: Resolve, *, important: bool = Fals
     """The declarations of a `style=` attribute, made safe as `sanitize` does; `important` marks each !important."""
     try:
         nodes = tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True)
-        return ";".join(out for out in (_declaration(n, resolve, important=important) for n in nodes if isinstance(n, ast.Declaration)) if out)
+        return _text(";".join(out for out in (_declaration(n, resolve, important=important) for n in nodes if isinstance(n, ast.Declaration)) if out))
     except RecursionError:
         return ""
+
+
+def _text(out: str) -> str:
+    """`out` as UTF-8 can hold it: tinycss2 decodes an escape such as `\\D800` to a lone surrogate,
+    which CSS Syntax says is U+FFFD (and which would fail the file's encoding)."""
+    return _SURROGATE.sub("\ufffd", out)
 
 
 def _rule(node: Any, resolve: Resolve, depth: int, *, top: bool = False) -> str:
@@ -241,8 +248,8 @@ def _values(values: Iterable[Any], resolve: Resolve, kind: str, *, strict: bool 
     for token in values:
         if token.type in ("error", "comment"):
             raise _Drop  # a bad url, an unclosed string: a browser drops the declaration too
-        if token.type == "at-keyword" or isinstance(token, ast.CurlyBracketsBlock):
-            raise _Drop  # not a value: an injection attempt or broken CSS
+        if token.type == "at-keyword" or isinstance(token, ast.CurlyBracketsBlock) or (token.type == "literal" and token.value in "{};"):
+            raise _Drop  # not a value: broken CSS, or an attempt to close our rule and open one of its own
         if isinstance(token, ast.URLToken) or (isinstance(token, ast.FunctionBlock) and token.lower_name in ("url", "src")):
             address = _address(token)
             local = _local(address, resolve, kind)

@@ -30,6 +30,7 @@ from .http import AttemptLog, Download, Exchange, move_body, raw_twin
 from .images import _sniff as raster_type
 
 FOLDER = "styles"
+VERSION = "1"  # recorded with each HTML mirror that looked for its styles; a mirror without it is fetched again once
 MAX_DEPTH = 3  # page -> sheet -> @import -> @import: deeper chains are recorded, not fetched
 SHEET_BYTES = 4 * 1024 * 1024  # one stylesheet; real ones stay well under 1 MB
 STYLESHEET, IMPORT, IMAGE, FONT = "stylesheet", css.IMPORT, css.IMAGE, css.FONT

@@ -34,6 +34,7 @@ BODY = "page.html"
 BINARY = "body.bin"
 TEXT = "text.md"
 NEEDS_JS = "needs JavaScript"
+STYLES = "styles"  # in the extractor's versions: the page's stylesheets were looked for (fetch/styles.py)
 IMAGE_KINDS = ("article", "docs")  # the kinds whose images are kept ("full text and images")
 _IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
 # A hint that the page has styles worth keeping (a stylesheet link, a <style> block, a url()):
@@ -202,6 +203,11 @@ def _renamed(exchanges, old, new):
     return tuple(replace(e, payload=new) if e.payload == old else e for e in exchanges)
 
 
+def _styles_considered(extractor: Extractor | None) -> bool:
+    """Whether the mirror this record describes was made looking for the page's stylesheets (STYLES in its versions)."""
+    return extractor is not None and STYLES in extractor.versions
+
+
 def _has(path: Path, pattern: re.Pattern[bytes]) -> bool:
     with open(path, "rb") as handle:
         return bool(pattern.search(handle.read(16 * 1024 * 1024)))
@@ -214,8 +220,11 @@ class HtmlKind:
         return True  # the last resort: whatever a server sends as HTML
 
     async def fetch(self, ctx: Context) -> Outcome:
-        # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again.
-        partial = ctx.previous is not None and ctx.previous.status is Status.PARTIAL
+        # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again;
+        # so is one made before pages' styles were kept, once (its archived copy would stay unstyled).
+        previous = ctx.previous
+        unstyled = previous is not None and previous.body_file == BODY and ctx.options.max_styles > 0 and not _styles_considered(previous.extractor)
+        partial = previous is not None and (previous.status is Status.PARTIAL or unstyled)
         conditional: dict[str, str] = {} if partial else ctx.conditional
         download = await ctx.http.download(
             ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes,
@@ -241,7 +250,7 @@ class HtmlKind:
         facts, finished = await ctx.run_cpu(_extract_unless_shell, args, str(ctx.stage), download.exchanges, ctx.options.warc)
         if finished is None:
             return await self._more(ctx, download, args, facts, wants_images)
-        return self._outcome(download, facts, finished)
+        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0)
 
     async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
         """Render a shell (or every page under browser: always), keep the images, then finish."""
@@ -284,10 +293,11 @@ class HtmlKind:
             exchanges += style_exchanges
         _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
         screenshot = await asyncio.to_thread((stage / browser.SCREENSHOT).is_file)
-        return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, styled=styled, renderer=renderer, extra=extra,
+        return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, styled=styled, styles_considered=options.max_styles > 0,
+                             renderer=renderer, extra=extra,
                              shell=shell, partial_reason=partial_reason, screenshot=screenshot)
 
-    def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), styled=(), renderer="", extra=None,
+    def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), styled=(), styles_considered=False, renderer="", extra=None,
                  shell=(), partial_reason="", screenshot=False) -> Outcome:
         document = Document(
             title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]),
@@ -296,6 +306,6 @@ class HtmlKind:
             **{k: facts.get(k, "") for k in ("doi", "arxiv_id", "venue", "facts_from")},
         )
         return Outcome.from_download(
-            download, BODY, text_file=TEXT, document=document, extractor=Extractor("corpus-build-html", {**versions(), **(extra or {})}),
+            download, BODY, text_file=TEXT, document=document, extractor=Extractor("corpus-build-html", {**versions(), **(extra or {}), **({STYLES: styles.VERSION} if styles_considered else {})}),
             finished=finished, exchanges=exchanges if exchanges is not None else download.exchanges,
         )
