@@ -158,7 +158,7 @@ def _latin_font() -> bytes:
     pen.closePath()
     fb = builder.FontBuilder(1000, isTTF=True)
     fb.setupGlyphOrder([".notdef", "box"])
-    fb.setupCharacterMap({code: "box" for code in [*range(0x41, 0x5B), *range(0x61, 0x7B)]})
+    fb.setupCharacterMap(dict.fromkeys([*range(0x41, 0x5B), *range(0x61, 0x7B)], "box"))
     fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "box": pen.glyph()})
     fb.setupHorizontalMetrics({".notdef": (500, 0), "box": (600, 50)})
     fb.setupHorizontalHeader(ascent=800, descent=-200)
