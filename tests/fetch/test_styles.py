@@ -202,7 +202,8 @@ def test_the_archived_copy_links_only_the_published_styles(server, make_corpus, 
     assert "rgb(200, 16, 46)" in text and "[data-cb-style=\"0\"]{color:rgb(1, 2, 3)!important" in text
     assert ".tracker{background:none}" in text
     copied = [content for name, content in published.items() if not name.endswith(".css")]
-    assert len(copied) == 4 and all(isinstance(c, Path) for c in copied)  # three images and the font, copied from the mirror
+    assert len(copied) == 3 and all(isinstance(c, Path) for c in copied)  # the three images, copied from the mirror
+    assert 'src:url(data:font/ttf;base64,' in text  # the font inside its sheet: a sandboxed frame gets no font file without CORS
     # Each sanitised sheet is kept for the next build (tinycss2 costs ~3 µs a byte), and read back from there.
     cached = sorted((corpus.root.parent / ".corpus-build" / "cache" / "styles").glob("*.css"))
     assert len(cached) == 2 and {p.read_bytes() for p in cached} == {c for n, c in sheets.items() if "/inline-" not in n and "/attributes-" not in n}
@@ -276,7 +277,10 @@ def test_the_archived_copy_looks_like_the_original_and_asks_only_the_site(tmp_pa
             frame.locator("h1").wait_for()
             frame_page = next(f for f in page.frames if f.url.endswith("/archive/page.html"))
             frame_page.wait_for_load_state("load")
+            frame_page.evaluate("document.fonts.ready")
             assert _looks(frame_page) == want
+            fonts = frame_page.evaluate("[...document.fonts].map(f => [f.family, f.status])")
+            assert ["Guide", "loaded"] in [[family.strip('"'), status] for family, status in fonts], fonts
             context.close()
     assert requested and all(url.startswith(base) for url in requested), [u for u in requested if not u.startswith(base)]
     assert len(server.hits) == hits_before  # the original server is never asked by the site

@@ -58,8 +58,9 @@ def _rel(from_page: str, to_page: str) -> str:
 
 PUBLISH_LIMIT = 50 * 1024 * 1024  # archived files larger than this stay in the mirror only
 # The policy of every published HTML snapshot: nothing but our own origin's styles, images and
-# fonts (the fonts its stylesheets use, kept as WOFF/WOFF2/TTF/OTF whose bytes were checked).
-SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+# fonts. Fonts may be data: URLs, which only our sanitised sheets can name (no inline style
+# runs): how a sandboxed frame gets them without CORS (render/snapshotstyles.py).
+SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 SWH_RESOLVER = "https://archive.softwareheritage.org/"
 
 

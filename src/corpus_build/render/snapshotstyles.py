@@ -6,8 +6,12 @@ fonts from the site's own origin only and runs no inline style, so everything he
 file under sources/<id>/archive/styles/:
 
 - each stylesheet the mirror kept (fetch/styles.py), its addresses rewritten by core/css.py to
-  the published copies beside it, or dropped; the images and fonts it uses, copied as they are
-  (their bytes were checked when they were downloaded, their names are checked here);
+  the published copies beside it, or dropped; the images it uses, copied as they are (their
+  bytes were checked when they were downloaded, their names are checked here); its fonts inside
+  it as data: URLs (up to INLINE_FONT each). A font is fetched in CORS mode, and the sandboxed
+  frame that shows the copy has an opaque origin: a font file on the site then needs the host
+  to send Access-Control-Allow-Origin (GitHub Pages does, `python -m http.server` and most
+  others do not). A data: font needs nothing, and only our own sheets can name one;
 - each `<style>` block, sanitised the same way, as its own file linked where the block was (the
   order of a page's sheets is its cascade);
 - the `style=` attributes, one rule each (`[data-cb-style="N"]{… !important}`) in one file linked
@@ -26,6 +30,7 @@ only `styles/<20 hex><known suffix>` files that are in the mirror are published.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import hashlib
@@ -45,6 +50,8 @@ FOLDER = "styles"  # under the archive folder, as in the mirror
 LOCAL_STYLE = re.compile(r"styles/[0-9a-f]{20}\.(?:css|png|jpg|gif|webp|avif|bmp|woff2|woff|ttf|otf)")
 SHEET_BYTES = 4 * 1024 * 1024  # as fetch/styles.py: a larger file is not a sheet we kept
 ATTRIBUTE = "data-cb-style"
+INLINE_FONT = 512 * 1024  # a font up to this size goes into the sheets; a larger one is a file (see above)
+_FONT_TYPES = {".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf"}
 CACHE = Path(".corpus-build") / "cache" / "styles"  # beside corpus/
 
 
@@ -55,13 +62,15 @@ class PublishedStyles:
     files: dict[str, bytes | Path] = field(default_factory=dict)  # path under the archive folder -> content
     sheets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
     assets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
+    fonts: dict[str, str] = field(default_factory=dict)  # file name in styles/ -> data: URL, for the fonts put inside the sheets
 
     def resolver(self, base: str) -> css.Resolve:
         """Addresses of CSS at `base` -> the copy's name in styles/ (where every published sheet is)."""
 
         def resolve(address: str, kind: str) -> str | None:
             absolute = urljoin(base, address.strip()).split("#", 1)[0]
-            return (self.sheets if kind == css.IMPORT else self.assets).get(absolute)
+            name = (self.sheets if kind == css.IMPORT else self.assets).get(absolute)
+            return self.fonts.get(name, name) if name else None
 
         return resolve
 
@@ -79,8 +88,19 @@ def published_styles(corpus: Corpus, source: Source, record: Provenance) -> Publ
                 target.setdefault(address.split("#", 1)[0], name)
     for saved, path in present:
         name = saved.path.split("/", 1)[1]
+        if name.endswith(".css"):
+            continue
+        font = _FONT_TYPES.get(Path(name).suffix)
+        try:
+            if font and path.stat().st_size <= INLINE_FONT:
+                styles.fonts[name] = f"data:{font};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+                continue
+        except OSError:
+            continue
+        styles.files[f"{FOLDER}/{name}"] = path
+    for saved, path in present:
+        name = saved.path.split("/", 1)[1]
         if not name.endswith(".css"):
-            styles.files[f"{FOLDER}/{name}"] = path
             continue
         try:
             if path.stat().st_size > SHEET_BYTES:
@@ -90,7 +110,7 @@ def published_styles(corpus: Corpus, source: Source, record: Provenance) -> Publ
             continue
         base = saved.fetched_url or saved.url
         make = functools.partial(_sanitized, data, saved.content_type, styles.resolver(base))
-        styles.files[f"{FOLDER}/{name}"] = _cached(corpus.root.parent / CACHE, (data, saved.content_type, base, styles.sheets, styles.assets), make)
+        styles.files[f"{FOLDER}/{name}"] = _cached(corpus.root.parent / CACHE, (data, saved.content_type, base, styles.sheets, styles.assets, sorted(styles.fonts)), make)
     return styles
 
 
@@ -98,7 +118,7 @@ def _sanitized(data: bytes, content_type: str, resolve: css.Resolve) -> str:
     return css.sanitize(css.decode(data, content_type), resolve)
 
 
-def _cached(folder: Path, parts: tuple[bytes, str, str, dict[str, str], dict[str, str]], make: Callable[[], str]) -> bytes:
+def _cached(folder: Path, parts: tuple[bytes, str, str, dict[str, str], dict[str, str], list[str]], make: Callable[[], str]) -> bytes:
     """make() as UTF-8, or what it gave for the same parts and code before (an unreadable cache is a slower build)."""
     data, *rest = parts
     key = cachekeys.digest(hashlib.sha256(data).hexdigest(), *rest, cachekeys.code_version(), _tinycss2_version())
