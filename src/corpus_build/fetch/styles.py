@@ -11,6 +11,9 @@ text/css (a browser in standards mode ignores anything else), an image or a font
 bytes are a raster image (images.py) or a WOFF/WOFF2/TrueType/OpenType font: no SVG, which can
 carry script, and the site serves these copies from its own origin.
 
+Reading a sheet for what it loads costs about 3 µs a byte (tinycss2 is pure Python), so it runs
+in the extraction workers, once per distinct sheet in a run: a site's pages share their sheets.
+
 The sheets are kept as sent; render rewrites their addresses to the published copies (and
 drops whatever it cannot) when it publishes them (core/css.py).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -85,8 +89,21 @@ def _web(urls: list[str]) -> list[str]:
     return list(dict.fromkeys(u.split("#", 1)[0] for u in urls if urlsplit(u).scheme in ("http", "https")))
 
 
-async def download_styles(http, stage: Path, sheets: list[str], named: list[tuple[str, str]], limit: int) -> tuple[tuple[SavedStyle, ...], tuple[Exchange, ...]]:
-    """(records, exchanges for the WARC): the sheets, their imports, then the images and fonts, into stage/styles/."""
+def sheet_references(path: str, content_type: str) -> list[tuple[str, str]]:
+    """Runs in a worker: (address as written, kind) of everything the sheet at `path` loads."""
+    return [(r.url, r.kind) for r in css.references(css.decode(Path(path).read_bytes(), content_type))]
+
+
+async def download_styles(http, stage: Path, sheets: list[str], named: list[tuple[str, str]], limit: int, *,
+                          run_cpu: Callable[..., Awaitable[Any]] | None = None,
+                          memo: dict[str, list[tuple[str, str]]] | None = None) -> tuple[tuple[SavedStyle, ...], tuple[Exchange, ...]]:
+    """(records, exchanges for the WARC): the sheets, their imports, then the images and fonts, into stage/styles/.
+
+    `run_cpu(fn, *args)` reads the sheets (default: a thread); `memo`, by sha256, keeps what
+    each sheet loads for the rest of the run.
+    """
+    run_cpu = run_cpu or asyncio.to_thread
+    memo = {} if memo is None else memo
     folder = stage / FOLDER
     numbers = itertools.count()
     records: dict[str, SavedStyle] = {}
@@ -99,14 +116,16 @@ async def download_styles(http, stage: Path, sheets: list[str], named: list[tupl
             break
         found = await _batch(http, folder, numbers, todo, records, exchanges, limit)
         level = []
-        for record, text in found:
+        for record in found:
+            if record.sha256 not in memo:
+                memo[record.sha256] = await run_cpu(sheet_references, str(stage / record.path), record.content_type)
             base = record.fetched_url or record.url
-            for ref in css.references(text) if text else ():
-                address = urljoin(base, ref.url).split("#", 1)[0]
+            for url, kind in memo[record.sha256]:
+                address = urljoin(base, url).split("#", 1)[0]
                 if not _web([address]):
                     continue
-                if ref.kind != IMPORT:
-                    assets.append((address, ref.kind))
+                if kind != IMPORT:
+                    assets.append((address, kind))
                 elif depth < MAX_DEPTH:
                     level.append((address, IMPORT))
                 elif address not in records:
@@ -122,45 +141,43 @@ def _fresh(wanted: list[tuple[str, str]], records: dict[str, SavedStyle]) -> lis
 
 
 async def _batch(http, folder: Path, numbers, todo: list[tuple[str, str]], records: dict[str, SavedStyle], exchanges: list[Exchange],
-                 limit: int) -> list[tuple[SavedStyle, str]]:
-    """Download `todo` within the per-source cap; the records go into `records`, each kept sheet's text is returned."""
+                 limit: int) -> list[SavedStyle]:
+    """Download `todo` within the per-source cap; the records go into `records`, those of the kept sheets are returned."""
     room = max(0, limit - sum(1 for r in records.values() if not r.error.startswith("not kept: over the cap")))
     chosen, over = todo[:room], todo[room:]
     for url, role in over:
         records[url] = SavedStyle(url=url, role=role, error=f"not kept: over the cap of {limit} stylesheet files per source (fetch.max_styles)")
     results = await asyncio.gather(*(_one(http, folder, next(numbers), url, role) for url, role in chosen))
     sheets = []
-    for (url, _role), (record, moved, text) in zip(chosen, results, strict=True):
+    for (url, role), (record, moved) in zip(chosen, results, strict=True):
         records[url] = record
         exchanges.extend(moved)
-        if text:
-            sheets.append((record, text))
+        if record.path and role in (STYLESHEET, IMPORT):
+            sheets.append(record)
     return sheets
 
 
-async def _one(http, folder: Path, n: int, url: str, role: str) -> tuple[SavedStyle, tuple[Exchange, ...], str]:
+async def _one(http, folder: Path, n: int, url: str, role: str) -> tuple[SavedStyle, tuple[Exchange, ...]]:
     temp = folder / f"download-{n}.part"
     try:
         download = await http.download(url, temp, AttemptLog(), accept=_ACCEPT[role])
     except FetchError as exc:
-        return SavedStyle(url=url, role=role, error=str(exc)), (), ""
-    return await asyncio.to_thread(_keep, folder, temp, download, url, role)  # file I/O and parsing off the event loop
+        return SavedStyle(url=url, role=role, error=str(exc)), ()
+    return await asyncio.to_thread(_keep, folder, temp, download, url, role)  # file I/O off the event loop
 
 
-def _keep(folder: Path, temp: Path, download: Download, url: str, role: str) -> tuple[SavedStyle, tuple[Exchange, ...], str]:
-    """Keep `temp` under its content address when it is what `role` needs; the sheet's text for its own references."""
+def _keep(folder: Path, temp: Path, download: Download, url: str, role: str) -> tuple[SavedStyle, tuple[Exchange, ...]]:
+    """Keep `temp` under its content address when it is what `role` needs."""
     declared = download.content_type.split(";")[0].strip().lower()
     with open(temp, "rb") as handle:
         head = handle.read(16)
-    text, why = "", ""
+    why = ""
     if role in (STYLESHEET, IMPORT):
         suffix = ".css" if declared == "text/css" else ""
         if not suffix:
             why = f"not kept: '{declared or 'no content type'}' is not a stylesheet (text/css)"
         elif download.bytes > SHEET_BYTES:
             why = f"not kept: {download.bytes:,} bytes, over the {SHEET_BYTES:,} a stylesheet may have"
-        else:
-            text = css.decode(temp.read_bytes(), download.content_type)
     else:
         suffix = raster_type(head) or font_type(head)
         if not suffix:
@@ -168,7 +185,7 @@ def _keep(folder: Path, temp: Path, download: Download, url: str, role: str) -> 
     if why:
         temp.unlink(missing_ok=True)
         raw_twin(temp).unlink(missing_ok=True)
-        return SavedStyle(url=url, role=role, fetched_url=download.final_url, content_type=download.content_type, bytes=download.bytes, error=why), (), ""
+        return SavedStyle(url=url, role=role, fetched_url=download.final_url, content_type=download.content_type, bytes=download.bytes, error=why), ()
     name = f"{download.sha256[:20]}{suffix}"
     target = folder / name
     exchanges: tuple[Exchange, ...]
@@ -180,4 +197,4 @@ def _keep(folder: Path, temp: Path, download: Download, url: str, role: str) -> 
         exchanges = move_body(download.exchanges, temp, target)
     record = SavedStyle(url=url, role=role, fetched_url=download.final_url, path=f"{FOLDER}/{name}", sha256=download.sha256,
                         content_type=download.content_type, bytes=download.bytes)
-    return record, exchanges, text
+    return record, exchanges

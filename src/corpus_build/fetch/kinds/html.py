@@ -289,7 +289,8 @@ class HtmlKind:
             exchanges += image_exchanges
         styled: tuple[SavedStyle, ...] = ()
         if options.max_styles > 0 and (facts["stylesheets"] or facts["style_refs"]):
-            styled, style_exchanges = await styles.download_styles(ctx.http, stage, facts["stylesheets"], facts["style_refs"], options.max_styles)
+            styled, style_exchanges = await styles.download_styles(ctx.http, stage, facts["stylesheets"], facts["style_refs"], options.max_styles,
+                                                                   run_cpu=ctx.run_cpu, memo=ctx.state.setdefault("style-references", {}))
             exchanges += style_exchanges
         _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
         screenshot = await asyncio.to_thread((stage / browser.SCREENSHOT).is_file)
