@@ -78,7 +78,7 @@ def test_addresses_hidden_in_other_forms_are_found():
     @font-face { font-family: F; src: url(https://evil.example/f.eot) format("embedded-opentype"), url(fonts/f.woff2) format("woff2") }
     """)
     assert ".a{background-image:image-set(url(1111.png) 2x)}" in out  # the option without a copy goes, not the value
-    assert ".b{}" in out and ".c{}" in out and ".d{background-image:none}" in out
+    assert ".b{" not in out and ".c{" not in out and ".d{background-image:none}" in out  # an emptied rule goes
     assert "--u:none" in out and "evil" not in out.replace('"https://evil.example/4.png"', "")  # a string is only text
     assert ".f{cursor:pointer}" in out and "url(#blur)" in out and "url(#m)" in out  # the page's own elements: no request
     assert "@namespace" not in out and "document" not in out

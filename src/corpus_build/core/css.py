@@ -131,7 +131,8 @@ def _rule(node: Any, resolve: Resolve, depth: int, *, top: bool = False) -> str:
         return ""
     try:
         if isinstance(node, ast.QualifiedRule):
-            return _plain(node.prelude).strip() + "{" + _block(node.content, resolve, depth + 1) + "}"
+            block = _block(node.content, resolve, depth + 1)
+            return _plain(node.prelude).strip() + "{" + block + "}" if block else ""  # an emptied rule does nothing
         if isinstance(node, ast.AtRule):
             return _at_rule(node, resolve, depth, top)
     except _Drop:

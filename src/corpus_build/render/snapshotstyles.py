@@ -163,7 +163,8 @@ def restyle(soup: Any, bases: tuple[str, ...], styles: PublishedStyles) -> dict[
 
     for tag in soup.find_all("link"):
         rel = [str(r).lower() for r in (tag.get("rel") or [])]
-        copy = sheet(str(tag.get("href") or "")) if "stylesheet" in rel and "alternate" not in rel else None
+        applies = "stylesheet" in rel and "alternate" not in rel and not tag.has_attr("disabled")  # as the original showed it
+        copy = sheet(str(tag.get("href") or "")) if applies else None
         if copy:
             tag.replace_with(link(soup, f"{FOLDER}/{copy}", str(tag.get("media") or "")))
         elif not str(tag.get("href") or "").startswith("data:"):
@@ -171,7 +172,8 @@ def restyle(soup: Any, bases: tuple[str, ...], styles: PublishedStyles) -> dict[
     resolve = _first_of(styles, bases)
     late = []
     for block in soup.find_all("style"):
-        text = css.sanitize(block.string or block.get_text(), resolve)
+        kind = str(block.get("type") or "text/css").strip().lower()
+        text = css.sanitize(block.string or block.get_text(), resolve) if kind in ("text/css", "") else ""  # a browser skips text/less and the like
         if not text:
             block.decompose()
             continue
