@@ -73,10 +73,12 @@ def page_styles(root: Any, url: str) -> tuple[list[str], list[tuple[str, str]]]:
     sheets: list[str] = []
     for link in root.iter("link"):
         rel = (link.get("rel") or "").lower().split()
-        if "stylesheet" in rel and "alternate" not in rel and link.get("href"):
+        if "stylesheet" in rel and "alternate" not in rel and link.get("href") and link.get("disabled") is None:
             sheets.append(urljoin(base, link.get("href").strip()))
     named: list[tuple[str, str]] = []
     for style in root.iter("style"):
+        if (style.get("type") or "text/css").strip().lower() not in ("text/css", ""):
+            continue  # text/less and the like: no browser applies it
         named += [(urljoin(base, r.url), r.kind) for r in css.references(style.text or "")]
     for element in root.iter():
         value = element.get("style") if isinstance(element.tag, str) else None

@@ -253,7 +253,7 @@ class HtmlKind:
         return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0)
 
     async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
-        """Render a shell (or every page under browser: always), keep the images, then finish."""
+        """Render a shell (or every page under browser: always), keep the images and the stylesheets, then finish."""
         options, stage = ctx.options, ctx.stage
         exchanges = tuple(download.exchanges)
         shell = tuple(facts["shell"])
