@@ -2,8 +2,8 @@
 and its own `<style>` blocks and `style=` attributes moved into published files.
 
 An archived page is published under a policy (mirror.SNAPSHOT_CSP) that loads styles, images and
-fonts from the site's own origin only and runs no inline style, so everything here ends up as a
-file under sources/<id>/archive/styles/:
+fonts from the site's own origin only (fonts also as data: URLs) and runs no inline style, so
+everything here ends up as a file under sources/<id>/archive/styles/:
 
 - each stylesheet the mirror kept (fetch/styles.py), its addresses rewritten by core/css.py to
   the published copies beside it, or dropped; the images it uses, copied as they are (their
@@ -13,7 +13,8 @@ file under sources/<id>/archive/styles/:
   to send Access-Control-Allow-Origin (GitHub Pages does, `python -m http.server` and most
   others do not). A data: font needs nothing, and only our own sheets can name one;
 - each `<style>` block, sanitised the same way, as its own file linked where the block was (the
-  order of a page's sheets is its cascade);
+  order of a page's sheets is its cascade); one inside `<svg>` or `<math>`, where a `<link>` means
+  nothing, is linked at the end of `<head>`;
 - the `style=` attributes, one rule each (`[data-cb-style="N"]{… !important}`) in one file linked
   last: an attribute outranks the page's sheets, and !important on a later sheet is the nearest
   a file gets. Loosening the policy instead (`'unsafe-hashes'`, `style-src-attr 'unsafe-inline'`)
