@@ -74,6 +74,22 @@ class SavedImage:
 
 
 @dataclass(frozen=True)
+class SavedStyle:
+    """A stylesheet of an HTML page, or an image or font a stylesheet uses, downloaded into the
+    mirror's styles/ for its archived copy (or why it is not there). Kept as sent: render
+    rewrites each sheet's addresses to the published copies when it publishes them."""
+
+    url: str  # as requested: resolved against the page, or against the stylesheet that names it
+    role: str  # "stylesheet" (a <link>), "import" (an @import), "image" or "font" (a url() of a sheet)
+    fetched_url: str = ""  # what finally answered (a sheet's own addresses resolve against it)
+    path: str = ""  # relative to the mirror folder; "" when it failed
+    sha256: str = ""
+    content_type: str = ""  # as the server said, charset included (a sheet is decoded by it)
+    bytes: int = 0
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class Document:
     """What extraction learnt about the content (any kind)."""
 
@@ -96,6 +112,8 @@ class Document:
     screenshot: str = ""  # full-page WebP of the rendered page (PNG before issue 21), relative to the mirror folder
     shell: tuple[str, ...] = ()  # why the page looked like a JavaScript shell
     partial_reason: str = ""  # set when status is partial: what the mirror lacks and how to get it
+    # The page's stylesheets and what they use (failures included); () in records made before issue 21.
+    style_files: tuple[SavedStyle, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,6 +223,7 @@ class Provenance:
         doc["authors"] = tuple(doc.get("authors") or ())
         doc["images"] = tuple(doc.get("images") or ())
         doc["image_files"] = tuple(SavedImage(**_known(SavedImage, i)) for i in doc.get("image_files") or ())
+        doc["style_files"] = tuple(SavedStyle(**_known(SavedStyle, i)) for i in doc.get("style_files") or () if isinstance(i, dict) and "url" in i and "role" in i)
         doc["shell"] = tuple(doc.get("shell") or ())
         values["document"] = Document(**doc)
         if values.get("repo"):
@@ -284,7 +303,8 @@ def missing_files(raw_dir: Path, record: Provenance) -> list[str]:
     records whose files are missing; such a record must not make a fetch answer "unchanged".
     """
     raw_dir = Path(raw_dir)
-    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files)]
+    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files),
+              *(s.path for s in record.document.style_files)]
     missing = [name for name in dict.fromkeys(w for w in wanted if w) if not (raw_dir / name).is_file()]
     if record.repo is not None and not (raw_dir / "repo").is_dir():
         missing.append("repo/")

@@ -50,6 +50,9 @@ class FetchOptions:
     browser: str = "auto"
     chromium: str = ""  # the Chromium binary (default: chromium on PATH); CORPUS_BUILD_CHROMIUM
     max_images: int = 100  # images of an article's or doc's main text kept per source; 0 keeps none
+    # Stylesheets of an HTML page and the images and fonts they use, kept per source for its
+    # archived copy (fetch/styles.py); 0 keeps none.
+    max_styles: int = 60
 
     def with_env(self, env: Mapping[str, str] | None = None) -> FetchOptions:
         """GITHUB_API_URL, GITHUB_TOKEN and HF_ENDPOINT from the environment (read here, once)."""
@@ -78,5 +81,5 @@ def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
     # Command-line rewrites come first: the more specific wish wins.
     values["rewrites"] = extra_rewrites + values["rewrites"]
     options = FetchOptions(**values)
-    check_fetch_limits({"jobs": options.jobs, "per_host": options.per_host, "max_images": options.max_images})
+    check_fetch_limits({"jobs": options.jobs, "per_host": options.per_host, "max_images": options.max_images, "max_styles": options.max_styles})
     return options

@@ -33,7 +33,7 @@ FETCH_SETTINGS = {
     "jobs": int, "per_host": int, "connect_timeout": float, "read_timeout": float, "total_timeout": float,
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
     "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
-    "browser": str, "max_images": int,
+    "browser": str, "max_images": int, "max_styles": int,
 }
 BROWSER_MODES = ("auto", "always", "never")
 
@@ -86,6 +86,8 @@ def check_fetch_limits(values: Mapping[str, Any]) -> None:
         raise UsageError("--jobs and per-host limits must be at least 1")
     if values.get("max_images", 0) < 0:
         raise UsageError(f"corpus.yaml `fetch.max_images` must be 0 or more, got {values['max_images']}")
+    if values.get("max_styles", 0) < 0:
+        raise UsageError(f"corpus.yaml `fetch.max_styles` must be 0 or more, got {values['max_styles']}")
 
 
 # --- watch: -----------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ text), so it goes into view records the templates escape, or, for extracted
 Markdown, is rendered to HTML and cleaned with nh3 before it reaches a page: no
 script, event handler, javascript: URL or third-party image survives. Archived
 copies (PDF, HTML, screenshot, WARC) are published beside the source page; the
-HTML copy gets a Content-Security-Policy that lets nothing but our own styles
-and images load, and is only ever shown in a sandboxed frame (see `snapshot_html`). Extracted-text pages stay out of
+HTML copy gets a Content-Security-Policy that lets nothing but our own styles,
+images and fonts load, and is only ever shown in a sandboxed frame (see `snapshot_html`;
+its stylesheets, sanitised: render/snapshotstyles.py). Extracted-text pages stay out of
 Material's search index (`search: exclude`): their passages have an index of their
 own (site/fulltext.py); the source page carries a short excerpt.
 """
@@ -25,6 +26,7 @@ from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
+from .snapshotstyles import PublishedStyles, published_styles, restyle
 from .views import (
     Badge,
     Code,
@@ -55,8 +57,10 @@ def _rel(from_page: str, to_page: str) -> str:
 
 
 PUBLISH_LIMIT = 50 * 1024 * 1024  # archived files larger than this stay in the mirror only
-# The policy of every published HTML snapshot: nothing but our own origin's styles and images.
-SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+# The policy of every published HTML snapshot: nothing but our own origin's styles, images and
+# fonts. Fonts may be data: URLs, which only our sanitised sheets can name (no inline style
+# runs): how a sandboxed frame gets them without CORS (render/snapshotstyles.py).
+SNAPSHOT_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 SWH_RESOLVER = "https://archive.softwareheritage.org/"
 
 
@@ -271,7 +275,13 @@ def _archived(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[
     return unique
 
 
-def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[str, str] | None = None) -> bytes:
+def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[str, str] | None = None, styles: PublishedStyles | None = None) -> bytes:
+    """The archived page of `snapshot_page`, without the style files it makes."""
+    return snapshot_page(data, page_urls, images, styles)[0]
+
+
+def snapshot_page(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[str, str] | None = None,
+                  styles: PublishedStyles | None = None) -> tuple[bytes, dict[str, bytes]]:
     """A mirrored page made safe to publish: a CSP first in <head>; refresh, base and plugin tags removed.
 
     The page stays as archived otherwise (its scripts remain in the file but the policy
@@ -279,19 +289,25 @@ def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[
     mirror kept are pointed at their published copies (`images`: absolute address -> path from
     the archive folder, resolved against `page_urls`); an image or stylesheet the mirror lacks
     loses its address, so the frame shows the alt text instead of asking the site for a file
-    that is not there (issue 21).
+    that is not there (issue 21). Its stylesheet links point at the published copies (`styles`),
+    its `<style>` blocks and `style=` attributes become files of their own: returned with the
+    page, by path from the archive folder (render/snapshotstyles.py).
     """
     from urllib.parse import urljoin
 
-    from bs4 import BeautifulSoup, Doctype
+    from bs4 import BeautifulSoup, Doctype, Tag
 
     soup = BeautifulSoup(data, "html.parser")
+    base_tag = soup.find("base", href=True)
+    base_href = str(base_tag.get("href") or "").strip() if isinstance(base_tag, Tag) else ""
+    # Relative addresses resolve against <base href> as in the original, though the tag goes.
+    bases = tuple(dict.fromkeys([*(urljoin(u, base_href) for u in page_urls if base_href), *page_urls]))
     for tag in soup.find_all(["base", "object", "embed", "applet", "portal"]):
         tag.decompose()
     kept = images or {}
 
     def local(address: str) -> str | None:
-        for base in page_urls or ("",):
+        for base in bases or ("",):
             found = kept.get(urljoin(base, address.strip()).split("#", 1)[0])
             if found:
                 return found
@@ -306,9 +322,7 @@ def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[
             img["src"] = copy
         else:
             img.attrs.pop("src", None)
-    for link in soup.find_all("link"):
-        if not str(link.get("href") or "").startswith("data:"):
-            link.decompose()  # stylesheets, icons, preloads: not in the mirror, each a failed request
+    made = restyle(soup, bases, styles or PublishedStyles())
     for tag in soup.find_all("meta"):
         if str(tag.get("http-equiv", "")).lower() in ("refresh", "set-cookie", "content-security-policy"):
             tag.decompose()
@@ -323,7 +337,7 @@ def snapshot_html(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[
     start = next((i for i, node in enumerate(soup.contents) if not isinstance(node, Doctype)), len(soup.contents))
     soup.insert(start, csp)
     soup.insert(start + 1, referrer)
-    return soup.encode(formatter="minimal")
+    return soup.encode(formatter="minimal"), made
 
 
 Lookup = Callable[[Source], MirrorInfo]
@@ -344,10 +358,13 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
         for kind, name, path in _archived(corpus, source, record):
             target = f"{archive_dir(source)}/{name}"
             if kind == "html":
+                styles = published_styles(corpus, source, record)
                 try:
-                    files[target] = snapshot_html(path.read_bytes(), _page_urls(record), _kept_images(images))
+                    files[target], made = snapshot_page(path.read_bytes(), _page_urls(record), _kept_images(images), styles)
                 except OSError:
                     continue
+                for style_name, content in {**styles.files, **made}.items():
+                    files[f"{archive_dir(source)}/{style_name}"] = content
             else:
                 files[target] = path
     return files

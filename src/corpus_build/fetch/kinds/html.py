@@ -1,9 +1,10 @@
 """HTML pages (docs, articles, courses, video landing pages): the original bytes, the main text as
-Markdown (fetch/extract.py), the images that text uses, and JavaScript shells rendered in Chromium.
+Markdown (fetch/extract.py), the images that text uses, the stylesheets the archived copy needs
+(fetch/styles.py), and JavaScript shells rendered in Chromium.
 
 The common page costs one round trip to the worker pool (extract, then WARC and hashes, in
 one call) while the source holds its download slot only for the page itself. Pages that need
-more downloads (images of an article or doc; every page under `fetch.browser: always`) keep
+more downloads (images of an article or doc, stylesheets; every page under `fetch.browser: always`) keep
 the slot and go in steps: extract, download, then localise text.md and finish. A JavaScript
 shell is found by the extraction itself, so it is rendered after the slot was handed on;
 rendering is bounded by its own one-browser-at-a-time limit.
@@ -21,8 +22,8 @@ from pathlib import Path
 from ...core.bibfacts import text_language
 from ...core.errors import FetchError
 from ...core.model import Source
-from ...core.provenance import Document, Extractor, SavedImage, Status
-from .. import browser, images, records
+from ...core.provenance import Document, Extractor, SavedImage, SavedStyle, Status
+from .. import browser, images, records, styles
 from ..base import Context, Outcome, package_version
 from ..citemeta import citation_facts, citation_meta
 from ..extract import shell_signals, to_markdown
@@ -33,8 +34,12 @@ BODY = "page.html"
 BINARY = "body.bin"
 TEXT = "text.md"
 NEEDS_JS = "needs JavaScript"
+STYLES = "styles"  # in the extractor's versions: the page's stylesheets were looked for (fetch/styles.py)
 IMAGE_KINDS = ("article", "docs")  # the kinds whose images are kept ("full text and images")
 _IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
+# A hint that the page has styles worth keeping (a stylesheet link, a <style> block, a url()):
+# such a page takes the path with more downloads; the parsed page then says what they are.
+_STYLED = re.compile(rb"stylesheet|<style[\s>]|url\(", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
 # Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
@@ -117,6 +122,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     root = tree if tree is not None else _lenient_tree(text)
     language, page_title = _page_facts(root)
     markdown, region, used, shell = "", "", [], []
+    sheets, named = styles.page_styles(root, url)
     if root is not None:
         extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
         markdown, region, used = extraction.markdown, extraction.region, extraction.images
@@ -140,6 +146,8 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "authors": [a for a in cited.get("author", []) if a] or authors,
         "images": list(dict.fromkeys(i["cited"] for i in used))[:500],
         "used_images": used,
+        "stylesheets": sheets,
+        "style_refs": named,
         "encoding": encoding,
         "region": region,
         "shell": shell,
@@ -195,9 +203,14 @@ def _renamed(exchanges, old, new):
     return tuple(replace(e, payload=new) if e.payload == old else e for e in exchanges)
 
 
-def _has_img(path: Path) -> bool:
+def _styles_considered(extractor: Extractor | None) -> bool:
+    """Whether the mirror this record describes was made looking for the page's stylesheets (STYLES in its versions)."""
+    return extractor is not None and STYLES in extractor.versions
+
+
+def _has(path: Path, pattern: re.Pattern[bytes]) -> bool:
     with open(path, "rb") as handle:
-        return bool(_IMG.search(handle.read(16 * 1024 * 1024)))
+        return bool(pattern.search(handle.read(16 * 1024 * 1024)))
 
 
 class HtmlKind:
@@ -207,8 +220,11 @@ class HtmlKind:
         return True  # the last resort: whatever a server sends as HTML
 
     async def fetch(self, ctx: Context) -> Outcome:
-        # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again.
-        partial = ctx.previous is not None and ctx.previous.status is Status.PARTIAL
+        # A partial mirror (a shell no browser rendered) is never "unchanged": ask for the page again;
+        # so is one made before pages' styles were kept, once (its archived copy would stay unstyled).
+        previous = ctx.previous
+        unstyled = previous is not None and previous.body_file == BODY and ctx.options.max_styles > 0 and not _styles_considered(previous.extractor)
+        partial = previous is not None and (previous.status is Status.PARTIAL or unstyled)
         conditional: dict[str, str] = {} if partial else ctx.conditional
         download = await ctx.http.download(
             ctx.source.url, ctx.stage / BODY, ctx.log, accept="text/html,application/xhtml+xml;q=0.9,*/*;q=0.5", on_bytes=ctx.on_bytes,
@@ -224,7 +240,9 @@ class HtmlKind:
         pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
         args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
         wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
-        if ctx.options.browser == "always" or (wants_images and await asyncio.to_thread(_has_img, ctx.stage / BODY)):
+        wants_styles = ctx.options.max_styles > 0
+        more = (wants_images and await asyncio.to_thread(_has, ctx.stage / BODY, _IMG)) or (wants_styles and await asyncio.to_thread(_has, ctx.stage / BODY, _STYLED))
+        if ctx.options.browser == "always" or more:
             facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
             return await self._more(ctx, download, args, facts, wants_images)
         if ctx.leave_downloads is not None:
@@ -232,10 +250,10 @@ class HtmlKind:
         facts, finished = await ctx.run_cpu(_extract_unless_shell, args, str(ctx.stage), download.exchanges, ctx.options.warc)
         if finished is None:
             return await self._more(ctx, download, args, facts, wants_images)
-        return self._outcome(download, facts, finished)
+        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0)
 
     async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
-        """Render a shell (or every page under browser: always), keep the images, then finish."""
+        """Render a shell (or every page under browser: always), keep the images and the stylesheets, then finish."""
         options, stage = ctx.options, ctx.stage
         exchanges = tuple(download.exchanges)
         shell = tuple(facts["shell"])
@@ -269,20 +287,26 @@ class HtmlKind:
         if wants_images and facts["used_images"]:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
             exchanges += image_exchanges
+        styled: tuple[SavedStyle, ...] = ()
+        if options.max_styles > 0 and (facts["stylesheets"] or facts["style_refs"]):
+            styled, style_exchanges = await styles.download_styles(ctx.http, stage, facts["stylesheets"], facts["style_refs"], options.max_styles,
+                                                                   run_cpu=ctx.run_cpu, memo=ctx.state.setdefault("style-references", {}))
+            exchanges += style_exchanges
         _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
         screenshot = await asyncio.to_thread((stage / browser.SCREENSHOT).is_file)
-        return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, renderer=renderer, extra=extra,
+        return self._outcome(download, facts, finished, exchanges=exchanges, saved=saved, styled=styled, styles_considered=options.max_styles > 0,
+                             renderer=renderer, extra=extra,
                              shell=shell, partial_reason=partial_reason, screenshot=screenshot)
 
-    def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), renderer="", extra=None,
+    def _outcome(self, download: Download, facts: dict, finished, *, exchanges=None, saved=(), styled=(), styles_considered=False, renderer="", extra=None,
                  shell=(), partial_reason="", screenshot=False) -> Outcome:
         document = Document(
             title=facts["title"], language=facts["language"], published=facts["published"], authors=tuple(facts["authors"]),
             images=tuple(facts["images"]), image_files=tuple(saved), region=facts["region"], renderer=renderer,
-            screenshot=browser.SCREENSHOT if screenshot else "", shell=tuple(shell), partial_reason=partial_reason,
+            screenshot=browser.SCREENSHOT if screenshot else "", shell=tuple(shell), partial_reason=partial_reason, style_files=tuple(styled),
             **{k: facts.get(k, "") for k in ("doi", "arxiv_id", "venue", "facts_from")},
         )
         return Outcome.from_download(
-            download, BODY, text_file=TEXT, document=document, extractor=Extractor("corpus-build-html", {**versions(), **(extra or {})}),
+            download, BODY, text_file=TEXT, document=document, extractor=Extractor("corpus-build-html", {**versions(), **(extra or {}), **({STYLES: styles.VERSION} if styles_considered else {})}),
             finished=finished, exchanges=exchanges if exchanges is not None else download.exchanges,
         )
