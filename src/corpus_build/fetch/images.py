@@ -76,22 +76,31 @@ def _keep(folder: Path, temp: Path, download: Download, cited: str) -> tuple[Sav
     declared = download.content_type.split(";")[0].strip().lower()
     real = _sniff(_head(temp))
     if declared not in _TYPES or not real:
-        temp.unlink(missing_ok=True)
-        raw_twin(temp).unlink(missing_ok=True)
+        discard(temp)
         what = f"'{declared}'" if declared else "no content type"
         return SavedImage(url=cited, fetched_url=download.final_url, content_type=declared, bytes=download.bytes,
                           error=f"not kept: {what} is not a raster image (PNG, JPEG, GIF, WebP, AVIF, BMP)"), ()
-    name = f"{download.sha256[:20]}{real}"
-    target = folder / name
-    exchanges: tuple[Exchange, ...]
-    if target.exists():  # the same bytes under two URLs: one file
-        temp.unlink(missing_ok=True)
-        raw_twin(temp).unlink(missing_ok=True)
-        exchanges = ()
-    else:
-        exchanges = move_body(download.exchanges, temp, target)
+    name, exchanges = keep_by_content(folder, temp, download, real)
     return SavedImage(url=cited, fetched_url=download.final_url, path=f"{FOLDER}/{name}", sha256=download.sha256,
                       content_type=declared, bytes=download.bytes), exchanges
+
+
+def discard(temp: Path) -> None:
+    """Drop a download that is not kept, and its raw twin."""
+    temp.unlink(missing_ok=True)
+    raw_twin(temp).unlink(missing_ok=True)
+
+
+def keep_by_content(folder: Path, temp: Path, download: Download, suffix: str) -> tuple[str, tuple[Exchange, ...]]:
+    """Move the download `temp` into `folder` under its content address; its name and WARC exchanges.
+
+    The same bytes under two addresses make one file (and the second records no body)."""
+    name = f"{download.sha256[:20]}{suffix}"
+    target = folder / name
+    if target.exists():
+        discard(temp)
+        return name, ()
+    return name, move_body(download.exchanges, temp, target)
 
 
 def localise(text_path: str, saved: list[dict]) -> None:

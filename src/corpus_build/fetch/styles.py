@@ -30,8 +30,9 @@ from urllib.parse import urljoin, urlsplit
 from ..core import css
 from ..core.errors import FetchError
 from ..core.provenance import SavedStyle
-from .http import AttemptLog, Download, Exchange, move_body, raw_twin
+from .http import AttemptLog, Download, Exchange
 from .images import _sniff as raster_type
+from .images import discard, keep_by_content
 
 FOLDER = "styles"
 VERSION = "1"  # recorded with each HTML mirror that looked for its styles; a mirror without it is fetched again once
@@ -185,18 +186,9 @@ def _keep(folder: Path, temp: Path, download: Download, url: str, role: str) -> 
         if not suffix:
             why = f"not kept: '{declared or 'no content type'}' is neither a raster image (PNG, JPEG, GIF, WebP, AVIF, BMP) nor a font (WOFF2, WOFF, TrueType, OpenType)"
     if why:
-        temp.unlink(missing_ok=True)
-        raw_twin(temp).unlink(missing_ok=True)
+        discard(temp)
         return SavedStyle(url=url, role=role, fetched_url=download.final_url, content_type=download.content_type, bytes=download.bytes, error=why), ()
-    name = f"{download.sha256[:20]}{suffix}"
-    target = folder / name
-    exchanges: tuple[Exchange, ...]
-    if target.exists():  # the same bytes under two addresses: one file
-        temp.unlink(missing_ok=True)
-        raw_twin(temp).unlink(missing_ok=True)
-        exchanges = ()
-    else:
-        exchanges = move_body(download.exchanges, temp, target)
+    name, exchanges = keep_by_content(folder, temp, download, suffix)
     record = SavedStyle(url=url, role=role, fetched_url=download.final_url, path=f"{FOLDER}/{name}", sha256=download.sha256,
                         content_type=download.content_type, bytes=download.bytes)
     return record, exchanges

@@ -116,7 +116,7 @@ def build(data: dict[str, Any]) -> dict[str, Any]:
 
     idfs: dict[str, float] = {}
     vectors = []
-    for doc, row in zip(docs, counted):
+    for doc, row in zip(docs, counted, strict=True):
         doc_boost = doc.get("boost") or 1
         out: list[Any] = []
         for f, (counts, length) in enumerate(row):
@@ -150,12 +150,12 @@ def expand(compact: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, Any
     fields = compact["fields"]
     refs = [doc["location"] for doc in docs]
     inverted = []
-    for term, number, holders in zip(compact["terms"], compact["numbers"], compact["postings"]):
+    for term, number, holders in zip(compact["terms"], compact["numbers"], compact["postings"], strict=True):
         posting: dict[str, Any] = {"_index": number}
-        for field, held in zip(fields, holders):
+        for field, held in zip(fields, holders, strict=True):
             posting[field] = {refs[n]: {} for n in held or []}
         inverted.append([term, posting])
-    vectors = [[f"{field}/{ref}", elements or []] for ref, row in zip(refs, compact["vectors"]) for field, elements in zip(fields, row)]
+    vectors = [[f"{field}/{ref}", elements or []] for ref, row in zip(refs, compact["vectors"], strict=True) for field, elements in zip(fields, row, strict=True)]
     return {"version": LUNR_VERSION, "fields": fields, "fieldVectors": vectors, "invertedIndex": inverted, "pipeline": []}
 
 
