@@ -81,3 +81,31 @@ def chromium(sync_api: ModuleType) -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def box_font(family: str, codes, *, advance: int, margin: int, height: int, ascent: int) -> bytes:
+    """A TrueType font made here (fontTools), never downloaded: every character of `codes` one box,
+    `margin` from either side of its `advance` and `height` tall, in a 1000-unit em."""
+    import io
+
+    builder = pytest.importorskip("fontTools.fontBuilder")
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    pen = TTGlyphPen(None)
+    pen.moveTo((margin, 0))
+    pen.lineTo((margin, height))
+    pen.lineTo((advance - margin, height))
+    pen.lineTo((advance - margin, 0))
+    pen.closePath()
+    fb = builder.FontBuilder(1000, isTTF=True)
+    fb.setupGlyphOrder([".notdef", "box"])
+    fb.setupCharacterMap(dict.fromkeys(codes, "box"))
+    fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "box": pen.glyph()})
+    fb.setupHorizontalMetrics({".notdef": (500, 0), "box": (advance, margin)})
+    fb.setupHorizontalHeader(ascent=ascent, descent=ascent - 1000)
+    fb.setupNameTable({"familyName": family, "styleName": "Regular"})
+    fb.setupOS2(sTypoAscender=ascent, sTypoDescender=ascent - 1000, usWinAscent=ascent, usWinDescent=1000 - ascent)
+    fb.setupPost()
+    out = io.BytesIO()
+    fb.save(out)
+    return out.getvalue()

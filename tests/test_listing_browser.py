@@ -6,12 +6,11 @@ their column."""
 from __future__ import annotations
 
 import base64
-import io
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.site_helpers import chromium, playwright_or_skip, serve
+from tests.site_helpers import box_font, chromium, playwright_or_skip, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -120,31 +119,12 @@ def _wide_cjk_font() -> str:
     """A font whose Chinese characters are one em wide, as in every CJK font, as a data: URL.
 
     Test machines often have no CJK font: Chromium then draws narrow boxes, and a table too
-    wide for a reader's screen fits. The font is made here (fontTools), never downloaded.
+    wide for a reader's screen fits.
     """
-    builder_module = pytest.importorskip("fontTools.fontBuilder")
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-
-    pen = TTGlyphPen(None)
-    pen.moveTo((100, 0))
-    pen.lineTo((100, 800))
-    pen.lineTo((900, 800))
-    pen.lineTo((900, 0))
-    pen.closePath()
-    box = pen.glyph()
-    fb = builder_module.FontBuilder(1000, isTTF=True)
-    fb.setupGlyphOrder([".notdef", "han"])
     ranges = [(0x3000, 0x303F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xFF00, 0xFFEF)]
-    fb.setupCharacterMap({code: "han" for low, high in ranges for code in range(low, high + 1)})
-    fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "han": box})
-    fb.setupHorizontalMetrics({".notdef": (500, 0), "han": (1000, 100)})
-    fb.setupHorizontalHeader(ascent=880, descent=-120)
-    fb.setupNameTable({"familyName": "CB Test Han", "styleName": "Regular"})
-    fb.setupOS2(sTypoAscender=880, sTypoDescender=-120, usWinAscent=880, usWinDescent=120)
-    fb.setupPost()
-    out = io.BytesIO()
-    fb.save(out)
-    return "data:font/ttf;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    codes = [code for low, high in ranges for code in range(low, high + 1)]
+    font = box_font("CB Test Han", codes, advance=1000, margin=100, height=800, ascent=880)
+    return "data:font/ttf;base64," + base64.b64encode(font).decode("ascii")
 
 
 def test_tables_fit_their_column_at_1280px_with_a_chinese_font(page):

@@ -15,6 +15,7 @@ import pytest
 
 from corpus_build.core.provenance import Provenance, Status, read_provenance
 from corpus_build.fetch import fetch_corpus
+from tests.site_helpers import box_font
 
 from .test_html_fidelity import png
 
@@ -144,30 +145,8 @@ LOOKS = (("h1.title", "color"), ("h1.title", "font-size"), ("p.lead", "letter-sp
 
 
 def _latin_font() -> bytes:
-    """A TrueType font made here (fontTools): every Latin letter a box, so its use shows."""
-    builder = pytest.importorskip("fontTools.fontBuilder")
-    import io
-
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-
-    pen = TTGlyphPen(None)
-    pen.moveTo((50, 0))
-    pen.lineTo((50, 700))
-    pen.lineTo((550, 700))
-    pen.lineTo((550, 0))
-    pen.closePath()
-    fb = builder.FontBuilder(1000, isTTF=True)
-    fb.setupGlyphOrder([".notdef", "box"])
-    fb.setupCharacterMap(dict.fromkeys([*range(0x41, 0x5B), *range(0x61, 0x7B)], "box"))
-    fb.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "box": pen.glyph()})
-    fb.setupHorizontalMetrics({".notdef": (500, 0), "box": (600, 50)})
-    fb.setupHorizontalHeader(ascent=800, descent=-200)
-    fb.setupNameTable({"familyName": "CB Test Guide", "styleName": "Regular"})
-    fb.setupOS2(sTypoAscender=800, sTypoDescender=-200, usWinAscent=800, usWinDescent=200)
-    fb.setupPost()
-    out = io.BytesIO()
-    fb.save(out)
-    return out.getvalue()
+    """Every Latin letter a box, so its use shows."""
+    return box_font("CB Test Guide", [*range(0x41, 0x5B), *range(0x61, 0x7B)], advance=600, margin=50, height=700, ascent=800)
 
 
 def _serve_article(server) -> None:

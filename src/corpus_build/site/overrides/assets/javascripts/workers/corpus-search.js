@@ -152,7 +152,7 @@
 
   // --- the prebuilt index (site/lunrindex.py) ---------------------------------------------
 
-  var prebuilt = null; // the serialised index, once loaded and matched with the documents
+  var prebuilt = null; // {compact index, documents}, once loaded and matched: build() expands and loads it
   var builder = null; // Material's configured lunr builder: its tokenizer finds positions
   var spots = new Map(); // location and field -> term -> positions
 
