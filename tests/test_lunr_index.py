@@ -77,12 +77,12 @@ def _materials_index(browser, site: Path) -> dict:
 def _assert_same(material: dict, ours: dict) -> None:
     assert ours["fields"] == material["fields"]
     assert [ref for ref, _ in ours["fieldVectors"]] == [ref for ref, _ in material["fieldVectors"]]
-    for (ref, mine), (_, theirs) in zip(ours["fieldVectors"], material["fieldVectors"]):
+    for (ref, mine), (_, theirs) in zip(ours["fieldVectors"], material["fieldVectors"], strict=True):
         assert mine[0::2] == theirs[0::2], ref  # the same terms, numbered alike
         # Scores to lunr's three places; a last-bit difference of the two logarithms may move one by 0.001.
-        assert all(abs(a - b) < 0.0011 for a, b in zip(mine[1::2], theirs[1::2])), (ref, mine, theirs)
+        assert all(abs(a - b) < 0.0011 for a, b in zip(mine[1::2], theirs[1::2], strict=True)), (ref, mine, theirs)
     assert [t for t, _ in ours["invertedIndex"]] == [t for t, _ in material["invertedIndex"]]
-    for (term, mine), (_, theirs) in zip(ours["invertedIndex"], material["invertedIndex"]):
+    for (term, mine), (_, theirs) in zip(ours["invertedIndex"], material["invertedIndex"], strict=True):
         assert mine["_index"] == theirs["_index"], term
         for field in material["fields"]:
             assert set(mine[field]) == set(theirs[field]), (term, field)
@@ -180,6 +180,6 @@ def test_the_site_searches_with_the_prebuilt_index_and_without_it(default_site, 
     index.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     built_in_browser = [ask(q) for q in queries]
     assert not any("/search/lunr_index." in r for _, _, requests in built_in_browser for r in requests)
-    for (found, marked, _), (found_again, marked_again, _) in zip(with_index, built_in_browser):
+    for (found, marked, _), (found_again, marked_again, _) in zip(with_index, built_in_browser, strict=True):
         assert found == found_again  # the same results in the same order
         assert sorted(marked) == sorted(marked_again)  # and the same words marked
