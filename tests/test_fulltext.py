@@ -83,8 +83,8 @@ def test_the_index_names_files_by_content_and_holds_every_passage(built):
     terms = [r[0] for r in rows]
     assert terms == sorted(terms, key=lambda t: t.encode("utf-16-be"))  # the worker's binary search needs this order
     assert {"descriptor", "内存", "算子", "线程"} <= set(terms)  # 運算元 and 執行緒 are indexed as 算子 and 线程
-    passages = [p for name in manifest["chunks"] for p in _data(folder / name)["passages"]]
-    assert any(p[1] == "event-2" and "運算元" in p[3] for p in passages)
+    passages = [row for name in manifest["chunks"] for run in _data(folder / name)["pages"] for row in run[3]]
+    assert any(p[0] == "event-2" and "運算元" in p[2] for p in passages)
     lunr = json.loads((built / "site" / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert not any("/text/" in d["location"] for d in lunr["docs"])  # mirror text is searched here, not by lunr
 
@@ -110,13 +110,108 @@ def test_a_rebuild_names_unchanged_files_as_before(built):
 def test_passage_files_follow_pages():
     # A query loads the files of the passages it shows: a page's passages share a file, small
     # pages share one, and a long page is cut at CHUNK_CHARS.
-    def records(*pages):  # (page number, passages, characters each)
-        return [[page, f"sec-{i}", "", "x" * size] for page, count, size in pages for i in range(count)]
+    def runs(*pages):  # (passages, characters each) per page, numbered with a gap between pages
+        out, first = [], 0
+        for n, (count, size) in enumerate(pages):
+            out.append((first, fulltext.Page(f"/p{n}/", "", None), [[f"sec-{i}", "", "x" * size] for i in range(count)]))
+            first += count + 3
+        return out
 
     limit = fulltext.CHUNK_CHARS
-    assert fulltext._chunk_bounds(records((0, 6, 700), (1, 6, 700))) == [(0, 6), (6, 12)]
-    assert fulltext._chunk_bounds(records((0, 1, 100), (1, 1, 100), (2, 1, 100))) == [(0, 3)]
-    long = fulltext._chunk_bounds(records((0, 30, 600)))
-    assert len(long) > 1 and all((end - start) * 600 <= limit for start, end in long)
-    assert [s for s, _ in long][1:] == [e for _, e in long][:-1] and long[-1][1] == 30  # every passage once
-    assert fulltext._chunk_bounds([]) == []
+    big = fulltext._chunk_groups(runs((6, 700), (6, 700)))
+    assert [[(first, len(rows)) for first, _page, rows in group] for group in big] == [[(0, 6)], [(9, 6)]]
+    small = fulltext._chunk_groups(runs(*[(1, 100)] * 40))
+    assert sum(len(g) for g in small) == 40 and 40 / 8 < len(small) < 40 / 2  # SMALL_GROUP pages a file, about
+    assert all(sum(len(r[2]) for _f, _p, rows in g for r in rows) <= limit for g in small)
+    long = fulltext._chunk_groups(runs((30, 600)))
+    assert len(long) > 1 and all(sum(len(r[2]) for r in g[0][2]) <= limit for g in long)
+    assert sum(len(g[0][2]) for g in long) == 30  # every passage once
+    assert [g[0][0] for g in long] == sorted(g[0][0] for g in long)
+    assert fulltext._chunk_groups([]) == []
+
+
+def _mirror_page(path, n, words, extra=""):
+    sections = "".join(f'<h2 id="sec-{k}">Part {k}</h2><p>{" ".join(words[(n * 7 + k * 13 + j) % len(words)] for j in range(60))}</p>'
+                       for k in range(3))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'<article class="md-content__inner md-typeset"><div class="cb-extracted">{sections}{extra}</div></article>', encoding="utf-8")
+
+
+def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
+    # Passage numbers, passage files and shard cuts do not depend on the pages before them:
+    # editing one page rewrites its passage file and the shards of the words that changed.
+    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
+    words = [f"w{i}" for i in range(3000)] + [f"词{chr(0x4e00 + i)}" for i in range(400)]
+    fold = default_fold(())
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(300)]
+    for n, page in enumerate(pages):
+        _mirror_page(page.path, n, words)
+    fulltext.build(site, pages, fold, cache)
+    folder = site / fulltext.FOLDER
+    before = {p.name for p in folder.glob("*.js")}
+    manifest = _data(folder / "index.js")
+    assert len(manifest["shards"]) > 10 and len(manifest["chunks"]) > 10
+
+    _mirror_page(pages[150].path, 150, words, "<p>zanzibar quokka w5</p>")  # a new paragraph in the last section
+    stats = fulltext.build(site, pages, fold, cache)
+    new = {p.name for p in folder.glob("*.js")} - before - {"index.js"}
+    changed_chunks = [n for n in new if n.startswith("p-")]
+    changed_shards = [n for n in new if n.startswith("t-")]
+    assert len(changed_chunks) == 1 and "zanzibar" in (folder / changed_chunks[0]).read_text(encoding="utf-8")
+    # At most the shards of the words of the passage that changed (the edited page's last).
+    touched = set(fulltext.terms("part 2 zanzibar quokka w5 " + " ".join(words[(150 * 7 + 2 * 13 + j) % len(words)] for j in range(60))))
+    manifest = _data(folder / "index.js")
+    holding = {manifest["shards"][_shard_of(manifest["firsts"], t)] for t in touched}
+    assert changed_shards and set(changed_shards) <= holding and len(holding) <= len(manifest["shards"]) / 2
+    assert set(manifest["shards"]) - holding <= before  # every other shard kept, by name
+    assert stats.files_written == len(new) and stats.reused == len(pages) - 1
+    # The same index, by its meaning, as a build from nothing gives.
+    fresh = tmp_path / "fresh"
+    fulltext.build(fresh, pages, fold, None)
+    assert _postings_by_text(fresh / fulltext.FOLDER) == _postings_by_text(folder)
+
+
+def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path):
+    site, cache = tmp_path / "site", tmp_path / "cache" / "pages.marshal"
+    words = [f"v{i}" for i in range(500)]
+    fold = default_fold(())
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(20)]
+    for n, page in enumerate(pages):
+        _mirror_page(page.path, n, words)
+    fulltext.build(site, pages, fold, cache)
+    layout = cache.with_name("fulltext-layout.json")
+    slots = json.loads(layout.read_text(encoding="utf-8"))["slots"]
+    _mirror_page(pages[3].path, 3, words, "".join(f'<h2 id="sec-x{k}">More {k}</h2><p>extra words {k}</p>' for k in range(12)))
+    kept = pages[:10] + pages[11:]
+    fulltext.build(site, kept, fold, cache)
+    moved = json.loads(layout.read_text(encoding="utf-8"))["slots"]
+    assert moved[pages[3].url][0] >= max(a + b for a, b in slots.values())  # to the end, with room to grow
+    assert all(moved[p.url] == slots[p.url] for p in kept if p is not pages[3])
+    assert pages[10].url not in moved
+    fulltext.build(tmp_path / "fresh", kept, fold, None)
+    assert _postings_by_text(site / fulltext.FOLDER) == _postings_by_text(tmp_path / "fresh" / fulltext.FOLDER)
+
+
+def _shard_of(firsts, term):
+    key = term.encode("utf-16-be")
+    return max([i for i, first in enumerate(firsts) if first.encode("utf-16-be") <= key] or [0])
+
+
+def _postings_by_text(folder):
+    """term -> sorted (page, anchor, text) of its passages: the index's meaning, whatever the numbers."""
+    manifest = _data(folder / "index.js")
+    where = {}
+    for name in manifest["chunks"]:
+        for url, _title, first, rows in _data(folder / name)["pages"]:
+            for i, row in enumerate(rows):
+                where[first + i] = (url, row[0], row[2])
+    out = {}
+    for name in manifest["shards"]:
+        for term, df, code in _data(folder / name):
+            pids, pid = [], 0
+            for delta in fulltext.decode(code)[::2]:
+                pid += delta
+                pids.append(pid)
+            assert df == len(pids)
+            out[term] = sorted(where[p] for p in pids)
+    return out

@@ -69,9 +69,10 @@ def test_passages_of_pdf_pages_doc_sections_and_pr_comments_are_found(project):
     sync_api = playwright_or_skip()
     with serve(project / "site") as url, chromium(sync_api) as browser:
         page = browser.new_page()
-        errors, foreign = [], []
+        errors, foreign, index_files = [], [], []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: not r.url.startswith(url) and not r.url.startswith("data:") and foreign.append(r.url))
+        page.on("request", lambda r: "/search/fulltext/" in r.url and index_files.append(r.resource_type))
         page.goto(url)
         for query, source, anchor, marked in CASES:
             links = _search(page, query)
@@ -86,6 +87,8 @@ def test_passages_of_pdf_pages_doc_sections_and_pr_comments_are_found(project):
         page.goto(target)
         page.wait_for_function("() => document.getElementById('page-2') && document.getElementById('page-2').getBoundingClientRect().top < innerHeight")
         assert not errors and not foreign, (errors, foreign)
+        # Over http the worker fetches the index files side by side (importScripts would load them one by one).
+        assert index_files and set(index_files) == {"fetch"}, index_files
 
 
 def test_the_offline_copy_finds_mirror_text_from_file_url(project, tmp_path):

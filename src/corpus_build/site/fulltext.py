@@ -18,21 +18,26 @@ and Chinese as overlapping character pairs (bigrams: no dictionary needed, and a
 word of the corpus, glossary or not, is found). A Chinese query must match all of its
 pairs.
 
-Files under `search/fulltext/` (JavaScript files, loaded with importScripts, so the
-offline copy reads them from file:// as well):
+Files under `search/fulltext/` (each a JavaScript call holding JSON: the worker fetches them
+side by side and reads the JSON, and the offline copy, where fetch cannot read file://,
+runs them with importScripts):
 
-- `index.js`: the manifest: passage count, mean length, the first term of every
-  term shard and every file's name;
+- `index.js`: the manifest: passage count, the first term of every term shard, the first
+  passage number of every passage file, and every file's name;
 - `t-<hash>.js`: term shards, terms in sorted order, about SHARD_BYTES each: per term its
   passage count and its postings (passage number deltas, BM25 weight 1..31, in a compact
   text code). A term in more than MAX_POSTINGS passages keeps only its best ones (and
   is then optional in a query);
-- `p-<hash>.js`: the passages' page, anchor, title and text, a page's passages a file (CHUNK_CHARS);
+- `p-<hash>.js`: passages' page, anchor, title and text: a page's passages a file, or
+  several small pages' (CHUNK_CHARS);
 - `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese.
 
 Files are named by their content: a rebuild that changes nothing gives the same names (a
 browser's cached files stay good), and a browser never mixes an old shard with a new
-manifest. Each page's analysis (its passages and their words) is kept between builds
+manifest. An edit rewrites only the files it touches (the manifest, the edited pages'
+passage files, the shards of the words whose passages changed): passage numbers are kept
+between builds (Layout), and where a file ends depends on what is near the cut, not on
+everything before it. Each page's analysis (its passages and their words) is kept too
 (PageCache), so a rebuild reads into words only the pages that changed.
 """
 
@@ -46,6 +51,7 @@ import math
 import os
 import re
 import time
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -60,11 +66,13 @@ BLOCK = 600  # characters of a passage block: one snippet's reach
 # query loads the files of the passages it shows, a page's best few mostly in one file.
 CHUNK_CHARS = 6_000
 SHARD_BYTES = 16_000
+SMALL_GROUP = 4  # small pages to a shared passage file, on average
+MEAN_DRIFT = 0.2
 MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
 WEIGHT_STEPS = 31
-VERSION = 2  # 2: passage files by page (`starts`), not by fixed count
+VERSION = 3  # 3: passage numbers kept between builds (Layout); files cut by content
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
 # The mirror-text block of a text page (render/templates/text.md.j2, render/paper.py, render/thread.py).
@@ -295,6 +303,56 @@ class PageCache:
             os.replace(tmp, self.path)
 
 
+class Layout:
+    """Where each page's passages are numbered, kept between builds: a page keeps its range of
+    numbers while it fits (with room to grow), so an edit renumbers only that page's passages and
+    the files that hold other pages' passages stay as they were. Also kept: the mean passage
+    length the weights were computed against, until the corpus's drifts past MEAN_DRIFT (every
+    weight would move with it). A JSON file; without one, numbers follow the pages' order."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.slots: dict[str, list[int]] = {}  # url -> [first passage number, room]
+        self.end = 0
+        self.mean = 0.0
+        data: dict = {}
+        if path is not None:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = {}
+        if isinstance(data, dict) and data.get("version") == VERSION:
+            try:
+                self.slots = {str(url): [int(a), int(b)] for url, (a, b) in data["slots"].items()}
+                self.end, self.mean = int(data["end"]), float(data["mean"])
+            except (KeyError, TypeError, ValueError, AttributeError):
+                self.slots, self.end, self.mean = {}, 0, 0.0
+
+    def place(self, counts: dict[str, int]) -> dict[str, int]:
+        """The first passage number of each page (url -> passage count), in the pages' order."""
+        self.slots = {url: slot for url, slot in self.slots.items() if url in counts}
+        used = sum(counts.values())
+        if self.end > 2 * used + 64:  # mostly holes (pages removed or moved): number afresh
+            self.slots, self.end = {}, 0
+        for url, count in counts.items():
+            slot = self.slots.get(url)
+            if slot is None or count > slot[1]:
+                room = count + max(2, count // 4)
+                self.slots[url] = [self.end, room]
+                self.end += room
+        return {url: self.slots[url][0] for url in counts}
+
+    def reference_mean(self, mean: float) -> float:
+        if not self.mean or abs(mean - self.mean) > MEAN_DRIFT * self.mean:
+            self.mean = round(mean, 2)
+        return self.mean
+
+    def save(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "mean": self.mean, "slots": self.slots}))
+
+
 def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None) -> Stats:
     """Index `pages` (built files under site_dir) into site_dir/search/fulltext/."""
     started = time.process_time()
@@ -302,84 +360,130 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     folder.mkdir(parents=True, exist_ok=True)
     writer = Writer(folder)
     cache = PageCache(cache_file, fold)
-    records: list[list] = []  # [page number, anchor, title, text] per passage
-    page_rows: list[list[str]] = []
-    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    lengths: list[int] = []
+    layout = Layout(cache_file.with_name("fulltext-layout.json") if cache_file else None)
+    found: dict[str, tuple[Page, list[list]]] = {}
     used_chars: set[str] = set()
+    read = 0
     for page in pages:
         try:
             data = page.path.read_bytes()
         except OSError:
             continue
-        page_rows.append([page.url, page.title])
+        read += 1
         analysed, used = cache.get(data, fold)
         used_chars.update(used)
-        for anchor, title, part, counts, length in analysed:
-            pid = len(records)
-            records.append([len(page_rows) - 1, anchor, title, part])
-            lengths.append(length)
-            for word, tf in counts.items():
-                postings[word].append((pid, tf))
+        if analysed:
+            found.setdefault(page.url, (page, analysed))
     cache.save()
-    total = len(records)
-    mean = (sum(lengths) / total) if total else 1.0
-    shards, firsts = [], []
+    firsts_of = layout.place({url: len(analysed) for url, (_page, analysed) in found.items()})
+    lengths: dict[int, int] = {}
+    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    runs: list[tuple[int, Page, list[list]]] = []  # (first passage number, page, passages) in number order
+    for url, (page, analysed) in found.items():
+        first = firsts_of[url]
+        runs.append((first, page, analysed))
+        for offset, (_anchor, _title, _part, counts, length) in enumerate(analysed):
+            lengths[first + offset] = length
+            for word, tf in counts.items():
+                postings[word].append((first + offset, tf))
+    runs.sort(key=lambda run: run[0])
+    total = len(lengths)
+    mean = layout.reference_mean((sum(lengths.values()) / total) if total else 1.0)
+    layout.save()
+    shards, firsts = _write_shards(writer, postings, lengths, mean)
+    chunks, starts = [], []
+    for group in _chunk_groups(runs):
+        starts.append(group[0][0])
+        pieces = [[page.url, page.title, first, [row[:3] for row in rows]] for first, page, rows in group]
+        chunks.append(writer.put("p", _js("chunk", {"start": group[0][0], "pages": pieces})))
+    fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
+    manifest = {
+        "version": VERSION, "passages": total, "mean": mean, "starts": starts, "maxPostings": MAX_POSTINGS,
+        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
+    }
+    index = _js("manifest", manifest)
+    write_atomic(folder / "index.js", index)
+    writer.finish()
+    return Stats(read, total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started, cache.reused)
+
+
+def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: dict[int, int], mean: float) -> tuple[list[str], list[str]]:
+    """The term shards, in the worker's term order, and each one's first term.
+
+    Where a shard ends depends on the terms around the cut, not on the sizes of all the
+    shards before it (content-defined cuts, as backup tools cut files into chunks): past
+    SHARD_BYTES // 4, a term starts a new shard with a chance in proportion to its entry's
+    size, decided by a hash of the term. An edit changes the shards of the terms it touches;
+    the others keep their bytes and their names."""
+    shards: list[str] = []
+    firsts: list[str] = []
     shard: list[list] = []
     size = 0
     for word in sorted(postings, key=_js_order):
         plist = postings[word]
         df = len(plist)
-        scored = [(pid, _weight(tf, lengths[pid], mean)) for pid, tf in plist]
+        scored = sorted((pid, _weight(tf, lengths[pid], mean)) for pid, tf in plist)
         if df > MAX_POSTINGS:
-            scored = sorted(sorted(scored, key=lambda p: -p[1])[:MAX_POSTINGS])
+            scored = sorted(sorted(scored, key=lambda p: (-p[1], p[0]))[:MAX_POSTINGS])
         flat: list[int] = []
         last = 0
         for pid, weight in scored:
             flat += (pid - last, weight)
             last = pid
         code = encode(flat)
-        if shard and size + len(code) + len(word) > SHARD_BYTES:
+        entry = len(code) + len(word) * 3 + 8
+        if shard and _cut_before(word, entry, size):
             firsts.append(shard[0][0])
             shards.append(writer.put("t", _js("shard", shard)))
             shard, size = [], 0
         shard.append([word, df, code])
-        size += len(code) + len(word) * 3 + 8
+        size += entry
     if shard:
         firsts.append(shard[0][0])
         shards.append(writer.put("t", _js("shard", shard)))
-    chunks, starts = [], []
-    for start, end in _chunk_bounds(records):
-        part = records[start:end]
-        numbers = sorted({int(r[0]) for r in part})
-        starts.append(start)
-        chunks.append(writer.put("p", _js("chunk", {"start": start, "pages": {str(n): page_rows[n] for n in numbers}, "passages": part})))
-    fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
-    manifest = {
-        "version": VERSION, "passages": total, "mean": round(mean, 2), "starts": starts, "maxPostings": MAX_POSTINGS,
-        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
-    }
-    index = _js("manifest", manifest)
-    write_atomic(folder / "index.js", index)
-    writer.finish()
-    return Stats(len(page_rows), total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started, cache.reused)
+    return shards, firsts
 
 
-def _chunk_bounds(records: list[list]) -> list[tuple[int, int]]:
-    """[start, end) of each passage file: a new file at a page's first passage once the file
-    holds half its text, or at any passage that would take it past CHUNK_CHARS."""
-    bounds: list[tuple[int, int]] = []
-    start, chars = 0, 0
-    for pid, record in enumerate(records):
-        size = len(record[3]) + len(record[2] or "")
-        new_page = pid > start and record[0] != records[pid - 1][0]
-        if pid > start and (chars + size > CHUNK_CHARS or (new_page and chars >= CHUNK_CHARS // 2)):
-            bounds.append((start, pid))
-            start, chars = pid, 0
-        chars += size
-    if start < len(records):
-        bounds.append((start, len(records)))
-    return bounds
+def _cut_before(word: str, entry: int, size: int) -> bool:
+    if size + entry > 3 * SHARD_BYTES:
+        return True
+    if size < SHARD_BYTES // 4:
+        return False
+    return zlib.crc32(word.encode("utf-8")) < min(1.0, entry / (SHARD_BYTES * 3 // 4)) * 2**32
+
+
+def _chunk_groups(runs: list[tuple[int, Page, list[list]]]) -> list[list[tuple[int, Page, list[list]]]]:
+    """The passage files: each a list of (first passage number, page, passages).
+
+    A page of CHUNK_CHARS // 2 characters or more has files of its own, cut every CHUNK_CHARS.
+    Smaller pages next to each other share a file, up to CHUNK_CHARS; where a shared file
+    starts depends on the page there (a hash of its address picks one page in SMALL_GROUP),
+    so an edit changes the files of the pages it touches, not those after them."""
+    groups: list[list[tuple[int, Page, list[list]]]] = []
+    small: list[tuple[int, Page, list[list]]] = []
+    chars = 0
+    for first, page, rows in runs:
+        sizes = [len(row[2]) + len(row[1] or "") for row in rows]
+        if sum(sizes) >= CHUNK_CHARS // 2:
+            if small:
+                groups.append(small)
+                small, chars = [], 0
+            start, held = 0, 0
+            for i, n in enumerate(sizes):
+                if i > start and held + n > CHUNK_CHARS:
+                    groups.append([(first + start, page, rows[start:i])])
+                    start, held = i, 0
+                held += n
+            groups.append([(first + start, page, rows[start:])])
+            continue
+        if small and (chars + sum(sizes) > CHUNK_CHARS or zlib.crc32(page.url.encode("utf-8")) % SMALL_GROUP == 0):
+            groups.append(small)
+            small, chars = [], 0
+        small.append((first, page, rows))
+        chars += sum(sizes)
+    if small:
+        groups.append(small)
+    return [group for group in groups if any(rows for _first, _page, rows in group)]
 
 
 def _weight(tf: int, length: int, mean: float) -> int:
