@@ -127,7 +127,8 @@ def build(project: Path) -> dict:
 
 # --- the browser ------------------------------------------------------------------------------------
 
-# Runs corpus-fulltext.js in the page itself (a synchronous importScripts over XHR), against the built index.
+# Runs corpus-fulltext.js in the page itself, against the built index (it fetches the index files over http;
+# importScripts, for the worker script itself, is a synchronous XHR here).
 HARNESS = """
 async ([script, worker]) => {
   self.importScripts = function () {
@@ -159,7 +160,7 @@ def quality(site: Path, queries: list[dict], docs: list[dict], engine: str = "ou
             page.evaluate(HARNESS, [url + "assets/javascripts/workers/corpus-fulltext.js", worker])
         for q in queries:
             if engine == "ours":
-                items = page.evaluate("q => self.cbFulltext.answer(q, {items: []}).items", q["q"])
+                items = page.evaluate("async q => (await self.cbFulltext.answer(q, {items: []})).items", q["q"])
                 shown = [item["location"] for group in items for item in group[1:]]
                 pages = [group[0]["location"] for group in items[:5]]
             else:

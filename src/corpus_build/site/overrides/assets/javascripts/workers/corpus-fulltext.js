@@ -61,7 +61,8 @@
       for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
       fold = { chars: chars, pattern: data.pattern ? new RegExp(data.pattern, "g") : null, phrases: data.phrases || {} };
     },
-    answer: answer
+    answer: answer,
+    prefetch: prefetch
   };
   scope.cbFulltext = api;
 
@@ -84,13 +85,15 @@
     api[call[1]](JSON.parse(text.slice(call[0].length, text.lastIndexOf(")"))));
   }
 
+  var inflight = {}; // file -> the promise of its fetch, so a file asked for twice is fetched once
+
   function fetchAll(names) {
     return Promise.all(names.map(function (name) {
-      return fetch(base + name).then(function (response) {
+      return inflight[name] || (inflight[name] = fetch(base + name).then(function (response) {
         if (!response.ok) throw new Error(response.status + " " + name);
         return response.text();
-      });
-    })).then(function (texts) { texts.forEach(run); }).catch(function () { failed = true; });
+      }).then(run));
+    })).catch(function () { failed = true; });
   }
 
   // Load files: fetched together, or in one importScripts call, which runs them in order.
@@ -355,6 +358,15 @@
 
   // A passage file holds runs of passages, [url, page title, first number, [[anchor, title, text], ...]]
   // (numbers between runs are unused: a page's room to grow, fulltext.py's Layout).
+  // Called as a query arrives, before Material searches: over http the query's shards are
+  // fetched while Material's lunr answers (answer() then waits for the same fetches).
+  function prefetch(query) {
+    if (!parallel || !base || failed || !manifest || typeof query !== "string" || !query.trim()) return;
+    if (new RegExp("[" + HAN + "]").test(query) && !fold) return;
+    var plan = parse(query);
+    load(shardsFor(plan).filter(function (name) { return !shards[name]; }));
+  }
+
   function passage(pid) {
     var data = chunks[manifest.chunks[chunkOf(pid)]];
     if (!data) return null;

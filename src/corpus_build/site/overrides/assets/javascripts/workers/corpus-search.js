@@ -135,6 +135,7 @@
     }
     plan = message.type === QUERY && typeof message.data === "string" ? parse(message.data) : null;
     asked = message.type === QUERY && typeof message.data === "string" ? message.data : null;
+    if (asked && scope.cbFulltext && scope.cbFulltext.prefetch) scope.cbFulltext.prefetch(asked);
     deliver(event); // Material's handler searches at once, before anything else can arrive
   }
 
