@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import itertools
 import json
 import marshal
 import math
@@ -107,7 +108,8 @@ class Stats:
     pages: int
     passages: int
     terms: int
-    files_written: int
+    files: int
+    files_new: int  # files the last build did not have: what a browser downloads again, a deploy uploads
     bytes: int
     seconds: float
     reused: int = 0  # pages whose analysis the last build's cache gave
@@ -228,7 +230,6 @@ class Writer:
     def __init__(self, folder: Path):
         self.folder = folder
         self.names: set[str] = set()
-        self.written = 0
         self.bytes = 0
 
     def put(self, prefix: str, text: str) -> str:
@@ -239,7 +240,6 @@ class Writer:
         path = self.folder / name
         if not path.is_file():
             write_atomic(path, text)
-            self.written += 1
         return name
 
     def finish(self) -> None:
@@ -315,6 +315,7 @@ class Layout:
         self.slots: dict[str, list[int]] = {}  # url -> [first passage number, room]
         self.end = 0
         self.mean = 0.0
+        self.files: set[str] = set()  # the last build's file names
         data: dict = {}
         if path is not None:
             try:
@@ -325,8 +326,13 @@ class Layout:
             try:
                 self.slots = {str(url): [int(a), int(b)] for url, (a, b) in data["slots"].items()}
                 self.end, self.mean = int(data["end"]), float(data["mean"])
+                self.files = {str(name) for name in data.get("files", [])}
             except (KeyError, TypeError, ValueError, AttributeError):
                 self.slots, self.end, self.mean = {}, 0, 0.0
+        ranges = sorted(self.slots.values())
+        if any(a < 0 or b < 0 for a, b in ranges) or any(a + b > c for (a, b), (c, _d) in itertools.pairwise(ranges)) \
+                or (ranges and sum(ranges[-1]) > self.end):
+            self.slots, self.end, self.mean = {}, 0, 0.0  # ranges that overlap: not a layout this code wrote
 
     def place(self, counts: dict[str, int]) -> dict[str, int]:
         """The first passage number of each page (url -> passage count), in the pages' order."""
@@ -347,10 +353,11 @@ class Layout:
             self.mean = round(mean, 2)
         return self.mean
 
-    def save(self) -> None:
+    def save(self, files: set[str]) -> None:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "mean": self.mean, "slots": self.slots}))
+            write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "mean": self.mean, "files": sorted(files),
+                                                "slots": self.slots}))
 
 
 def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None) -> Stats:
@@ -389,7 +396,6 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     runs.sort(key=lambda run: run[0])
     total = len(lengths)
     mean = layout.reference_mean((sum(lengths.values()) / total) if total else 1.0)
-    layout.save()
     shards, firsts = _write_shards(writer, postings, lengths, mean)
     chunks, starts = [], []
     for group in _chunk_groups(runs):
@@ -404,7 +410,9 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
     writer.finish()
-    return Stats(read, total, len(postings), writer.written, writer.bytes + len(index), time.process_time() - started, cache.reused)
+    layout.save(writer.names)
+    return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
+                 time.process_time() - started, cache.reused)
 
 
 def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: dict[int, int], mean: float) -> tuple[list[str], list[str]]:

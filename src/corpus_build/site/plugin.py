@@ -259,7 +259,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                                         tuple(self._corpus.settings.glossary))
             if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
-                         f"{found.bytes} bytes ({found.files_written} file(s) written, {found.reused} page(s) unchanged) in {found.seconds:.2f} s")
+                         f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
+                         f"in {found.seconds:.2f} s")
         if self._navmemo is not None:
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
