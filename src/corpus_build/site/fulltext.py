@@ -383,19 +383,17 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
             found.setdefault(page.url, (page, analysed))
     cache.save()
     firsts_of = layout.place({url: len(analysed) for url, (_page, analysed) in found.items()})
-    lengths: dict[int, int] = {}
+    lengths = [0] * layout.end  # by passage number (unused numbers stay 0)
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    runs: list[tuple[int, Page, list[list]]] = []  # (first passage number, page, passages) in number order
-    for url, (page, analysed) in found.items():
-        first = firsts_of[url]
-        runs.append((first, page, analysed))
+    # (first passage number, page, passages) in number order: each term's postings come out in order.
+    runs = sorted(((firsts_of[url], page, analysed) for url, (page, analysed) in found.items()), key=lambda run: run[0])
+    for first, _page, analysed in runs:
         for offset, (_anchor, _title, _part, counts, length) in enumerate(analysed):
             lengths[first + offset] = length
             for word, tf in counts.items():
                 postings[word].append((first + offset, tf))
-    runs.sort(key=lambda run: run[0])
-    total = len(lengths)
-    mean = layout.reference_mean((sum(lengths.values()) / total) if total else 1.0)
+    total = sum(len(analysed) for _first, _page, analysed in runs)
+    mean = layout.reference_mean((sum(lengths) / total) if total else 1.0)
     shards, firsts = _write_shards(writer, postings, lengths, mean)
     chunks, starts = [], []
     for group in _chunk_groups(runs):
@@ -415,7 +413,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
                  time.process_time() - started, cache.reused)
 
 
-def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: dict[int, int], mean: float) -> tuple[list[str], list[str]]:
+def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: list[int], mean: float) -> tuple[list[str], list[str]]:
     """The term shards, in the worker's term order, and each one's first term.
 
     Where a shard ends depends on the terms around the cut, not on the sizes of all the
@@ -427,10 +425,17 @@ def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], le
     firsts: list[str] = []
     shard: list[list] = []
     size = 0
+    weights: dict[tuple[int, int], int] = {}  # (term count, passage length) -> weight: few pairs, many postings
     for word in sorted(postings, key=_js_order):
         plist = postings[word]
         df = len(plist)
-        scored = sorted((pid, _weight(tf, lengths[pid], mean)) for pid, tf in plist)
+        scored = []
+        for pid, tf in plist:
+            key = (tf, lengths[pid])
+            weight = weights.get(key)
+            if weight is None:
+                weight = weights[key] = _weight(tf, key[1], mean)
+            scored.append((pid, weight))
         if df > MAX_POSTINGS:
             scored = sorted(sorted(scored, key=lambda p: (-p[1], p[0]))[:MAX_POSTINGS])
         flat: list[int] = []
@@ -453,7 +458,7 @@ def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], le
 
 
 def _cut_before(word: str, entry: int, size: int) -> bool:
-    if size + entry > 3 * SHARD_BYTES:
+    if size + entry > 2 * SHARD_BYTES:
         return True
     if size < SHARD_BYTES // 4:
         return False
