@@ -33,7 +33,7 @@ from tests.site_helpers import chromium, playwright_or_skip, serve
 pytestmark = pytest.mark.slow
 
 FOLDER = Path("site") / "search" / "fulltext"
-SYLLABLES = "ka ri to me su na lo vi de ga po ul tre min sar bel qu ox".split()
+SYLLABLES = ["ka", "ri", "to", "me", "su", "na", "lo", "vi", "de", "ga", "po", "ul", "tre", "min", "sar", "bel", "qu", "ox"]
 HAN = ("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经"
        "十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表"
        "间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位"
