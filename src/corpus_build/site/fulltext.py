@@ -68,7 +68,7 @@ BLOCK = 600  # characters of a passage block: one snippet's reach
 CHUNK_CHARS = 6_000
 SHARD_BYTES = 16_000
 SMALL_GROUP = 4  # small pages to a shared passage file, on average
-MEAN_DRIFT = 0.2
+MEAN_STEPS = 4  # a step is 19% (2 ** (1 / 4)): BM25's length term hardly moves
 MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
@@ -306,15 +306,13 @@ class PageCache:
 class Layout:
     """Where each page's passages are numbered, kept between builds: a page keeps its range of
     numbers while it fits (with room to grow), so an edit renumbers only that page's passages and
-    the files that hold other pages' passages stay as they were. Also kept: the mean passage
-    length the weights were computed against, until the corpus's drifts past MEAN_DRIFT (every
-    weight would move with it). A JSON file; without one, numbers follow the pages' order."""
+    the files that hold other pages' passages stay as they were. Also the last build's file
+    names (to count what is new). A JSON file; without one, numbers follow the pages' order."""
 
     def __init__(self, path: Path | None):
         self.path = path
         self.slots: dict[str, list[int]] = {}  # url -> [first passage number, room]
         self.end = 0
-        self.mean = 0.0
         self.files: set[str] = set()  # the last build's file names
         data: dict = {}
         if path is not None:
@@ -325,14 +323,14 @@ class Layout:
         if isinstance(data, dict) and data.get("version") == VERSION:
             try:
                 self.slots = {str(url): [int(a), int(b)] for url, (a, b) in data["slots"].items()}
-                self.end, self.mean = int(data["end"]), float(data["mean"])
+                self.end = int(data["end"])
                 self.files = {str(name) for name in data.get("files", [])}
             except (KeyError, TypeError, ValueError, AttributeError):
-                self.slots, self.end, self.mean = {}, 0, 0.0
+                self.slots, self.end = {}, 0
         ranges = sorted(self.slots.values())
         if any(a < 0 or b < 0 for a, b in ranges) or any(a + b > c for (a, b), (c, _d) in itertools.pairwise(ranges)) \
                 or (ranges and sum(ranges[-1]) > self.end):
-            self.slots, self.end, self.mean = {}, 0, 0.0  # ranges that overlap: not a layout this code wrote
+            self.slots, self.end = {}, 0  # ranges that overlap: not a layout this code wrote
 
     def place(self, counts: dict[str, int]) -> dict[str, int]:
         """The first passage number of each page (url -> passage count), in the pages' order."""
@@ -348,15 +346,10 @@ class Layout:
                 self.end += room
         return {url: self.slots[url][0] for url in counts}
 
-    def reference_mean(self, mean: float) -> float:
-        if not self.mean or abs(mean - self.mean) > MEAN_DRIFT * self.mean:
-            self.mean = round(mean, 2)
-        return self.mean
-
     def save(self, files: set[str]) -> None:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "mean": self.mean, "files": sorted(files),
+            write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "files": sorted(files),
                                                 "slots": self.slots}))
 
 
@@ -393,7 +386,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
             for word, tf in counts.items():
                 postings[word].append((first + offset, tf))
     total = sum(len(analysed) for _first, _page, analysed in runs)
-    mean = layout.reference_mean((sum(lengths) / total) if total else 1.0)
+    mean = reference_mean((sum(lengths) / total) if total else 1.0)
     shards, firsts = _write_shards(writer, postings, lengths, mean)
     chunks, starts = [], []
     for group in _chunk_groups(runs):
@@ -411,6 +404,14 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     layout.save(writer.names)
     return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
                  time.process_time() - started, cache.reused)
+
+
+def reference_mean(mean: float) -> float:
+    """The mean passage length the weights are computed against: the corpus's, on a grid of
+    MEAN_STEPS a doubling. An edit moves the mean a little, and moving every weight with it would
+    rewrite every shard; on the grid, the weights change only when the mean crosses a step. A
+    build from nothing computes the same value (no state is kept), so it weighs alike."""
+    return round(2 ** (round(math.log2(max(mean, 1.0)) * MEAN_STEPS) / MEAN_STEPS), 2)
 
 
 def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: list[int], mean: float) -> tuple[list[str], list[str]]:
