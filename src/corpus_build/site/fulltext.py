@@ -90,6 +90,7 @@ _SPACE = re.compile(r"[ \t\r\f\v]+")
 _WORDS = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")
 _PIECES = re.compile(f"[{HAN}]+|[^{HAN}]+")
 _HAN_RUN = re.compile(f"[{HAN}]+")
+_HAN_ANY = re.compile(f"[{HAN}]")
 _END = "0123456789abcdefghijklmnopqrstuv"  # a number's last 5-bit digit
 _MORE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&*"  # its earlier digits
 
@@ -174,6 +175,8 @@ def blocks(text: str, size: int = BLOCK) -> list[str]:
 
 def terms(folded: str) -> list[str]:
     """The index terms of folded text: Latin words, digits and Chinese character pairs."""
+    if _HAN_ANY.search(folded) is None:  # most text: words alone, and only a final s to look at
+        return [stem(word) if word[-1] == "s" else word for word in _WORDS.findall(folded)]
     out: list[str] = []
     for word in (piece for whole in _WORDS.findall(folded) for piece in _PIECES.findall(whole)):
         if _HAN_RUN.fullmatch(word):
