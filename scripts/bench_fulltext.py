@@ -25,7 +25,8 @@ Measured in the same run, for every corpus:
   saying it is ready (its worker builds the lunr index of search_index.json on every page
   load). "query": from the key event of the query typed into Material's search box, once
   ready, to the answer in the results' header, both timed in the page (ours: the worker adds the mirror passages before it answers). Pagefind: from
-  `pagefind.search()` to 10 results' data.
+  `pagefind.search()` to 10 results' data. "typed": the query typed a key every 120 ms, from the
+  last key to the last change of the results after it (earlier keys have loaded some files).
 - build share: CPU seconds of the full-text index (the build log's figure) over the
   whole build's CPU seconds (user + system).
 - incremental: one mirror's text edited (a section added), the build repeated: the index's
@@ -286,6 +287,46 @@ def _today(site: Path, queries: list[str]) -> dict:
     return {"today_ms": measured["ms"], "today_ready_ms": measured["ready_ms"]}
 
 
+# As a reader types: every answer's arrival in the results list, and every key's time.
+TYPING_CLOCK = """() => {
+  window.__keys = []; window.__answers = [];
+  document.addEventListener('keyup', () => window.__keys.push(performance.now()), true);
+  new MutationObserver(() => window.__answers.push(performance.now()))
+    .observe(document.querySelector('.md-search-result'), {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def typed_latency(site: Path, queries: list[str], delay_ms: int = 120) -> dict:
+    """The query typed key by key (Material searches on every key), fresh page each: from the last
+    key to the last change of the results that follows it, once nothing has changed for 1.5 s.
+    Earlier keys' answers have loaded some of the files by then, as they do for a reader."""
+    from playwright import sync_api
+    from tests.site_helpers import chromium, serve
+
+    times = []
+    with serve(site) as url, chromium(sync_api) as browser:
+        for query in queries:
+            context, page, _got = _recording_page(browser)
+            page.goto(url)
+            page.wait_for_function(READY, timeout=120_000)
+            box = page.locator("input.md-search__input")
+            box.click()
+            page.evaluate(TYPING_CLOCK)
+            for char in query:
+                if char.isascii():
+                    box.press(char if char != " " else "Space")
+                else:  # as an input method commits a character: the text, then a key
+                    page.keyboard.insert_text(char)
+                    box.press("End")
+                page.wait_for_timeout(delay_ms)
+            page.wait_for_function("""() => { const a = window.__answers, k = window.__keys;
+              return a.length && a[a.length - 1] > k[k.length - 1] && performance.now() - a[a.length - 1] > 1500; }""", timeout=30_000)
+            last_key, last_answer = page.evaluate("() => [window.__keys[window.__keys.length - 1], window.__answers[window.__answers.length - 1]]")
+            times.append(last_answer - last_key)
+            context.close()
+    return {"typed_ms": statistics.median(times)} if times else {}
+
+
 def _median(rows: list[dict]) -> dict:
     return {key: statistics.median(r[key] for r in rows) for key in rows[0]} if rows else {}
 
@@ -378,7 +419,7 @@ def main() -> None:
     missed = [f"{r['q']!r} (rank {r['rank']})" for r in rows if r["rank"] != 1]
     print(f"  not first ({len(missed)}): " + "; ".join(missed))
     table.append(("held-out", built, {**bytes_and_latency(project / "site", latency_queries),
-                                      **_today(project / "site", latency_queries)}))
+                                      **_today(project / "site", latency_queries), **typed_latency(project / "site", latency_queries)}))
     if args.pagefind:
         pf = pagefind(project / "site", args.pagefind, latency_queries)
         if "error" not in pf:
@@ -393,7 +434,8 @@ def main() -> None:
             shutil.rmtree(project, ignore_errors=True)
             write(project, synthetic_documents(n))
             built = build(project)
-            measured = {**bytes_and_latency(project / "site", latency_queries), **_today(project / "site", latency_queries)}
+            measured = {**bytes_and_latency(project / "site", latency_queries), **_today(project / "site", latency_queries),
+                        **typed_latency(project / "site", latency_queries)}
             edit_one(project)
             again = build(project)
             built["edit_written"] = again["new"]
@@ -407,7 +449,7 @@ def main() -> None:
             table.append(row)
 
     print()
-    print("corpus        | passages | index CPU / build CPU | page view (today's search) raw / gz | first query raw / gz (files) | search ready after load, ms (today's) | query ms (today's) | edit: files new, index CPU")
+    print("corpus        | passages | index CPU / build CPU | page view (today's search) raw / gz | first query raw / gz (files) | search ready after load, ms (today's) | query ms (today's), typed | edit: files new, index CPU")
     for row in table:
         name, built, m = row[:3]
         share = built["index_cpu"] / built["cpu"]
@@ -415,7 +457,7 @@ def main() -> None:
                 if "edit_written" in built else "-")
         print(f"{name:13s} | {built['passages']:8d} | {built['index_cpu']:6.2f} / {built['cpu']:6.1f} s = {share:5.1%} | "
               f"{m['view_raw'] / 1024:7.1f} / {m['view_gz'] / 1024:6.1f} KB | {m['query_raw'] / 1024:6.1f} / {m['query_gz'] / 1024:6.1f} KB ({m['files']:.0f}) | "
-              f"{m['ready_ms']:5.0f} ({m['today_ready_ms']:5.0f}) | {m['ms']:4.0f} ({m['today_ms']:4.0f}) | {edit}")
+              f"{m['ready_ms']:5.0f} ({m['today_ready_ms']:5.0f}) | {m['ms']:4.0f} ({m['today_ms']:4.0f}), {m.get('typed_ms', 0):4.0f} | {edit}")
         if len(row) > 3 and "error" not in row[3]:
             pf = row[3]
             print(f"{'  pagefind':13s} | {'':8s} | {pf['cpu']:6.2f} s (separate run)  | {'':27s} | {pf['query_raw'] / 1024:6.1f} / {pf['query_gz'] / 1024:6.1f} KB ({pf['files']:.0f}) | "
