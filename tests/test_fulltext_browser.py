@@ -72,7 +72,8 @@ def test_passages_of_pdf_pages_doc_sections_and_pr_comments_are_found(project):
         errors, foreign, index_files = [], [], []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: not r.url.startswith(url) and not r.url.startswith("data:") and foreign.append(r.url))
-        page.on("request", lambda r: "/search/fulltext/" in r.url and index_files.append(r.resource_type))
+        asked: list[str] = []
+        page.on("request", lambda r: "/search/fulltext/" in r.url and (index_files.append(r.resource_type), asked.append(r.url)))
         page.goto(url)
         for query, source, anchor, marked in CASES:
             links = _search(page, query)
@@ -82,7 +83,10 @@ def test_passages_of_pdf_pages_doc_sections_and_pr_comments_are_found(project):
             assert f"<mark>{marked}</mark>" in hits[0]["html"], (query, hits[0]["html"])
             page.goto(url)
         # A result opens its passage: the page scrolls to the anchor.
+        asked.clear()
         links = _search(page, "wombat schedule")
+        # The shards fetched as the query arrived (before Material answers) are not fetched again for the answer.
+        assert any("/t-" in u for u in asked) and len(asked) == len(set(asked)), asked
         target = next(link["href"] for link in links if link["href"].endswith("#page-2"))
         page.goto(target)
         page.wait_for_function("() => document.getElementById('page-2') && document.getElementById('page-2').getBoundingClientRect().top < innerHeight")

@@ -6,8 +6,9 @@
  * a manifest (search/fulltext/index.js), term shards sorted by term, passage files and
  * the Chinese folding tables, each a script that hands its JSON to `self.cbFulltext`
  * (over http the worker fetches the files side by side and reads the JSON; from file://
- * it runs them with importScripts, which fetch cannot replace there). A query loads the manifest once, then only the shards holding its terms and the
- * passage files of the passages it shows. The manifest and the folding tables load when
+ * it runs them with importScripts, which fetch cannot replace there). A query loads the
+ * manifest once, then only the shards holding its terms and the passage files of the
+ * passages it shows. The manifest and the folding tables load when
  * the search box opens (Material then asks with an empty query), before the first word.
  *
  * The words of the query are cut and folded exactly as fulltext.py and hanfold.py cut
@@ -356,8 +357,6 @@
     });
   }
 
-  // A passage file holds runs of passages, [url, page title, first number, [[anchor, title, text], ...]]
-  // (numbers between runs are unused: a page's room to grow, fulltext.py's Layout).
   // Called as a query arrives, before Material searches: over http the query's shards are
   // fetched while Material's lunr answers (answer() then waits for the same fetches).
   function prefetch(query) {
@@ -367,6 +366,8 @@
     load(shardsFor(plan).filter(function (name) { return !shards[name]; }));
   }
 
+  // A passage file holds runs of passages, [url, page title, first number, [[anchor, title, text], ...]]
+  // (numbers between runs are unused: a page's room to grow, fulltext.py's Layout).
   function passage(pid) {
     var data = chunks[manifest.chunks[chunkOf(pid)]];
     if (!data) return null;
