@@ -127,6 +127,41 @@ def test_the_default_corpus_index_is_materials(default_site, tmp_path, browser):
     assert len(ours["fieldVectors"]) == len(data["docs"]) * len(data["config"]["fields"]) > 500
 
 
+# Our worker as the site runs it (Material's worker named after # in the worker's address), with lunr.Index.load watched:
+# what it loads is the index it expanded from the published file, in JavaScript.
+OURS_HARNESS = """
+importScripts("corpus-search.js");
+var loaded = null, load = lunr.Index.load;
+lunr.Index.load = function (serialized) { loaded = JSON.parse(JSON.stringify(serialized)); return load.call(this, serialized); };
+var post = self.postMessage;
+self.postMessage = function (m) { post.call(self, m && m.type === 1 ? {index: loaded} : m); };
+"""
+
+
+def test_the_worker_expands_the_published_index_into_materials_exactly(default_site, tmp_path, browser):
+    # The file keeps numbers as gaps and scores in thousandths; the worker's JavaScript turns them
+    # back into lunr's form: the same doubles as Material's own build, to the last bit.
+    built, _ = default_site
+    site = tmp_path / "site"
+    shutil.copytree(built, site)
+    workers = site / "assets" / "javascripts" / "workers"
+    material_worker = next(p.name for p in workers.glob("search.*.min.js"))
+    (workers / "ours.js").write_text(OURS_HARNESS, encoding="utf-8")
+    data = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    with serve(site) as url:
+        page = browser.new_page()
+        page.goto(url)
+        page.set_default_timeout(60_000)
+        ours = page.evaluate(COMPARE_PAGE.replace("harness.js", "ours.js#" + material_worker))
+        page.close()
+    assert ours is not None  # the prebuilt index was loaded, not built
+    del data["config"][lunrindex.KEY]
+    material = _materials_index(browser, _material_site(tmp_path / "material", data))
+    _assert_same(material, ours)
+    assert [v for _, v in ours["fieldVectors"]] == [v for _, v in material["fieldVectors"]]  # every score, exactly
+    assert sum(len(v) for _, v in ours["fieldVectors"]) > 10_000
+
+
 def test_unsupported_configurations_get_no_prebuilt_index(tmp_path):
     folder = tmp_path / "search"
     folder.mkdir()

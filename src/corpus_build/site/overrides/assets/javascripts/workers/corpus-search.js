@@ -177,13 +177,15 @@
   // The index only if it was made with these fields for this many documents (the file's
   // name, which the search index gives, is a digest of its content).
   function matching(compact, data) {
-    if (!compact || !Array.isArray(compact.terms) || !Array.isArray(compact.vectors)) return null;
+    if (!compact || compact.form !== 2 || !Array.isArray(compact.terms) || !Array.isArray(compact.vectors)) return null;
     var fields = Object.keys(data.config.fields || {});
     if (String(compact.fields) !== String(fields) || compact.vectors.length !== (data.docs || []).length) return null;
     return { compact: compact, docs: data.docs };
   }
 
   // lunr's serialisation of the compact form (site/lunrindex.py: build and expand).
+  // Numbers come as gaps from the one before; a score as lunr rounds it, in thousandths
+  // (x / 1000 is the double lunr's Math.round(score * 1000) / 1000 gives).
   function expand(compact, list, version) {
     var fields = compact.fields, refs = list.map(function (doc) { return doc.location; });
     var none = Object.freeze(Object.create(null)); // a posting's metadata: no positions kept
@@ -192,14 +194,22 @@
       var posting = { _index: compact.numbers[i] }, holders = compact.postings[i];
       for (var f = 0; f < fields.length; f++) {
         var held = holders[f] || [], found = Object.create(null);
-        for (var k = 0; k < held.length; k++) found[refs[held[k]]] = none;
+        for (var k = 0, n = 0; k < held.length; k++) { n += held[k]; found[refs[n]] = none; }
         posting[fields[f]] = found;
       }
       inverted[i] = [compact.terms[i], posting];
     }
-    var vectors = [];
+    var vectors = new Array(refs.length * fields.length);
     for (var d = 0; d < refs.length; d++) {
-      for (var g = 0; g < fields.length; g++) vectors.push([fields[g] + "/" + refs[d], compact.vectors[d][g] || []]);
+      for (var g = 0; g < fields.length; g++) {
+        var flat = compact.vectors[d][g] || [], elements = new Array(flat.length), number = 0;
+        for (var j = 0; j < flat.length; j += 2) {
+          number += flat[j];
+          elements[j] = number;
+          elements[j + 1] = flat[j + 1] / 1000;
+        }
+        vectors[d * fields.length + g] = [fields[g] + "/" + refs[d], elements];
+      }
     }
     return { version: version, fields: fields, fieldVectors: vectors, invertedIndex: inverted, pipeline: [] };
   }
