@@ -109,3 +109,15 @@ def box_font(family: str, codes, *, advance: int, margin: int, height: int, asce
     out = io.BytesIO()
     fb.save(out)
     return out.getvalue()
+
+
+def search_box(page: Any, query: str, settle_ms: int = 300) -> list[dict]:
+    """Type `query` into Material's search box and return the results' links (href, inner HTML)."""
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")  # a key event, as typing gives: Material searches on keyup
+    page.wait_for_selector(".md-search-result__item", timeout=15_000)
+    page.wait_for_timeout(settle_ms)
+    return page.locator(".md-search-result__item a.md-search-result__link").evaluate_all(
+        "links => links.map(a => ({href: a.href, html: a.innerHTML}))")

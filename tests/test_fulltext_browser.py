@@ -11,7 +11,7 @@ import pytest
 
 from corpus_build.cli import main
 from tests.fulltext_fixture import write_fulltext_project
-from tests.site_helpers import chromium, playwright_or_skip, serve
+from tests.site_helpers import chromium, playwright_or_skip, search_box, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -55,14 +55,7 @@ def project(tmp_path_factory):
 
 
 def _search(page, query):
-    box = page.locator("input.md-search__input")
-    box.click()
-    box.fill(query)
-    box.press("End")  # a key event, as typing gives: Material searches on keyup
-    page.wait_for_selector(".md-search-result__item", timeout=15_000)
-    page.wait_for_timeout(200)
-    return page.locator(".md-search-result__item a.md-search-result__link").evaluate_all(
-        "links => links.map(a => ({href: a.href, html: a.innerHTML}))")
+    return search_box(page, query, settle_ms=200)
 
 
 def test_passages_of_pdf_pages_doc_sections_and_pr_comments_are_found(project):

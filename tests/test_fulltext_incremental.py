@@ -28,7 +28,7 @@ import yaml
 from corpus_build import registry
 from corpus_build.cli import main
 from tests.fulltext_fixture import source_entry, write_fulltext_project, write_mirror
-from tests.site_helpers import chromium, playwright_or_skip, serve
+from tests.site_helpers import chromium, playwright_or_skip, search_box, serve
 
 pytestmark = pytest.mark.slow
 
@@ -277,14 +277,7 @@ QUERIES = [
 
 
 def _search(page, query):
-    box = page.locator("input.md-search__input")
-    box.click()
-    box.fill(query)
-    box.press("End")  # a key event, as typing gives: Material searches on keyup
-    page.wait_for_selector(".md-search-result__item", timeout=15_000)
-    page.wait_for_timeout(300)
-    return page.locator(".md-search-result__item a.md-search-result__link").evaluate_all(
-        "links => links.map(a => ({href: a.href, html: a.innerHTML}))")
+    return search_box(page, query, settle_ms=300)
 
 
 def _place(href: str) -> str:
