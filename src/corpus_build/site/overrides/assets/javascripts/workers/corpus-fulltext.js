@@ -27,6 +27,7 @@
   var scope = self;
   var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
   var HAN_RUN = new RegExp("^[" + HAN + "]+$");
+  var HAN_ANY = new RegExp("[" + HAN + "]");
   var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "g");
   var WORDS = /[\p{L}\p{N}\p{M}]+(?:_+[\p{L}\p{N}\p{M}]+)*/gu;
   var END = "0123456789abcdefghijklmnopqrstuv";
@@ -337,7 +338,7 @@
       ready(true);
       return result;
     }
-    var han = new RegExp("[" + HAN + "]").test(query);
+    var han = HAN_ANY.test(query);
     return then(ready(han), function () {
       if (!manifest || !manifest.passages) return result;
       var plan = parse(query);
@@ -361,7 +362,7 @@
   // fetched while Material's lunr answers (answer() then waits for the same fetches).
   function prefetch(query) {
     if (!parallel || !base || failed || !manifest || typeof query !== "string" || !query.trim()) return;
-    if (new RegExp("[" + HAN + "]").test(query) && !fold) return;
+    if (HAN_ANY.test(query) && !fold) return;
     var plan = parse(query);
     load(shardsFor(plan).filter(function (name) { return !shards[name]; }));
   }
