@@ -23,7 +23,7 @@ _KIND_COLOURS = {
     "repo": "#0072b2", "paper": "#e69f00", "docs": "#009e73", "article": "#cc79a7", "issue": "#d55e00",
     "pull": "#56b4e9", "model": "#f0e442", "dataset": "#999999", "course": "#7f5fbf", "video": "#8c564b", "discussion": "#bcbd22",
 }
-_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "partial": "#e3b341", "failed": "#cf222e",
+_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "partial": "#e3b341", "kept": "#d18616", "failed": "#cf222e",
                   "skipped": "#bf8700", "never": "#8c959f", "nourl": "#c6cbd1"}
 _WIDTH, _LABEL, _ROW, _BAR = 680, 230, 20, 14
 
@@ -91,7 +91,7 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
             buckets[found.state] += 1
     names = {
         "week": t("age_week"), "month": t("age_month"), "older": t("age_older"), "stale": t("stale"), "partial": t("partial"),
-        "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"), "nourl": t("no_url_state"),
+        "kept": t("kept"), "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"), "nourl": t("no_url_state"),
     }
     rows = [k for k in names if buckets.get(k)]
     if not rows:

@@ -82,6 +82,16 @@ _LABELS: dict[str, dict[str, str]] = {
     "stale": {"zh": "过期", "en": "stale"},
     "failed": {"zh": "存档失败", "en": "failed"},
     "skipped": {"zh": "推迟检查", "en": "check postponed"},
+    # A fetch whose capture was worse than the mirror (fetch/keep.py): the mirror is kept.
+    "kept": {"zh": "保留旧存档", "en": "older copy kept"},
+    "kept_body": {
+        "zh": "最近一次抓取{what}，不如已有的存档完整，因此没有替换它。下面是 {date} 的存档。",
+        "en": "The last fetch {what}, less than the copy already archived, so it did not replace it. The copy of {date} is shown below.",
+    },
+    "kept_no_text": {"zh": "得到的页面没有正文", "en": "returned a page without its text"},
+    "kept_other_type": {"zh": "得到的不是含正文的页面，而是 {type} 文件", "en": "returned a {type} file, not a page with text"},
+    "kept_partial": {"zh": "只得到需要 JavaScript 才能显示的空壳页面", "en": "returned only a shell page that needs JavaScript"},
+    "kept_less_text": {"zh": "得到的正文只有 {new}（此前 {old}）", "en": "returned {new} of text (previously {old})"},
     "fetched_at": {"zh": "抓取时间", "en": "Fetched"},
     "checked_at": {"zh": "最近检查", "en": "Last checked"},
     "fetched_from": {"zh": "实际来源", "en": "Fetched from"},
