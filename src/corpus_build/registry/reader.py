@@ -376,12 +376,22 @@ def _load_sources(checker: _Checker, folder: Path) -> list[Source]:
         what = f"source #{index + 1}"
         if isinstance(entry, LocatedMap) and isinstance(entry.get("id"), str):
             what = f"source '{entry['id']}'"
+        reported = len(checker.problems)
         if not checker.fields(entry, SOURCE_FIELDS, display, what, line):
             continue
         source = _make_source(checker, entry, display, what, folder.name)
+        _one_error_per_duplicate(checker, entry, reported)
         if source:
             sources.append(source)
     return sources
+
+
+def _one_error_per_duplicate(checker: _Checker, entry: LocatedMap, reported: int) -> None:
+    """A key written twice is one mistake: drop what the checks since `reported` said about its value."""
+    if not entry.duplicate_keys:
+        return
+    lines = {entry.line_of(key) for key in entry.duplicate_keys}
+    checker.problems[reported:] = [p for p in checker.problems[reported:] if p.line not in lines or p.code == "duplicate-key"]
 
 
 def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, section: str) -> Source | None:
