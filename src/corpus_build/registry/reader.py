@@ -52,6 +52,7 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "doi": (False, (str,), "a DOI such as 10.1145/2491956.2462176"),
     "arxiv": (False, (str,), "an arXiv id such as 2504.17577"),
     "version": (False, (str, int, float), "a version such as v0.1.6"),
+    "verified_from": (False, (str,), "where the authors, date… were checked, e.g. the arXiv abstract page https://arxiv.org/abs/2504.17577"),
 }
 BIB_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 DOI = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -490,6 +491,7 @@ def _bib_facts(checker: _Checker, entry: LocatedMap, display: str, what: str, ur
         "doi": doi,
         "arxiv": arxiv,
         "version": "" if version is None or isinstance(version, bool) else str(version).strip(),
+        "verified_from": _text(entry, "verified_from").strip(),
     }
 
 
