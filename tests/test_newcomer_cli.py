@@ -85,3 +85,21 @@ def test_a_few_placeholder_warnings_are_each_said(project, capsys):
     _placeholders(project, 2)
     assert main(["--project", str(project), "render"]) == 0
     assert sum("is a placeholder" in line for line in capsys.readouterr().err.splitlines()) == 2
+
+
+def test_the_default_corpus_checks_without_a_warning(tmp_path, capsys):
+    """Its first build warned: two unverified entries cited the hiascend document root."""
+    from tests.site_helpers import copy_default_project
+
+    project = copy_default_project(tmp_path / "project")
+    assert main(["--project", str(project), "check"]) == 0
+    out = capsys.readouterr()
+    assert "duplicate URL" not in out.out + out.err and out.out.rstrip().endswith("; 0 warnings"), out.out[-300:]
+
+
+def test_the_serve_error_banner_says_its_messages_are_the_checks_english(tmp_path):
+    from corpus_build.core.errors import Problem
+    from corpus_build.site import serve
+
+    block = serve.banner([Problem("corpus/01-x/sources.yaml", 5, 0, "kind 'doc' of source 'a' is unknown")], "zh")
+    assert "英文原文" in block and '<ul lang="en"' in block  # not a Chinese heading over unmarked English

@@ -40,7 +40,10 @@ def home_link(corpus: Corpus, label: str) -> str:
         # Inside the copy: the published zip, on the hosted site (a newer copy, when there is one).
         href = corpus.settings.site_url.rstrip("/") + "/" + ZIP_NAME
     elif enabled(corpus):
-        href = ZIP_NAME
+        # Hidden until assets/cite.js finds the zip beside the page: `corpus-build build` writes it
+        # after the site, plain `mkdocs build` (or `mkdocs serve`) does not, and the home page is
+        # the same in both. A link to a zip that is not there is never shown.
+        return f'<p class="cb-offline" data-cb-offline hidden><a href="{escape(ZIP_NAME)}" download>{escape(label)}</a></p>\n\n'
     else:
         return ""
     return f'<p class="cb-offline"><a href="{escape(href)}" download>{escape(label)}</a></p>\n\n'
