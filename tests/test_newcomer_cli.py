@@ -3,6 +3,8 @@ proper plurals, a suggestion for a mistyped command, and warnings of one kind sa
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from corpus_build.cli import main
@@ -103,3 +105,9 @@ def test_the_serve_error_banner_says_its_messages_are_the_checks_english(tmp_pat
 
     block = serve.banner([Problem("corpus/01-x/sources.yaml", 5, 0, "kind 'doc' of source 'a' is unknown")], "zh")
     assert "英文原文" in block and '<ul lang="en"' in block  # not a Chinese heading over unmarked English
+
+
+def test_render_counts_agree_with_their_nouns(project, capsys):
+    assert main(["--project", str(project), "render"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"rendered \d+ sources?: \d+ files written, 0 unchanged, 0 removed", out) and PLURAL_PLACEHOLDER not in out, out

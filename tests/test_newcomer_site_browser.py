@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import base64
 import re
-import shutil
 
 import pytest
 
 from corpus_build import site
 from corpus_build.cli import main
+from tests.corpus_fixture import write_project
 from tests.reader_fixture import write_reader_project
 from tests.site_helpers import box_font, chromium, playwright_or_skip, serve
 
@@ -186,20 +186,25 @@ def test_a_new_corpus_says_what_its_empty_pages_are_for_and_counts_only_what_it_
 # --- the offline zip's link --------------------------------------------------------------------
 
 
-def test_the_offline_link_shows_only_when_the_zip_is_there(default_served, browser, tmp_path):
-    base, built, _corpus = default_served
-    assert not (built / "offline.zip").exists()  # a plain MkDocs build writes none
-    page = _open(browser, base)
-    assert page.locator(".cb-offline").count() == 1 and not page.locator(".cb-offline").is_visible()
-    page.close()
-    with_zip = tmp_path / "site"
-    shutil.copytree(built, with_zip)
-    (with_zip / "offline.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)  # what `corpus-build build` adds
-    with serve(with_zip) as other:
-        page = _open(browser, other)
+def test_the_offline_link_shows_only_when_the_zip_is_there(browser, tmp_path):
+    project = write_project(tmp_path / "offline")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    # Plain `mkdocs build` (the engine alone): no zip, and no link to one.
+    built = site.build(project)
+    assert not (built / "offline.zip").exists()
+    with serve(built) as base:
+        page = _open(browser, base)
+        assert page.locator(".cb-offline").count() == 1 and not page.locator(".cb-offline").is_visible()
+        assert page.locator(".cb-offline a").get_attribute("href") == "offline.zip"
+        page.close()
+    # `corpus-build build` writes the zip, then shows the link.
+    assert main(["--project", str(project), "build"]) == 0
+    assert (built / "offline.zip").is_file()
+    with serve(built) as base:
+        page = _open(browser, base)
         link = page.locator(".cb-offline a")
-        link.wait_for(state="visible", timeout=5_000)
-        assert link.inner_text().startswith("下载离线版")
+        assert link.is_visible() and link.inner_text().startswith("Download the offline copy")
         page.close()
 
 

@@ -158,7 +158,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     corpus = load_corpus(args)
     result = site.render_for_engines(project_dir(args), corpus)
-    print(f"rendered {len(corpus.sources)} sources: {result}")
+    print(f"rendered {_count(len(corpus.sources), 'source')}: {result}")
     return EXIT_OK
 
 
@@ -177,7 +177,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             engine=args.engine,
             quiet=not args.verbose,
         )
-    print(f"built {len(corpus.sources)} sources into {site_dir}")
+    print(f"built {_count(len(corpus.sources), 'source')} into {site_dir}")
     losses = site.engines.LOSSES.get(site.pick_engine(args.engine), ())
     if losses and not args.quiet:
         print(f"warning: {site.pick_engine(args.engine)} runs no MkDocs plugins; readers of this site do without:", file=sys.stderr)

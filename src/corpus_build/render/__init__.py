@@ -44,7 +44,8 @@ class RenderResult:
     removed: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{len(self.written)} page(s) written, {self.unchanged} unchanged, {len(self.removed)} removed"
+        written = len(self.written)
+        return f"{written} {'file' if written == 1 else 'files'} written, {self.unchanged} unchanged, {len(self.removed)} removed"
 
 
 def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | None = None) -> dict[str, str | bytes | Path]:

@@ -1,19 +1,8 @@
 // The cite box's copy button (src/corpus_build/render/citation.py): puts one source's BibTeX
 // on the clipboard. The button stays hidden until this runs, so without JavaScript the
 // reader gets the BibTeX to select by hand, and never a button that does nothing.
-// Also the home page's offline link (render/offlinelink.py): shown only once the zip is
-// found beside the page, since plain `mkdocs build` does not write it.
 (function () {
   "use strict";
-
-  function offlineLink() {
-    var holder = document.querySelector("[data-cb-offline][hidden]");
-    var link = holder && holder.querySelector("a[href]");
-    if (!link || !window.fetch || !/^https?:$/.test(window.location.protocol)) { return; }
-    window.fetch(link.href, { method: "HEAD", cache: "no-store" }).then(function (response) {
-      if (response.ok) { holder.hidden = false; }
-    }, function () { /* no zip, or no server: the link stays hidden */ });
-  }
 
   function copyByHand(text) {
     // Where the Clipboard API is missing (an insecure origin, an old browser).
@@ -31,7 +20,6 @@
   }
 
   function setUp() {
-    offlineLink();
     var buttons = document.querySelectorAll("button[data-cb-copy]");
     Array.prototype.forEach.call(buttons, function (button) {
       if (button.getAttribute("data-cb-ready")) { return; }
