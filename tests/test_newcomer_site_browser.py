@@ -225,6 +225,10 @@ def test_the_digest_states_its_window_once_and_keeps_dates_and_repositories_whol
     for chip in chips.all():
         assert chip.evaluate(LINES) == 1, chip.inner_text()  # tile-ai/tilelang-ascend never breaks at a hyphen
     page.close()
+    page = _open(browser, base + "digests/", width, font=True)  # the index repeats each digest's repositories
+    chips = page.locator(".cb-digest-facts code")
+    assert chips.count() >= 10 and all(chip.evaluate(LINES) == 1 for chip in chips.all())
+    page.close()
 
 
 # --- "All sources" -----------------------------------------------------------------------------
