@@ -42,12 +42,21 @@ def _run(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 
 def _wheel(out: Path) -> Path:
-    """This checkout as a wheel (`pip wheel . --no-deps`), without build isolation when setuptools allows it."""
+    """This checkout as a wheel (`pip wheel . --no-deps`), without build isolation when setuptools allows it.
+
+    Built from a copy of the files a wheel is made of: an in-tree build would leave
+    src/corpus_build.egg-info in the checkout, a second copy of the package's metadata.
+    """
     import setuptools
 
+    tree = out.parent / "source"
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        tree.mkdir(exist_ok=True)
+        shutil.copy2(PROJECT_ROOT / name, tree / name)
+    shutil.copytree(PROJECT_ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     # pyproject.toml asks for setuptools>=77: this environment's, when it has one (seconds), else pip's isolated build.
     flags = ["--no-build-isolation"] if int(setuptools.__version__.split(".")[0]) >= 77 else []
-    _run([sys.executable, "-m", "pip", "wheel", str(PROJECT_ROOT), "--no-deps", "-q", "-w", str(out), *flags])
+    _run([sys.executable, "-m", "pip", "wheel", str(tree), "--no-deps", "-q", "-w", str(out), *flags])
     [wheel] = out.glob("corpus_build-*.whl")
     return wheel
 
