@@ -560,6 +560,8 @@ def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
         failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("reason")), failures),
         stale=Table((t("title"), t("id"), t("checked_at")), stale),
         by_state=by_state,
+        # No source has an archived copy: said once here and on the home page (pages.py), not on every source page.
+        notice=t("no_mirrors_build") if counts and set(counts) <= {"never", "nourl"} else "",
     )
     return render("status.md.j2", view=view, t=t)
 
