@@ -18,8 +18,9 @@ from typing import Any
 
 from ..core import limits, safepath, urls
 from ..core.errors import Problem, RegistryError
-from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
+from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from . import checks, sectioncache, yamlfile
+from .settings import timezone_problem
 from .yamlfile import LocatedList, LocatedMap
 
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
@@ -230,8 +231,9 @@ def _load_settings(checker: _Checker) -> Settings:
 
 def _timezone(checker: _Checker, data: LocatedMap, display: str) -> str:
     value = _text(data, "timezone", "+08:00").strip()
-    if parse_timezone(value) is None:
-        checker.error(display, data.line_of("timezone"), f"timezone '{value}' is not a UTC offset or zone name; write e.g. +08:00 or Asia/Shanghai")
+    problem = timezone_problem(value)
+    if problem:
+        checker.error(display, data.line_of("timezone"), problem)
         return "+08:00"
     return value
 
