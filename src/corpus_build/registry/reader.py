@@ -83,6 +83,7 @@ SETTINGS_FIELDS = {
     "watch": (False, (dict, list), "a mapping"),
     "links": (False, (dict,), "a mapping such as {recheck_after: 3d}"),
     "offline": (False, (bool,), "true to publish a zip of the site that works offline (linked from the home page)"),
+    "archive_max_bytes": (False, (int,), "the most bytes one source's archived page and its styles publish, e.g. 20000000"),
 }
 DIGEST_FIELDS = {
     "title": (True, (str,), "text"),
@@ -151,7 +152,7 @@ class _Checker:
         return True
 
 
-_RANGES = {"number": (0, limits.LIMITS.chapter_number), "stale_after_days": (1, limits.LIMITS.days)}
+_RANGES = {"number": (0, limits.LIMITS.chapter_number), "stale_after_days": (1, limits.LIMITS.days), "archive_max_bytes": (0, 10**12)}
 
 
 def _range_problem(key: str, value: Any) -> str | None:
@@ -225,7 +226,7 @@ def _load_settings(checker: _Checker) -> Settings:
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
         timezone=_timezone(checker, data, display),
         short_title=_text(data, "short_title").strip(),
-        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline") if k in data},
+        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline", "archive_max_bytes") if k in data},
     )
 
 
