@@ -291,7 +291,8 @@ def _by_entry(errors: list[Problem], plan: ImportPlan, display: str, first_line:
 
 
 def _as_problem(display: str, place: str, why: str) -> Problem:
-    return Problem(display, 0, 0, f"{place}: {why}", "error", "import")
+    """A refused entry, named by its place in the imported file (`display`, the sources.yaml, is not to blame)."""
+    return Problem(place, 0, 0, why, "error", "import")
 
 
 # --- command line -------------------------------------------------------------------------
