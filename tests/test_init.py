@@ -148,3 +148,71 @@ def test_a_project_made_from_the_installed_wheel_is_a_complete_site(tmp_path, mo
         assert errors == [] and foreign == []
     for export in ("corpus.bib", "export/sections/01-example.bib"):
         assert "Lovelace" in (site / export).read_text(encoding="utf-8"), export
+
+
+# --- issue 36: init writes only regular files inside its folder, and a time zone `check` accepts ---
+
+
+def _one_line_refusal(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize("link", ["mkdocs.yml", "corpus", ".github", "docs"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_init_never_writes_through_a_symbolic_link(tmp_path, capsys, link, dangling):
+    target, outside = tmp_path / "p1", tmp_path / "outside"
+    target.mkdir()
+    if not dangling:
+        outside.mkdir()
+    (target / link).symlink_to(outside / "x" if link == "mkdocs.yml" else outside)
+    assert main(["init", str(target)]) == 2
+    err = _one_line_refusal(capsys)
+    assert "symbolic link" in err and link in err and "nothing was written" in err
+    assert sorted(p.name for p in target.iterdir()) == [link]  # nothing written beside the link either
+    assert not outside.exists() if dangling else list(outside.iterdir()) == []
+
+
+def test_init_writes_only_regular_files_and_folders(tmp_path):
+    target = tmp_path / "mysite"
+    assert main(["init", str(target), "-q"]) == 0
+    for path in target.rglob("*"):
+        assert not path.is_symlink() and (path.is_file() or path.is_dir()), path
+
+
+@pytest.mark.parametrize(("zone", "expected"), [
+    ("Mars/Olympus", "not a zone of the tz database"),
+    ("Asia/Shanghia", "did you mean Asia/Shanghai?"),
+    ("asia/shanghai", "did you mean Asia/Shanghai?"),
+    ("+99:00", "not an offset from -12:00 to +14:00"),
+    ("-13:00", "not an offset from -12:00 to +14:00"),
+    ("+08:60", "not an offset from -12:00 to +14:00"),
+    ("+08:00\n", "without spaces or control characters"),
+    ("+08:00\nfetch: {jobs: 0}", "without spaces or control characters"),
+    ('Asia/Shanghai"', "not a zone of the tz database"),
+    ("", "without spaces"),
+])
+def test_init_refuses_a_time_zone_check_would_refuse(tmp_path, capsys, zone, expected):
+    target = tmp_path / "p1"
+    assert main(["init", str(target), f"--timezone={zone}"]) == 2
+    err = _one_line_refusal(capsys)
+    assert expected in err and "nothing was written" in err, err
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("zone", ["Asia/Shanghai", "-05:30", "+14:00", "-12:00", "UTC", "America/Argentina/Buenos_Aires"])
+def test_every_time_zone_init_accepts_passes_check(tmp_path, capsys, zone):
+    target = tmp_path / "p1"
+    assert main(["init", str(target), "-q", f"--timezone={zone}"]) == 0
+    assert main(["--project", str(target), "check"]) == 0, capsys.readouterr()
+
+
+def test_corpus_yaml_gets_the_same_time_zone_check(tmp_path, capsys):
+    target = tmp_path / "p1"
+    assert main(["init", str(target), "-q"]) == 0
+    config = target / "corpus" / "corpus.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace('timezone: "+08:00"', 'timezone: "Asia/Shanghia"'), encoding="utf-8")
+    assert main(["--project", str(target), "check"]) != 0
+    out = capsys.readouterr()
+    assert "corpus.yaml:" in out.out + out.err and "did you mean Asia/Shanghai?" in out.out + out.err

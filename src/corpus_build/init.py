@@ -9,17 +9,25 @@ overrides/ stay optional. The scaffold's mkdocs.yml and workflows are this repos
 (tests/test_init.py keeps them equal).
 
 Nothing is overwritten: when any file it would write exists, init writes nothing and names them.
+Nothing outside DIR is written either: a symbolic link anywhere below DIR on the way to a file
+it writes (a linked corpus/ or .github/, a dangling mkdocs.yml) is refused before anything is
+written, and each file is created with O_EXCL|O_NOFOLLOW, so a link made in the meantime is
+not followed. The readers' time zone is checked as corpus.yaml's is (registry/settings.py):
+the project init writes passes `check`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .core.commands import EXIT_OK, add_command
-from .core.errors import UsageError
+from .core.errors import UsageError, printable
+from .registry.settings import timezone_problem
 
 SCAFFOLD = Path(__file__).parent / "scaffold"
 
@@ -63,20 +71,61 @@ def files(project: Project) -> dict[str, str]:
 def init(target: Path, project: Project) -> list[str]:
     """Write a new project into `target` (made if missing); returns the paths written."""
     target = Path(target)
+    problem = timezone_problem(project.timezone)
+    if problem:
+        raise UsageError(f"--timezone: {problem}; nothing was written")
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: exists and is not a folder; name a new folder or an existing one")
     planned = files(project)
-    taken = sorted(path for path in planned if (target / path).exists())
+    linked = sorted(_linked_on_the_way(target, planned))
+    if linked:
+        raise UsageError(
+            f"{printable(str(target))}: {', '.join(linked)} {'is a symbolic link' if len(linked) == 1 else 'are symbolic links'}; "
+            "init writes only inside the folder it is given and never through a link, so nothing was written. "
+            "Remove the link or run init in a new folder"
+        )
+    taken = sorted(path for path in planned if os.path.lexists(target / path))
     if taken:
         raise UsageError(
             f"{target}: already has {', '.join(taken)}; nothing was written. "
             "Run init in a new folder, or move those files away first"
         )
+    target.mkdir(parents=True, exist_ok=True)
     for path, text in planned.items():
-        destination = target / path
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        destination.write_text(text, encoding="utf-8")
+        _write_new(target, path, text)
     return list(planned)
+
+
+def _linked_on_the_way(target: Path, planned: dict[str, str]) -> set[str]:
+    """Every path below `target` (a folder or the file itself) on the way to a planned file that is a symbolic link."""
+    found = set()
+    for path in planned:
+        parts = Path(path).parts
+        for depth in range(1, len(parts) + 1):
+            step = "/".join(parts[:depth])
+            if (target / step).is_symlink():
+                found.add(step + ("/" if depth < len(parts) else ""))
+                break
+    return found
+
+
+def _write_new(target: Path, path: str, text: str) -> None:
+    """Create target/path as a new regular file, its folders as real folders: never through a link, never over a file."""
+    folder = target
+    for part in Path(path).parts[:-1]:
+        folder = folder / part
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a link or a file appeared since the check
+                raise UsageError(f"{folder}: is not a folder (a link or a file); init writes only real folders inside {target}") from None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(folder / Path(path).name, flags, 0o666)
+    except FileExistsError:
+        raise UsageError(f"{target / path}: appeared while init was writing; nothing there was overwritten") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -137,12 +137,13 @@ def parse_timezone(text: str) -> dt.tzinfo | None:
     value = text.strip()
     if value.upper() in ("UTC", "Z"):
         return dt.UTC
-    match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", value)
+    match = re.fullmatch(r"([+-])([0-9]{2}):?([0-9]{2})", value)  # ASCII digits: \d would take ٠٨
     if match:
         hours, minutes = int(match.group(2)), int(match.group(3))
-        if hours > 14 or minutes > 59:
-            return None
         sign = -1 if match.group(1) == "-" else 1
+        # The zones in use run from UTC-12 (Baker Island) to UTC+14 (Line Islands).
+        if minutes > 59 or not -12 * 60 <= sign * (hours * 60 + minutes) <= 14 * 60:
+            return None
         return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
     try:
         from zoneinfo import ZoneInfo

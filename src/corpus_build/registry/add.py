@@ -85,24 +85,58 @@ def unique_id(corpus: Corpus, base: str, url: str) -> str:
     return f"{base}-{counter}"
 
 
+# Characters YAML 1.1 reads as line breaks that Python's "\n" is not: in a block (`|`) or a
+# quoted scalar written raw they would come back as "\n" (or end the document: `...`).
+_OTHER_BREAKS = frozenset("\r\x85\u2028\u2029")
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's emitter: ~4x the pure-Python one's speed
+
+
+class _EntryDumper(_Dumper):  # type: ignore[misc,valid-type]  # CSafeDumper is a class chosen at run time
+    """Registry style: several lines as a `|` block, short lists inline, everything else as PyYAML picks."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = None
+    if not _OTHER_BREAKS.isdisjoint(value):
+        style = '"'  # escaped (\r, \N, \L, \P): the value comes back as it went in
+    elif "\n" in value:
+        style = '"' if value.endswith("\n") else "|"  # `|+` would end the document with `...`
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.SequenceNode:
+    # Short lists of numbers or words read best inline: chapters: [17, 18]
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=True)
+
+
+class _Entries(list):
+    """The top-level list of entries: a block sequence, `- id: …` then the other keys indented by two."""
+
+
+def _represent_entries(dumper: yaml.SafeDumper, value: list) -> yaml.SequenceNode:
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=False)
+
+
+_EntryDumper.add_representer(str, _represent_str)
+_EntryDumper.add_representer(list, _represent_list)
+_EntryDumper.add_representer(_Entries, _represent_entries)
+
+
+def entries_yaml(entries: list[dict]) -> list[str]:
+    """Each entry as the YAML of an item of a sources.yaml list, ready to append; one emitter run for all of them."""
+    if not entries:
+        return []
+    text = yaml.dump(_Entries(entries), Dumper=_EntryDumper, allow_unicode=True, sort_keys=False, width=100, indent=2, default_flow_style=False)
+    items: list[str] = []
+    for line in text.split("\n")[:-1]:  # "\n" only: every other break character is written escaped
+        if line.startswith("- "):
+            items.append("")
+        items[-1] += line + "\n"
+    return items
+
+
 def _entry_yaml(entry: dict) -> str:
-    class Dumper(yaml.SafeDumper):
-        pass
-
-    def represent_str(dumper, value):
-        style = "|" if "\n" in value else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    def represent_list(dumper, value):
-        # Short lists of numbers or words read best inline: chapters: [17, 18]
-        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=True)
-
-    Dumper.add_representer(str, represent_str)
-    Dumper.add_representer(list, represent_list)
-    mapping = yaml.dump(entry, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, indent=2, default_flow_style=False)
-    lines = mapping.splitlines()
-    # As an item of the file's top-level list: "- id: …" then the other keys indented by two.
-    return "\n".join(["- " + lines[0], *("  " + line if line else line for line in lines[1:])]) + "\n"
+    return entries_yaml([entry])[0]
 
 
 def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None) -> Added:
@@ -161,6 +195,11 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     if new.note:
         entry["note"] = new.note.strip("\n")
 
+    for key, value in entry.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and (bad := yamlfile.unwritable(text)):
+                # A control character, or a byte of the command line that is not UTF-8 (Python keeps it as a lone surrogate).
+                raise UsageError(f"the {key} holds the character {bad} (a control character, or bytes that are not UTF-8), which a registry file cannot keep; retype it")
     path = corpus.root / folder / "sources.yaml"
     original = path.read_text(encoding="utf-8") if path.exists() else None
     body = original or ""
@@ -193,13 +232,23 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
 
 def _check_in_a_copy(corpus_root: Path, path: Path, text: str) -> list[Problem]:
     """The registry's problems were `path` to hold `text`, checked in a copy (mirrors left out): a dry run writes nothing."""
+    return check_edited_copy(corpus_root, {path: text})
+
+
+def check_edited_copy(corpus_root: Path, edits: dict[Path, str]) -> list[Problem]:
+    """The registry's problems were each file to hold its new text, checked in a copy (mirrors left out).
+
+    What a dry run (add, import, adopt) says: the same check the real run makes after writing,
+    so a dry run refuses exactly what the real run refuses, in the same words.
+    """
     import shutil
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="corpus-build-add-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="corpus-build-check-") as tmp:
         copy = Path(tmp) / corpus_root.name
         shutil.copytree(corpus_root, copy, ignore=shutil.ignore_patterns("raw", ".watch", ".links", ".cache"), symlinks=True)
-        (copy / path.relative_to(corpus_root)).write_text(text, encoding="utf-8")
+        for path, text in edits.items():
+            (copy / path.relative_to(corpus_root)).write_text(text, encoding="utf-8")
         return reader.check(copy)
 
 

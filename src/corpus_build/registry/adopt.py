@@ -22,11 +22,13 @@ from pathlib import Path
 
 import yaml
 
+from ..core import limits
 from ..core.bibfacts import has_placeholder_title, mirror_title
 from ..core.errors import AddError, Problem, UsageError, printable
 from ..core.model import Corpus, Source
 from ..core.provenance import read_provenance
 from . import reader, yamlfile
+from .add import check_edited_copy
 
 _TITLE_LINE = re.compile(r"^(\s*(?:-\s+)?)title:[ \t]*(.*?)\s*$")
 
@@ -69,6 +71,14 @@ def _one(corpus: Corpus, source: Source) -> Adoption:
     if not title and not authors:
         why = "the registry already has a title and authors" if not has_placeholder_title(source) else "the mirror found no title or authors"
         return Adoption(source.id, file, source.line, skipped=why)
+    # A mirrored page is untrusted: what the registry would refuse is said here, for this source
+    # alone, and in the same words by a dry run and a real one.
+    for what, text in [("title", title)] + [("authors", name) for name in authors]:
+        bad = yamlfile.unwritable(text)
+        too_long = limits.text_problem(what, text)
+        if bad or too_long:
+            why = f"holds the character {bad}, which a registry file cannot keep" if bad else str(too_long)
+            return Adoption(source.id, file, source.line, skipped=f"the mirror's {what} {why}; write the {what} yourself")
     return Adoption(source.id, file, source.line, title=title, authors=authors)
 
 
@@ -78,22 +88,29 @@ def adopt(corpus_root: Path, ids: Sequence[str] = (), *, dry_run: bool = False) 
     corpus, before = reader.load_with_problems(corpus_root)
     adoptions = plan(corpus, ids)
     todo = [a for a in adoptions if not a.skipped]
-    if dry_run or not todo:
+    if not todo:
         return adoptions
+    # The same edits and the same check for a dry run (in a copy of the registry) as for a real
+    # one: a dry run promises nothing the real run refuses.
     originals: dict[Path, str] = {}
+    edited: dict[Path, str] = {}
     placed: list[Adoption] = []
     for file in dict.fromkeys(a.file for a in todo):
-        text = file.read_text(encoding="utf-8")
-        originals[file] = text
-        edited, lines = _edit(text, file, [a for a in todo if a.file == file])
+        originals[file] = file.read_text(encoding="utf-8")
+        edited[file], lines = _edit(originals[file], file, [a for a in todo if a.file == file])
         placed += lines
-        _write_atomic(file, edited)
-    problems = reader.check(corpus_root)
+    if dry_run:
+        problems = check_edited_copy(corpus_root, edited)
+    else:
+        for file, text in edited.items():
+            _write_atomic(file, text)
+        problems = reader.check(corpus_root)
     old = {(p.path, p.message) for p in before}
     errors = [p for p in problems if p.severity == "error" and (p.path, p.message) not in old]
     if errors:
-        for file, text in originals.items():
-            _write_atomic(file, text)
+        if not dry_run:
+            for file, text in originals.items():
+                _write_atomic(file, text)
         raise AddError("nothing was adopted: the registry would not validate, so its files were left as they were\n" + "\n".join(map(str, errors)))
     return [next((p for p in placed if p.id == a.id), a) for a in adoptions]
 

@@ -11,13 +11,24 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import UsageError
+from ..core import console, urls
+from ..core.errors import UsageError, printable
+from .yamlfile import kind_of_file
+
+# An export larger than this is not one person's library: Zotero's CSL-JSON of 20,000 items
+# with notes is ~30 MB, and the registry takes at most 16 MB per sources.yaml (core/limits.py).
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+# JSON nesting deeper than this is not a CSL-JSON export (items are 4 levels deep: list, item,
+# author list, name); json.loads would recurse until RecursionError.
+MAX_JSON_DEPTH = 64
 
 FORMATS = ("csl-json", "bibtex", "ris", "urls")
 _ARXIV_ID = re.compile(r"(?:arxiv[:/ ]\s*|arxiv\.org/(?:abs|pdf)/|10\.48550/arxiv\.)(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", re.IGNORECASE)
@@ -38,6 +49,7 @@ class Reference:
     venue: str = ""
     note: str = ""  # the curator's annotation (Zotero note, BibTeX annote)
     tags: tuple[str, ...] = ()
+    problem: str = ""  # why this reference cannot be imported (a URL-list line that is no URL); the others still are
 
 
 def arxiv_id(*texts: str) -> str:
@@ -79,6 +91,7 @@ def note_text(text: str) -> str:
     """A note as Markdown-ready text: Zotero keeps notes as HTML (<p>…</p>)."""
     if not text:
         return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # a note typed on Windows
     if re.search(r"</?(p|div|br|span|strong|em|h\d)\b", text, re.IGNORECASE):
         text = re.sub(r"(?i)<br\s*/?>", "\n", text)
         text = re.sub(r"(?i)</(p|div|h\d)>", "\n\n", text)
@@ -167,17 +180,44 @@ def _zotero_extra(note: str) -> tuple[str, dict[str, str]]:
     return "\n".join(keep).strip(), facts
 
 
+def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> tuple[int, str] | None:
+    """(line, message) when `text`'s brackets nest deeper than `limit`, else None; strings are skipped.
+
+    json.loads recurses once per level: 100,000 nested `[` end in RecursionError (a traceback).
+    Counting brackets first is linear and never recurses; malformed text is left to json.loads.
+    """
+    depth = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return text.count("\n", 0, match.start()) + 1, f"nested more than {limit} levels deep; a CSL-JSON export is a list of flat items"
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
 def read_csl_json(path: Path, text: str) -> list[Reference]:
+    deep = json_depth_problem(text)
+    if deep:
+        raise UsageError(f"{path}:{deep[0]}: not a CSL-JSON export: {deep[1]}")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); export CSL JSON from Zotero again") from exc
+    except RecursionError:  # the depth check above makes this unreachable; kept so no input can print a traceback
+        raise UsageError(f"{path}: not a CSL-JSON export: nested too deep") from None
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         data = data["items"]
     if not isinstance(data, list):
         raise UsageError(f"{path}: CSL-JSON is a list of items; this file holds {type(data).__name__}")
     refs = []
     for index, item in enumerate(data, 1):
+        console.progress("reading references", index, len(data))
         if not isinstance(item, dict):
             raise UsageError(f"{path}: item {index} is not an object; is this a CSL-JSON export?")
         note, extra = _zotero_extra(note_text(str(item.get("annote") or "")) or note_text(str(item.get("note") or "")))
@@ -226,12 +266,34 @@ def _latex_decoder() -> Any:
     return LatexNodes2Text(latex_context=context, keep_braced_groups=False, math_mode="verbatim")
 
 
+# What pylatexenc changes in text: macros and groups (\\ { }), math ($), LaTeX's special
+# characters (~ % & # ^ _) and ligatures of punctuation (-- --- `` '' !` ?`). A value with none
+# of them comes out as it went in, and most values (titles, names, journals) have none: they
+# skip the decoder, which costs ~0.5 ms a value (20,000 entries: a minute).
+_LATEX_ACTIVE = re.compile(r"[\\{}$~%&#^_`]|--|''")
+
+
 def _bib_text(value: str) -> str:
     r"""A field value's LaTeX as text: accents and `\textit{}` undone, a bare `%` kept as a character."""
+    active = _LATEX_ACTIVE.search(value)
+    if not active:
+        return value
+    if active.group() in "{}" and not _LATEX_ACTIVE.search(value.replace("{", "").replace("}", "")) and _balanced(value):
+        return value.replace("{", "").replace("}", "")  # only case-protecting braces ({GPU}s): the decoder drops them
     try:
         return str(_latex_decoder().latex_to_text(_BARE_PERCENT.sub(r"\\%", value)))
     except Exception:  # noqa: BLE001 - pylatexenc raises its own errors on odd input: keep the value as written
         return value
+
+
+def _balanced(value: str) -> bool:
+    depth = 0
+    for ch in value:
+        if ch in "{}":
+            depth += 1 if ch == "{" else -1
+            if depth < 0:
+                return False
+    return depth == 0
 
 
 def _bib_verbatim(value: str) -> str:
@@ -252,7 +314,9 @@ def read_bibtex(path: Path, text: str) -> list[Reference]:
         block = library.failed_blocks[0]
         raise UsageError(f"{path}:{(block.start_line or 0) + 1}: BibTeX that cannot be parsed ({type(getattr(block, 'error', None)).__name__}); fix the entry and import again")
     refs = []
-    for entry in library.entries:
+    parsed = library.entries  # a property that builds a new list on every call
+    for index, entry in enumerate(parsed, 1):
+        console.progress("reading references", index, len(parsed))
         f: dict[str, Any] = {}
         for key, field in entry.fields_dict.items():
             name, value = key.lower(), field.value
@@ -333,16 +397,34 @@ def read_ris(path: Path, text: str) -> list[Reference]:
 
 
 def read_urls(path: Path, text: str) -> list[Reference]:
+    """One reference per line: `URL [title]`. A line that is no http(s) URL is refused alone, with its number."""
     refs = []
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
+    # Lines as an editor numbers them: split at \n only (str.splitlines also breaks at \x0b, \x1c, U+2028…).
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        url, _, rest = line.partition(" ")
-        if not url.startswith(("http://", "https://")):
-            raise UsageError(f"{path}:{number}: '{url[:60]}' is not an http(s) URL; a URL list has one address per line (`#` starts a comment)")
-        refs.append(Reference(where=f"{path.name}:{number}", url=url, title=_clean(rest.lstrip("#-– ")), arxiv=arxiv_id(url)))
+        url, _, rest = line.replace("\t", " ").partition(" ")
+        where = f"{path.name}:{number}"
+        address = http_url(url)
+        if not address:
+            shown = printable(url[:80])
+            refs.append(Reference(where=where, title=shown, problem="not an http(s) URL; a URL list has one address per line (`#` starts a comment)"))
+            continue
+        refs.append(Reference(where=where, url=address, title=_clean(rest.lstrip("#-– ")), arxiv=arxiv_id(address)))
     return refs
+
+
+def http_url(text: str) -> str:
+    """`text` as an http(s) URL with its scheme and host in lower case (HTTPS://Example.org/A -> https://example.org/A), or ""."""
+    scheme, sep, rest = text.partition("://")
+    if not sep or scheme.lower() not in ("http", "https"):
+        return ""
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:cut]
+    userinfo, at, host = authority.rpartition("@")
+    url = f"{scheme.lower()}://{userinfo}{at}{host.lower()}{rest[cut:]}"
+    return url if urls.is_http_url(url) else ""
 
 
 def sniff(path: Path, text: str) -> str:
@@ -376,21 +458,54 @@ EXPECTED = {
 
 
 def read_file(path: Path, fmt: str = "") -> tuple[str, list[Reference]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not UTF-8 text; export the file as UTF-8") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror})") from exc
+    text = read_text(path)
     fmt = fmt or sniff(path, text)
     if fmt not in READERS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}; got '{fmt}'")
+    console.progress(f"reading {fmt}", 0, 0)
     refs = READERS[fmt](path, text)
     if not refs:
         raise UsageError(f"{path}: no references found; expected {EXPECTED[fmt]}{_format_hint(path, fmt, text)}")
     return fmt, refs
+
+
+def read_text(path: Path, max_bytes: int = MAX_IMPORT_BYTES) -> str:
+    """The export's text: a regular file (a FIFO, /dev/zero or a link to one is refused before a byte is read), at most `max_bytes`.
+
+    Opened with O_NONBLOCK, so a FIFO cannot block the open, and checked with fstat; read in
+    chunks against the bound (a file that grows while read is cut off), with progress shown
+    on a terminal.
+    """
+    shown = printable(str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise UsageError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{shown}: is a folder; pass the file your reference manager exported") from None
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot read ({exc.strerror or exc})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UsageError(f"{shown}: is {kind_of_file(info.st_mode)}, not a regular file; pass the file your reference manager exported")
+        if info.st_size > max_bytes:
+            raise UsageError(f"{shown}: is {info.st_size:,} bytes, over the limit of {max_bytes:,} for an export; split it and import the parts")
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1024 * 1024):
+            total += len(chunk)
+            if total > max_bytes:
+                raise UsageError(f"{shown}: grew past the limit of {max_bytes:,} bytes while being read; import a finished export")
+            chunks.append(chunk)
+            console.progress(f"reading {path.name} (bytes)", total, max(total, info.st_size))
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot read ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{shown}: not UTF-8 text; export the file as UTF-8") from None
 
 
 def _format_hint(path: Path, fmt: str, text: str) -> str:

@@ -7,20 +7,27 @@ is refused, or with `--unverified` imported as `verified: false` (the registry's
 source whose address is not known yet) and known by its title. New entries are
 appended to the section's sources.yaml as `add` does: existing bytes untouched, the
 registry validated afterwards, the file put back if it does not validate.
+
+A reference the registry would refuse (a control character, a 300,000-character note, an
+address that is no http(s) URL) is refused alone, named by its place in the imported file
+(`refs.bib:120`, `zotero.json: item 7`), never by the line of sources.yaml the importer
+wrote; the others are imported. `--dry-run` runs the same checks on a copy of the registry,
+so it refuses exactly what the real run refuses, with the same words.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core import urls
-from ..core.errors import RegistryError
+from ..core import console, limits, urls
+from ..core.errors import Problem, RegistryError, printable
 from ..core.model import Corpus
 from . import reader, yamlfile
-from .add import _entry_yaml, _restore, _write_atomic, resolve_section
+from .add import _check_in_a_copy, _display, _restore, _write_atomic, entries_yaml, resolve_section
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
 
 # Each format's type words -> our kinds. A URL that implies a kind (GitHub, arXiv…) wins.
@@ -47,8 +54,8 @@ class Skipped:
     title: str
     why: str
 
-    def __str__(self) -> str:
-        return f"{self.where}: skipped '{self.title[:60]}': {self.why}"
+    def __str__(self) -> str:  # titles and addresses are the export's text: control characters shown escaped
+        return printable(f"{self.where}: skipped '{self.title[:60]}': {self.why}")
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,19 @@ class ImportPlan:
     format: str
     entries: tuple[dict, ...]
     duplicates: tuple[Skipped, ...]
-    unusable: tuple[Skipped, ...]  # no address at all: the curator must add one
+    unusable: tuple[Skipped, ...]  # no address at all, or refused by the registry's checks: the curator must fix it
     text: str = field(default="", repr=False)  # the YAML to append
+    places: tuple[str, ...] = field(default=(), repr=False)  # each entry's place in the imported file ("refs.bib:12")
+    items: tuple[str, ...] = field(default=(), repr=False)  # each entry's YAML (text is their concatenation)
+
+    def without(self, refused: dict[int, str]) -> ImportPlan:
+        """This plan with the entries at these indices refused (index -> why)."""
+        keep = [i for i in range(len(self.entries)) if i not in refused]
+        skipped = tuple(Skipped(self.places[i], self.entries[i]["title"], why) for i, why in sorted(refused.items()))
+        items = tuple(self.items[i] for i in keep)
+        return replace(self, entries=tuple(self.entries[i] for i in keep), places=tuple(self.places[i] for i in keep), items=items,
+                       text="".join(items), unusable=self.unusable + skipped)
+
 
 
 def _url_for(ref: Reference) -> str:
@@ -123,18 +141,35 @@ def _ref_keys(ref: Reference, url: str) -> list[str]:
     return keys
 
 
-def _source_id(ref: Reference, url: str, taken: set[str]) -> str:
+def _source_id(ref: Reference, url: str, taken: set[str], counters: dict[str, int]) -> str:
     base = urls.derive_id(url, ref.title)
     key = urls.slugify(ref.key)
     # A citation key (vaswani2017attention) reads better than a title slug; a URL-ish
     # exporter id (http://zotero.org/users/…) does not.
     if not base.startswith(("arxiv-",)) and not urls.github_parts(url) and key and len(key) <= 40 and "/" not in ref.key and ":" not in ref.key:
         base = key
-    candidate, counter = base, 2
+    # The next number to try for this base: 30,000 URLs of one page (…/item?id=N) share the
+    # base `example-item`, and counting from 2 for each was 450 million set lookups.
+    candidate, counter = base, counters.get(base, 2)
     while candidate in taken:
         candidate = f"{base}-{counter}"
         counter += 1
+    counters[base] = counter
     return candidate
+
+
+def _entry_problem(entry: dict) -> str | None:
+    """What the registry would refuse in a planned entry, checked before any YAML is written, or None."""
+    for key, value in entry.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and (bad := yamlfile.unwritable(text)):
+                return f"field '{key}' holds the character {bad} (a control character or no character at all), which a registry file cannot keep; remove it and import again"
+        if too_big := limits.text_problem(key, value):
+            return too_big
+    url = entry.get("url", "")
+    if url and (bad_url := urls.url_problem(url) or ("contains spaces; percent-encode them (%20)" if re.search(r"\s", url) else None)):
+        return f"its URL {bad_url}"
+    return None
 
 
 def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "", *, unverified: bool = False) -> ImportPlan:
@@ -145,8 +180,13 @@ def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "", *, unve
     fmt, refs = read_file(path, fmt)
     known = _known_keys(corpus)
     taken = set(corpus.by_id)
-    entries, duplicates, unusable = [], [], []
-    for ref in refs:
+    counters: dict[str, int] = {}
+    entries, places, duplicates, unusable = [], [], [], []
+    for number, ref in enumerate(refs, 1):
+        console.progress("planning entries", number, len(refs))
+        if ref.problem:
+            unusable.append(Skipped(ref.where, ref.title or ref.key, ref.problem))
+            continue
         url = _url_for(ref)
         title = ref.title or url
         if not url and not (unverified and ref.title):
@@ -160,51 +200,99 @@ def plan_import(corpus: Corpus, path: Path, section: str, fmt: str = "", *, unve
             hint = f"; add {url} to that entry" if url and match.startswith("title:") else ""
             duplicates.append(Skipped(ref.where, title, f"already in the registry as {known[match]}{hint}"))
             continue
-        source_id = _source_id(ref, url, taken)
-        taken.add(source_id)
+        entry = _entry(ref, url, title, taken, counters)
+        refused = _entry_problem(entry)
+        if refused:
+            unusable.append(Skipped(ref.where, title, refused))
+            continue
+        taken.add(entry["id"])
         for k in _ref_keys(ref, url):
             if url and k.startswith("title:"):
                 continue  # two references of one title with different addresses are two sources
-            known[k] = f"'{source_id}' ({ref.where}, earlier in this file)"
-        entry: dict = {"id": source_id, "title": title}
-        if url:
-            entry["url"] = url
-        entry["kind"] = _kind(ref, url)
-        if not url:
-            entry["verified"] = False
-            entry["verify_note"] = f"imported from {ref.where} without a URL, DOI or arXiv id; add the address and remove `verified: false`"
-        if ref.authors:
-            entry["authors"] = list(ref.authors)
-        for name in ("date", "doi", "arxiv", "venue"):
-            if getattr(ref, name):
-                entry[name] = getattr(ref, name)
-        entry["lang"] = reader.guess_lang(ref.note or ref.title)
-        if ref.tags:
-            entry["tags"] = list(ref.tags)
-        if ref.note:
-            entry["note"] = ref.note
+            known[k] = f"'{entry['id']}' ({ref.where}, earlier in this file)"
         entries.append(entry)
-    text = "".join(_entry_yaml(entry) for entry in entries)
-    return ImportPlan(corpus.root / folder / "sources.yaml", fmt, tuple(entries), tuple(duplicates), tuple(unusable), text)
+        places.append(ref.where)
+    items = tuple(entries_yaml(entries))
+    return ImportPlan(corpus.root / folder / "sources.yaml", fmt, tuple(entries), tuple(duplicates), tuple(unusable), "".join(items), tuple(places), items)
 
 
-def apply_import(corpus: Corpus, plan: ImportPlan) -> None:
-    """Append the planned entries; put the file back if the registry then has errors."""
-    if not plan.entries:
-        return
+def _entry(ref: Reference, url: str, title: str, taken: set[str], counters: dict[str, int]) -> dict:
+    entry: dict = {"id": _source_id(ref, url, taken, counters), "title": title}
+    if url:
+        entry["url"] = url
+    entry["kind"] = _kind(ref, url)
+    if not url:
+        entry["verified"] = False
+        entry["verify_note"] = f"imported from {ref.where} without a URL, DOI or arXiv id; add the address and remove `verified: false`"
+    if ref.authors:
+        entry["authors"] = list(ref.authors)
+    for name in ("date", "doi", "arxiv", "venue"):
+        if getattr(ref, name):
+            entry[name] = getattr(ref, name)
+    entry["lang"] = reader.guess_lang(ref.note or ref.title)
+    if ref.tags:
+        entry["tags"] = list(ref.tags)
+    if ref.note:
+        entry["note"] = ref.note
+    return entry
+
+
+def apply_import(corpus: Corpus, plan: ImportPlan, *, dry_run: bool = False) -> ImportPlan:
+    """Append the planned entries (with `dry_run`, to a copy of the registry); returns the plan as carried out.
+
+    The registry is checked with the new entries in it. An error on a line the importer wrote
+    refuses that entry alone, named by its place in the imported file; the others are checked
+    again and written. Any other error leaves sources.yaml as it was and raises RegistryError.
+    """
     path = plan.file
     original = path.read_text(encoding="utf-8") if path.exists() else None
-    body = original or ""
-    body = yamlfile.ready_to_append(body)  # an empty list `[]` cannot be appended to: its comments stay, `[]` goes
-    _write_atomic(path, body + plan.text)
-    try:
-        errors = [p for p in reader.check(corpus.root) if p.severity == "error"]
-    except BaseException:
-        _restore(path, original)
-        raise
-    if errors:
-        _restore(path, original)
-        raise RegistryError(errors)
+    body = yamlfile.ready_to_append(original or "")  # an empty list `[]` cannot be appended to: its comments stay, `[]` goes
+    display = _display(corpus.root, path)
+    for attempt in (1, 2):
+        if not plan.entries:
+            return plan
+        console.progress("checking the registry with the new entries", 0, 0)
+        if dry_run:
+            problems = _check_in_a_copy(corpus.root, path, body + plan.text)
+        else:
+            _write_atomic(path, body + plan.text)
+            try:
+                problems = reader.check(corpus.root)
+            except BaseException:
+                _restore(path, original)
+                raise
+        errors = [p for p in problems if p.severity == "error"]
+        if not errors:
+            return plan
+        if not dry_run:
+            _restore(path, original)
+        refused, other = _by_entry(errors, plan, display, body.count("\n") + 1)
+        if other or attempt == 2:
+            raise RegistryError(sorted(other) or [_as_problem(display, plan.places[i], why) for i, why in refused.items()])
+        plan = plan.without(refused)
+    return plan
+
+
+def _by_entry(errors: list[Problem], plan: ImportPlan, display: str, first_line: int) -> tuple[dict[int, str], list[Problem]]:
+    """The errors on lines the importer wrote, by the index of the entry they are in; and the others."""
+    starts, line = [], first_line
+    for item in plan.items:
+        starts.append(line)
+        line += item.count("\n")
+    refused: dict[int, str] = {}
+    other = []
+    for problem in errors:
+        if problem.path != display or problem.line < first_line:
+            other.append(problem)
+            continue
+        index = max(i for i, start in enumerate(starts) if start <= problem.line)
+        refused.setdefault(index, problem.message)
+    return refused, other
+
+
+def _as_problem(display: str, place: str, why: str) -> Problem:
+    """A refused entry, named by its place in the imported file (`display`, the sources.yaml, is not to blame)."""
+    return Problem(place, 0, 0, why, "error", "import")
 
 
 # --- command line -------------------------------------------------------------------------
@@ -239,31 +327,42 @@ def _entries(plan: ImportPlan) -> str:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from ..core.commands import project_dir
+    from ..core.console import progress_on_terminal
     from .cli import load_corpus
 
     # Registry, usage and file errors are raised: corpus_build.cli.main prints them and maps the exit code.
     project = project_dir(args)
     corpus = load_corpus(args)
-    plan = plan_import(corpus, Path(args.file), args.section, args.format or "", unverified=args.unverified)
+    problem: RegistryError | None = None
+    with progress_on_terminal() if not args.quiet else _nothing():
+        plan = plan_import(corpus, Path(args.file), args.section, args.format or "", unverified=args.unverified)
+        try:
+            plan = apply_import(corpus, plan, dry_run=args.dry_run)
+        except RegistryError as exc:
+            problem = exc
     shown = plan.file.relative_to(project) if plan.file.is_relative_to(project) else plan.file
     for skipped in plan.duplicates:
         print(str(skipped))
     for skipped in plan.unusable:
         print(f"error: {skipped}", file=sys.stderr)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        print(f"nothing {'would be ' if args.dry_run else ''}imported: {shown} is as it was", file=sys.stderr)
+        return 1
     if args.dry_run:
-        print(f"dry run ({plan.format}): would add {_entries(plan)} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} without an address")
+        print(f"dry run ({plan.format}): would add {_entries(plan)} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} refused")
         if plan.text:
             print(plan.text, end="")
         return 1 if plan.unusable else 0
-    try:
-        apply_import(corpus, plan)
-    except RegistryError as exc:
-        print(exc, file=sys.stderr)
-        print(f"nothing imported: {shown} is as it was", file=sys.stderr)
-        return 1
-    print(f"imported {_entries(plan)} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} without an address")
+    print(f"imported {_entries(plan)} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} refused")
     for entry in plan.entries:
         print(f"  + {entry['id']} ({entry['kind']}{', unverified' if entry.get('verified') is False else ''}): {entry['title'][:70]}")
     if plan.entries:
         print("next: corpus-build build   (and write a note for entries that have none)")
     return 1 if plan.unusable else 0
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()

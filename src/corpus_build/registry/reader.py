@@ -18,8 +18,9 @@ from typing import Any
 
 from ..core import limits, safepath, urls
 from ..core.errors import Problem, RegistryError
-from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source, parse_timezone
+from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from . import checks, sectioncache, yamlfile
+from .settings import timezone_problem
 from .yamlfile import LocatedList, LocatedMap
 
 SECTION_FOLDER = re.compile(r"^(\d{2,3})-[a-z0-9][a-z0-9-]*$")
@@ -83,6 +84,7 @@ SETTINGS_FIELDS = {
     "watch": (False, (dict, list), "a mapping"),
     "links": (False, (dict,), "a mapping such as {recheck_after: 3d}"),
     "offline": (False, (bool,), "true to publish a zip of the site that works offline (linked from the home page)"),
+    "archive_max_bytes": (False, (int,), "the most bytes one source's archived page and its styles publish, e.g. 20000000"),
 }
 DIGEST_FIELDS = {
     "title": (True, (str,), "text"),
@@ -151,7 +153,7 @@ class _Checker:
         return True
 
 
-_RANGES = {"number": (0, limits.LIMITS.chapter_number), "stale_after_days": (1, limits.LIMITS.days)}
+_RANGES = {"number": (0, limits.LIMITS.chapter_number), "stale_after_days": (1, limits.LIMITS.days), "archive_max_bytes": (0, 10**12)}
 
 
 def _range_problem(key: str, value: Any) -> str | None:
@@ -225,14 +227,15 @@ def _load_settings(checker: _Checker) -> Settings:
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
         timezone=_timezone(checker, data, display),
         short_title=_text(data, "short_title").strip(),
-        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline") if k in data},
+        extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline", "archive_max_bytes") if k in data},
     )
 
 
 def _timezone(checker: _Checker, data: LocatedMap, display: str) -> str:
     value = _text(data, "timezone", "+08:00").strip()
-    if parse_timezone(value) is None:
-        checker.error(display, data.line_of("timezone"), f"timezone '{value}' is not a UTC offset or zone name; write e.g. +08:00 or Asia/Shanghai")
+    problem = timezone_problem(value)
+    if problem:
+        checker.error(display, data.line_of("timezone"), problem)
         return "+08:00"
     return value
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import UsageError
+from ..core.model import parse_timezone
 
 # --- fetch:, rewrites:, fallbacks: ------------------------------------------------------------
 
@@ -88,6 +89,45 @@ def check_fetch_limits(values: Mapping[str, Any]) -> None:
         raise UsageError(f"corpus.yaml `fetch.max_images` must be 0 or more, got {values['max_images']}")
     if values.get("max_styles", 0) < 0:
         raise UsageError(f"corpus.yaml `fetch.max_styles` must be 0 or more, got {values['max_styles']}")
+
+
+# --- timezone: --------------------------------------------------------------------------------
+
+_TIMEZONE_HINT = "write an offset from -12:00 to +14:00 such as +08:00, or a zone name of the tz database such as Asia/Shanghai"
+
+
+def timezone_problem(value: str) -> str | None:
+    """Why `value` is not a readers' time zone (corpus.yaml `timezone:`, `init --timezone`), or None when it is.
+
+    The test is core.model.parse_timezone's (an offset within -12:00..+14:00, UTC, or a zone the
+    tz database has), so what init writes is what `check` accepts; a near miss of a zone name is
+    named (did you mean Asia/Shanghai?).
+    """
+    shown = value.encode("unicode_escape").decode("ascii")  # a newline or escape shows as \n, never breaks the line
+    if not value or not value.isprintable() or value != value.strip():
+        return f"timezone '{shown}' must be one word without spaces or control characters; {_TIMEZONE_HINT}"
+    if parse_timezone(value) is not None:
+        return None
+    if value[:1] in "+-" and any(ch.isdigit() for ch in value):
+        return f"timezone '{shown}' is not an offset from -12:00 to +14:00; {_TIMEZONE_HINT}"
+    guess = _closest_zone(value)
+    hint = f"did you mean {guess}? " if guess else ""
+    return f"timezone '{shown}' is not a zone of the tz database; {hint}{_TIMEZONE_HINT}"
+
+
+def _closest_zone(value: str) -> str:
+    import difflib
+    import zoneinfo
+
+    try:
+        names = zoneinfo.available_timezones()  # ~0.2 s (reads the tz folder): only on the error path
+    except OSError:
+        return ""
+    by_folded = {name.casefold(): name for name in names if "/" in name}
+    if value.casefold() in by_folded:
+        return by_folded[value.casefold()]
+    close = difflib.get_close_matches(value.casefold(), list(by_folded), n=1, cutoff=0.75)
+    return by_folded[close[0]] if close else ""
 
 
 # --- watch: -----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ that contains itself is reported instead of recursing forever.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,8 @@ def parse(text: str, path: str, problems: list[Problem]) -> Any:
         return None
 
 
-def _kind_of_file(mode: int) -> str:
+def kind_of_file(mode: int) -> str:
+    """What a file that is not a regular one is, for a message: a folder, a named pipe (FIFO), a device…"""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -118,7 +120,7 @@ def read_text(path: Path, problems: list[Problem], display: str | None = None, *
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            problems.append(Problem(display, 0, 0, f"is {_kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file", code="not-a-file"))
+            problems.append(Problem(display, 0, 0, f"is {kind_of_file(info.st_mode)}, not a regular file; replace it with a YAML file", code="not-a-file"))
             return None
         if info.st_size > cap:
             problems.append(Problem(display, 0, 0, f"is {info.st_size:,} bytes, over the limit of {cap:,} bytes for a registry file; split it", code="file-too-large"))
@@ -246,6 +248,19 @@ def _build_collection(node: yaml.Node, loader: Any, path: str, problems: list[Pr
         result_list.extend(_build(item, loader, path, problems, budget, depth + 1) for item in node.value)
         return result_list
     raise AssertionError(f"not a collection: {node!r}")
+
+
+# What a registry file written by corpus-build never holds: C0 and C1 control characters other
+# than tab and newline (a NUL in a title), lone surrogates (a JSON "\ud800": no UTF-8 form,
+# and PyYAML would write the escape "\uD800", which no YAML reader accepts) and the two
+# non-characters U+FFFE and U+FFFF.
+_UNWRITABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def unwritable(text: str) -> str | None:
+    """`U+0000` for the first character of `text` a registry file must not hold, or None."""
+    found = _UNWRITABLE.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
 
 
 def ready_to_append(body: str) -> str:

@@ -150,6 +150,11 @@ _LABELS: dict[str, dict[str, str]] = {
     "snapshot_pdf": {"zh": "PDF（在浏览器中打开）", "en": "PDF (opens in the browser)"},
     "snapshot_html": {"zh": "网页存档", "en": "Archived page"},
     "snapshot_frame": {"zh": "查看网页存档（已禁用脚本）", "en": "Show the archived page (scripts disabled)"},
+    "archive_trimmed": {"zh": "网页存档已精简", "en": "Archived page trimmed"},
+    "archive_trimmed_body": {
+        "zh": "这份网页存档超过了每个条目 {size} 的发布上限，省略了 {n} 个样式文件（样式表、字体或图片），因此外观可能与原页面不同；文字内容不受影响。",
+        "en": "This archived page is over the publishing limit of {size} per source, so {n} of its style files (stylesheets, fonts or images) were left out and it may look different from the original; its text is complete.",
+    },
     "snapshot_screenshot": {"zh": "截图", "en": "Screenshot"},
     "snapshot_warc": {"zh": "WARC 存档文件", "en": "WARC capture"},
     "thread_number": {"zh": "编号", "en": "Number"},

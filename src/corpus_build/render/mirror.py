@@ -26,7 +26,7 @@ from ..core.model import Corpus, Source
 from ..core.provenance import Declined, Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
-from .snapshotstyles import PublishedStyles, published_styles, restyle
+from .snapshotstyles import PublishedStyles, archive_budget, inline_fonts, published_styles, restyle
 from .views import (
     Badge,
     Code,
@@ -371,12 +371,12 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
         for kind, name, path in _archived(corpus, source, record):
             target = f"{archive_dir(source)}/{name}"
             if kind == "html":
-                styles = published_styles(corpus, source, record)
+                styles = published_styles(corpus, source, record, archive_budget(corpus, source, record, path))
                 try:
                     files[target], made = snapshot_page(path.read_bytes(), _page_urls(record), _kept_images(images), styles)
                 except OSError:
                     continue
-                for style_name, content in {**styles.files, **made}.items():
+                for style_name, content in inline_fonts({**styles.files, **made}, styles.fonts).items():
                     files[f"{archive_dir(source)}/{style_name}"] = content
             else:
                 files[target] = path
@@ -505,6 +505,10 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
         facts.append(Fact(label, (Link(label + " →", _rel(page, text_page_path(source))),)))
     snapshots = _snapshots(corpus, source, record, t, page, directory_urls)
     frame = next((Snapshot("html", t("snapshot_frame"), s.href) for s in snapshots if s.kind == "html"), None)
+    archived_page = next((path for kind, _name, path in _archived(corpus, source, record) if kind == "html"), None)
+    budget = archive_budget(corpus, source, record, archived_page) if archived_page is not None else None
+    if budget is not None and budget.dropped:  # the archive was cut to the per-source cap (snapshotstyles.py)
+        notices.append(Notice("info", t("archive_trimmed"), t("archive_trimmed_body", n=budget.dropped, size=_size(budget.cap))))
     excerpt, label = "", ""
     if record.text_file:
         if record.thread is not None:

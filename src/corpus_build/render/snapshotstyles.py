@@ -7,18 +7,30 @@ everything here ends up as a file under sources/<id>/archive/styles/:
 
 - each stylesheet the mirror kept (fetch/styles.py), its addresses rewritten by core/css.py to
   the published copies beside it, or dropped; the images it uses, copied as they are (their
-  bytes were checked when they were downloaded, their names are checked here); its fonts inside
-  it as data: URLs (up to INLINE_FONT each). A font is fetched in CORS mode, and the sandboxed
-  frame that shows the copy has an opaque origin: a font file on the site then needs the host
-  to send Access-Control-Allow-Origin (GitHub Pages does, `python -m http.server` and most
-  others do not). A data: font needs nothing, and only our own sheets can name one;
+  bytes were checked when they were downloaded, their names are checked here), each once;
+  its fonts inside it as data: URLs (up to INLINE_FONT each). A font is fetched in CORS mode,
+  and the sandboxed frame that shows the copy has an opaque origin: a font file on the site
+  then needs the host to send Access-Control-Allow-Origin (GitHub Pages does, `python -m
+  http.server` and most others do not). A data: font needs nothing, and only our own sheets
+  can name one. But a font is inlined only where the page's sheets name it once: one named by
+  several rules (a family's weights, or 400 `@font-face` rules naming one 500 KB font, which
+  made a 273 MB sheet) is published once as a file that they all name (`inline_fonts`);
 - each `<style>` block, sanitised the same way, as its own file linked where the block was (the
   order of a page's sheets is its cascade); one inside `<svg>` or `<math>`, where a `<link>` means
   nothing, is linked at the end of `<head>`;
-- the `style=` attributes, one rule each (`[data-cb-style="N"]{… !important}`) in one file linked
-  last: an attribute outranks the page's sheets, and !important on a later sheet is the nearest
-  a file gets. Loosening the policy instead (`'unsafe-hashes'`, `style-src-attr 'unsafe-inline'`)
-  would let the attributes through unchecked; this way they pass the same sanitiser.
+- the `style=` attributes, one rule for each distinct declaration text (`[data-cb-style="N"]{…
+  !important}`, the elements that share a text share N) in one file linked last: an attribute
+  outranks the page's sheets, and !important on a later sheet is the nearest a file gets.
+  Loosening the policy instead (`'unsafe-hashes'`, `style-src-attr 'unsafe-inline'`) would let
+  the attributes through unchecked; this way they pass the same sanitiser. Bounded: at most
+  ATTRIBUTE_ELEMENTS elements keep theirs, in at most ATTRIBUTE_RULES rules and ATTRIBUTE_BYTES
+  (every element is matched against every such rule: 30,000 of them took a browser 59 s).
+
+A source's archive is bounded too: the page, its sheets, fonts and images together publish at
+most corpus.yaml's `archive_max_bytes` (ARCHIVE_BYTES by default). Over it, the archive keeps
+the page and as many of its sheets, then of their fonts and images, as fit, in the page's order
+(`archive_budget`, which reads only file sizes, so the source page's note and the published
+files agree); the build never fails for it.
 
 Sanitising costs about 3 µs a byte (tinycss2 is pure Python: 1.9 s for a 600 KB sheet), so each
 result is kept under `.corpus-build/cache/styles/` beside the corpus (`corpus-build clean`
@@ -52,6 +64,10 @@ LOCAL_STYLE = re.compile(r"styles/[0-9a-f]{20}\.(?:css|png|jpg|gif|webp|avif|bmp
 SHEET_BYTES = 4 * 1024 * 1024  # as fetch/styles.py: a larger file is not a sheet we kept
 ATTRIBUTE = "data-cb-style"
 INLINE_FONT = 512 * 1024  # a font up to this size goes into the sheets; a larger one is a file (see above)
+ARCHIVE_BYTES = 20 * 1024 * 1024  # corpus.yaml `archive_max_bytes` by default: one source's archived page and its styles
+ATTRIBUTE_ELEMENTS = 10_000  # elements whose style= attribute is kept
+ATTRIBUTE_RULES = 1_000  # distinct declaration texts among them
+ATTRIBUTE_BYTES = 256 * 1024  # the rule file they make
 _FONT_TYPES = {".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf", ".otf": "font/otf"}
 CACHE = Path(".corpus-build") / "cache" / "styles"  # beside corpus/
 
@@ -62,24 +78,70 @@ class PublishedStyles:
 
     files: dict[str, bytes | Path] = field(default_factory=dict)  # path under the archive folder -> content
     sheets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
-    assets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/
-    fonts: dict[str, str] = field(default_factory=dict)  # file name in styles/ -> data: URL, for the fonts put inside the sheets
+    assets: dict[str, str] = field(default_factory=dict)  # absolute address -> file name in styles/ (images and fonts)
+    fonts: dict[str, Path] = field(default_factory=dict)  # file name in styles/ -> the font in the mirror (inline_fonts publishes it)
 
     def resolver(self, base: str) -> css.Resolve:
         """Addresses of CSS at `base` -> the copy's name in styles/ (where every published sheet is)."""
 
         def resolve(address: str, kind: str) -> str | None:
             absolute = urljoin(base, address.strip()).split("#", 1)[0]
-            name = (self.sheets if kind == css.IMPORT else self.assets).get(absolute)
-            return self.fonts.get(name, name) if name else None
+            return (self.sheets if kind == css.IMPORT else self.assets).get(absolute)
 
         return resolve
 
 
-def published_styles(corpus: Corpus, source: Source, record: Provenance) -> PublishedStyles:
-    """The mirror's kept stylesheets, images and fonts, ready to publish beside its archived page."""
+@dataclass(frozen=True)
+class Budget:
+    """Which of a mirror's style files its archive publishes, under the per-source cap (`archive_budget`)."""
+
+    kept: frozenset[str] | None = None  # names in styles/; None: all of them
+    dropped: int = 0  # style files left out
+    cap: int = ARCHIVE_BYTES
+
+
+def archive_cap(corpus: Corpus) -> int:
+    """corpus.yaml's `archive_max_bytes` (the registry checked it is a whole number in range), else ARCHIVE_BYTES."""
+    value = corpus.settings.extra.get("archive_max_bytes")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else ARCHIVE_BYTES
+
+
+def _present(corpus: Corpus, source: Source, record: Provenance) -> list[tuple[Any, Path]]:
     kept = [(s, mirror_file(corpus, source, s.path)) for s in record.document.style_files if s.path and LOCAL_STYLE.fullmatch(s.path)]
-    present = [(s, path) for s, path in kept if path is not None]
+    return [(s, path) for s, path in kept if path is not None]
+
+
+def archive_budget(corpus: Corpus, source: Source, record: Provenance, page: Path) -> Budget:
+    """The style files that fit beside the archived `page` within the source's cap: the sheets first, in
+    the page's order, then their fonts and images. Reads only file sizes (a font counted as the data:
+    URL it may become, the attribute rules at their bound), so it costs nothing to ask twice."""
+    cap = archive_cap(corpus)
+    try:
+        total = page.stat().st_size + ATTRIBUTE_BYTES
+    except OSError:
+        return Budget(frozenset(), 0, cap)
+    present = list({saved.path: (saved, path) for saved, path in _present(corpus, source, record)}.values())  # a file once, however many addresses it had
+    ordered = [p for p in present if p[0].path.endswith(".css")] + [p for p in present if not p[0].path.endswith(".css")]
+    kept, dropped = set(), 0
+    for saved, path in ordered:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        if Path(saved.path).suffix in _FONT_TYPES:
+            size = size * 4 // 3 + 64  # base64 and its prefix
+        if total + size <= cap:
+            kept.add(saved.path.split("/", 1)[1])
+            total += size
+        else:
+            dropped += 1
+    return Budget(frozenset(kept) if dropped else None, dropped, cap)
+
+
+def published_styles(corpus: Corpus, source: Source, record: Provenance, budget: Budget | None = None) -> PublishedStyles:
+    """The mirror's kept stylesheets, images and fonts (those `budget` keeps), ready to publish beside its archived page."""
+    allowed = budget.kept if budget is not None else None
+    present = [(s, path) for s, path in _present(corpus, source, record) if allowed is None or s.path.split("/", 1)[1] in allowed]
     styles = PublishedStyles()
     for saved, _path in present:
         name = saved.path.split("/", 1)[1]
@@ -91,14 +153,10 @@ def published_styles(corpus: Corpus, source: Source, record: Provenance) -> Publ
         name = saved.path.split("/", 1)[1]
         if name.endswith(".css"):
             continue
-        font = _FONT_TYPES.get(Path(name).suffix)
-        try:
-            if font and path.stat().st_size <= INLINE_FONT:
-                styles.fonts[name] = f"data:{font};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-                continue
-        except OSError:
-            continue
-        styles.files[f"{FOLDER}/{name}"] = path
+        if Path(name).suffix in _FONT_TYPES:
+            styles.fonts[name] = path  # published by inline_fonts, once, as the sheets name it
+        else:
+            styles.files[f"{FOLDER}/{name}"] = path
     for saved, path in present:
         name = saved.path.split("/", 1)[1]
         if not name.endswith(".css"):
@@ -113,6 +171,39 @@ def published_styles(corpus: Corpus, source: Source, record: Provenance) -> Publ
         make = functools.partial(_sanitized, data, saved.content_type, styles.resolver(base))
         styles.files[f"{FOLDER}/{name}"] = _cached(corpus.root.parent / CACHE, (data, saved.content_type, base, styles.sheets, styles.assets, sorted(styles.fonts)), make)
     return styles
+
+
+def inline_fonts(files: dict[str, bytes | Path], fonts: dict[str, Path]) -> dict[str, bytes | Path]:
+    """The archive's style files with each font in place: inside the one sheet that names it once (a data:
+    URL, up to INLINE_FONT), else published once as styles/<name> for every sheet that names it."""
+    uses: dict[str, int] = dict.fromkeys(fonts, 0)
+    sheets = {name: content for name, content in files.items() if name.endswith(".css") and isinstance(content, bytes)}
+    found = {name: {m.group(1).decode("ascii") for m in _FONT_URL.finditer(text)} & uses.keys() for name, text in sheets.items()}
+    for name, text in sheets.items():
+        for font in found[name]:
+            uses[font] += text.count(f"url({font})".encode("ascii"))
+    out = dict(files)
+    for font, count in uses.items():
+        path = fonts[font]
+        try:
+            small = path.stat().st_size <= INLINE_FONT
+        except OSError:
+            continue
+        if count == 1 and small:
+            holder = next(name for name in sheets if font in found[name])
+            try:
+                data = f"data:{_FONT_TYPES[Path(font).suffix]};base64,".encode("ascii") + base64.b64encode(path.read_bytes())
+            except OSError:
+                continue
+            current = out[holder]
+            if isinstance(current, bytes):
+                out[holder] = current.replace(f"url({font})".encode("ascii"), b"url(" + data + b")")
+        elif count:
+            out[f"{FOLDER}/{font}"] = path
+    return out
+
+
+_FONT_URL = re.compile(rb"url\(([0-9a-f]{20}\.(?:woff2|woff|ttf|otf))\)")
 
 
 def _sanitized(data: bytes, content_type: str, resolve: css.Resolve) -> str:
@@ -186,15 +277,29 @@ def restyle(soup: Any, bases: tuple[str, ...], styles: PublishedStyles) -> dict[
             late.append(new)
         else:
             block.replace_with(new)
-    rules = []
-    for n, element in enumerate(soup.find_all(style=True)):
-        text = css.sanitize_declarations(str(element["style"]), resolve, important=True)
+    rules: dict[str, int] = {}  # sanitised declarations -> their rule's number: elements that share a text share a rule
+    sanitized: dict[str, str] = {}
+    elements = size = 0
+    for element in soup.find_all(style=True):
+        raw = str(element["style"])
         del element["style"]  # the policy refuses it anyway: no console error for each one
-        if text:
-            element[ATTRIBUTE] = str(n)
-            rules.append(f'[{ATTRIBUTE}="{n}"]{{{text}}}')
+        if elements >= ATTRIBUTE_ELEMENTS:
+            continue
+        if raw not in sanitized:
+            sanitized[raw] = css.sanitize_declarations(raw, resolve, important=True) if len(sanitized) < 4 * ATTRIBUTE_RULES else ""
+        text = sanitized[raw]
+        if not text:
+            continue
+        if text not in rules:
+            rule_bytes = len(text.encode("utf-8")) + len(ATTRIBUTE) + 16
+            if len(rules) >= ATTRIBUTE_RULES or size + rule_bytes > ATTRIBUTE_BYTES:
+                continue
+            rules[text] = len(rules)
+            size += rule_bytes
+        element[ATTRIBUTE] = str(rules[text])
+        elements += 1
     if rules:
-        data = "\n".join(rules).encode("utf-8")
+        data = "\n".join(f'[{ATTRIBUTE}="{n}"]{{{text}}}' for text, n in rules.items()).encode("utf-8")
         name = f"{FOLDER}/attributes-{hashlib.sha256(data).hexdigest()[:16]}.css"
         made[name] = data
         late.append(link(soup, name, ""))
