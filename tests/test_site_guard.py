@@ -136,3 +136,12 @@ def test_the_check_alone_names_each_refusal(tmp_path):
         with pytest.raises(SiteError, match=expected):
             sitedir.check(site, project=project, docs_dir=project / "docs", corpus_dir=project / "corpus", origin="--site-dir")
     sitedir.check(project / "site", project=project, docs_dir=project / "docs", corpus_dir=project / "corpus", origin="--site-dir")
+
+
+def test_a_mkdocs_yml_nested_100000_deep_is_one_clear_error(project, capsys):
+    """The engine's YAML reader recurses once per level: the build says so before it runs."""
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "extra: {deep: " + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    assert build(project) == 1
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -276,7 +276,9 @@ def _read_config(config_file: Path) -> dict[str, Any]:
     try:
         data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)
     except (OSError, yaml.YAMLError):
-        return {}
+        return {}  # the engine reads it next and says what is wrong, with the line
+    except RecursionError:  # the engine's own reader would die the same way, with a traceback
+        raise SiteError(f"{config_file}: nested too deeply for a YAML reader (thousands of levels of [ or {{); simplify the file") from None
     return data if isinstance(data, dict) else {}
 
 
