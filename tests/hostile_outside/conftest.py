@@ -111,4 +111,7 @@ def pytest_runtest_makereport(item, call):
     if report.failed and call.excinfo is not None:
         message = str(call.excinfo.value).strip().splitlines()[0][:600] if str(call.excinfo.value).strip() else call.excinfo.typename
     with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"test": item.nodeid, "doc": (item.function.__doc__ or "").strip(), "outcome": report.outcome, "seconds": round(report.duration, 1), "message": message}, ensure_ascii=False) + "\n")
+        f.write(
+            json.dumps({"test": item.nodeid, "doc": (item.function.__doc__ or "").strip(), "outcome": report.outcome, "seconds": round(report.duration, 1), "message": message}, ensure_ascii=False)
+            + "\n"
+        )

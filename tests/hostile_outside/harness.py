@@ -7,6 +7,7 @@ what the commands do.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import signal
@@ -81,10 +82,8 @@ def run(cmd: list[str], cwd: Path, timeout: float = 60, extra_env: dict[str, str
 
 def kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL the process group we started for `proc` (and only it), then reap it."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait(timeout=30)
 
 
