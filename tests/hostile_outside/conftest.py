@@ -70,13 +70,12 @@ def template(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture
-def proj(template, tmp_path) -> Project:
-    """A fresh copy of the built template in tmp_path/work/proj, with work/sibling.txt and tmp_path/outside/keep.txt."""
+def _copy_project(src: Path, tmp_path: Path) -> Project:
+    """A copy of `src` in tmp_path/work/proj, with work/sibling.txt and tmp_path/outside/keep.txt."""
     work = tmp_path / "work"
     work.mkdir()
     root = work / "proj"
-    shutil.copytree(template, root, symlinks=True)
+    shutil.copytree(src, root, symlinks=True)
     (work / "sibling.txt").write_text("a file of the user's, beside the project\n")
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -84,12 +83,48 @@ def proj(template, tmp_path) -> Project:
     return Project(root, work, outside)
 
 
+FETCH_SETTINGS = "fetch:\n  browser: never\n  retries: 0\n  backoff: 0\n  read_timeout: 5\n  total_timeout: 20\n  max_decoded_bytes: 30000000\n  warc: false\nlinks:\n  delay: 0\n"
+
+
+@pytest.fixture
+def proj(template, tmp_path) -> Project:
+    """A fresh copy of the built template."""
+    return _copy_project(template, tmp_path)
+
+
 @pytest.fixture
 def fetch_proj(proj) -> Project:
     """The project with fetch settings for loopback pages: no browser, no retries, short timeouts."""
     with proj.corpus_yaml.open("a", encoding="utf-8") as f:
-        f.write("fetch:\n  browser: never\n  retries: 0\n  backoff: 0\n  read_timeout: 5\n  total_timeout: 20\n  warc: false\nlinks:\n  delay: 0\n")
+        f.write(FETCH_SETTINGS)
     return proj
+
+
+SHARED_PAGE = "/shared/page"
+
+
+@pytest.fixture(scope="session")
+def mirrored_template(template, server, tmp_path_factory) -> Path:
+    """The template with fetch settings and source `page` (a good article on the loopback server) fetched once."""
+    base = tmp_path_factory.mktemp("outside-mirrored")
+    root = base / "tpl"
+    shutil.copytree(template, root, symlinks=True)
+    p = Project(root, base, base)
+    with p.corpus_yaml.open("a", encoding="utf-8") as f:
+        f.write(FETCH_SETTINGS)
+    server.set(SHARED_PAGE, good_article())
+    p.append_source("page", server.url(SHARED_PAGE), "Tiles explained")
+    r = cb("fetch", "page", cwd=root, timeout=120)
+    assert_ok(r)
+    assert GOOD_WORDS in mirror_text(p), f"the good page was not mirrored: {r.describe()}"
+    return root
+
+
+@pytest.fixture
+def good_proj(mirrored_template, server, tmp_path) -> Project:
+    """A copy of a project whose source `page` has a good mirror; its URL (SHARED_PAGE) serves the good article again."""
+    server.set(SHARED_PAGE, good_article())
+    return _copy_project(mirrored_template, tmp_path)
 
 
 @pytest.fixture(scope="session")
@@ -115,3 +150,8 @@ def pytest_runtest_makereport(item, call):
             json.dumps({"test": item.nodeid, "doc": (item.function.__doc__ or "").strip(), "outcome": report.outcome, "seconds": round(report.duration, 1), "message": message}, ensure_ascii=False)
             + "\n"
         )
+
+
+def mirror_text(proj: Project, source_id: str = "page") -> str:
+    path = proj.raw(source_id) / "text.md"
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""

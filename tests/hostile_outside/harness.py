@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -36,6 +37,7 @@ class Run:
     seconds: float
     out_bytes: int
     err_bytes: int
+    cpu: float = 0.0  # user + system seconds of the command and the children it waited for
 
     @property
     def timed_out(self) -> bool:
@@ -46,7 +48,7 @@ class Run:
 
     def describe(self) -> str:
         tail = (self.err.strip().splitlines() or self.out.strip().splitlines() or ["(no output)"])[-1]
-        return f"{' '.join(self.args[:6])} -> rc={self.rc} in {self.seconds:.1f}s; last line: {tail[:300]}"
+        return f"{' '.join(self.args[:6])} -> rc={self.rc} in {self.seconds:.1f}s ({self.cpu:.1f}s CPU); last line: {tail[:300]}"
 
 
 def env(**extra: str) -> dict[str, str]:
@@ -59,11 +61,31 @@ def env(**extra: str) -> dict[str, str]:
     return e
 
 
-def run(cmd: list[str], cwd: Path, timeout: float = 60, extra_env: dict[str, str] | None = None, stdin: bytes | None = None) -> Run:
-    """Run `cmd` in its own process group; on timeout the whole group is killed (the suite never hangs)."""
+def _limit_memory(mb: int):
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (mb * 1024 * 1024, mb * 1024 * 1024))
+
+    return apply
+
+
+def run(cmd: list[str], cwd: Path, timeout: float = 60, extra_env: dict[str, str] | None = None, stdin: bytes | None = None, max_memory_mb: int | None = None) -> Run:
+    """Run `cmd` in its own process group; on timeout the whole group is killed (the suite never hangs).
+
+    `max_memory_mb` caps the address space, so a command reading an endless input fails instead of
+    taking the machine's memory with it (a MemoryError then fails the test, as it should)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL, env=env(**(extra_env or {})), start_new_session=True)
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            env=env(**(extra_env or {})),
+            start_new_session=True,
+            preexec_fn=_limit_memory(max_memory_mb) if max_memory_mb else None,
+        )
         try:
             proc.communicate(stdin, timeout=timeout)
             rc: int | None = proc.returncode
@@ -71,13 +93,15 @@ def run(cmd: list[str], cwd: Path, timeout: float = 60, extra_env: dict[str, str
             kill_group(proc)
             rc = None
         seconds = time.monotonic() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - usage.ru_utime) + (after.ru_stime - usage.ru_stime)
         texts = []
         sizes = []
         for f in (out, err):
             sizes.append(f.seek(0, os.SEEK_END))
             f.seek(0)
             texts.append(f.read(OUTPUT_CAP).decode("utf-8", "replace"))
-    return Run(cmd, rc, texts[0], texts[1], seconds, sizes[0], sizes[1])
+    return Run(cmd, rc, texts[0], texts[1], seconds, sizes[0], sizes[1], cpu)
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -87,8 +111,8 @@ def kill_group(proc: subprocess.Popen) -> None:
     proc.wait(timeout=30)
 
 
-def cb(*args: str, cwd: Path, timeout: float = 60, extra_env: dict[str, str] | None = None, stdin: bytes | None = None) -> Run:
-    return run([*CORPUS_BUILD, *args], cwd, timeout, extra_env, stdin)
+def cb(*args: str, cwd: Path, timeout: float = 60, extra_env: dict[str, str] | None = None, stdin: bytes | None = None, max_memory_mb: int | None = None) -> Run:
+    return run([*CORPUS_BUILD, *args], cwd, timeout, extra_env, stdin, max_memory_mb)
 
 
 def mkdocs(*args: str, cwd: Path, timeout: float = 60) -> Run:
@@ -98,17 +122,18 @@ def mkdocs(*args: str, cwd: Path, timeout: float = 60) -> Run:
 # --- what every run promises -------------------------------------------------------------------
 
 
-def assert_no_traceback(r: Run) -> None:
+def assert_no_traceback(r: Run, max_output: int = OUTPUT_CAP) -> None:
     assert not r.timed_out, f"did not finish within its time bound: {r.describe()}"
     text = r.both()
     assert TRACEBACK not in text, f"a Python traceback reached the user: {r.describe()}\n{text[-3000:]}"
     assert "Task exception was never retrieved" not in text, f"asyncio task traceback: {r.describe()}"
-    assert r.out_bytes + r.err_bytes < OUTPUT_CAP, f"unbounded output ({r.out_bytes}+{r.err_bytes} bytes): {r.describe()}"
+    assert r.out_bytes + r.err_bytes < max_output, f"unbounded output ({r.out_bytes}+{r.err_bytes} bytes): {r.describe()}"
 
 
 def error_lines(r: Run) -> list[str]:
-    """stderr lines that are not warnings (a registry's warnings may precede the error)."""
-    return [line for line in r.err.splitlines() if line.strip() and "warning" not in line.lower()]
+    """stderr lines that are not warnings (a registry's warnings may precede the error) nor
+    argparse's usage block (`usage: …` and its indented continuation lines) before its error line."""
+    return [line for line in r.err.splitlines() if line.strip() and "warning" not in line.lower() and not line.startswith(("usage:", " "))]
 
 
 def assert_refused(r: Run, codes: tuple[int, ...] = (1, 2)) -> str:
@@ -163,3 +188,14 @@ def file_set(root: Path) -> frozenset[str]:
 
 def tree_bytes(root: Path) -> int:
     return sum(Path(d, f).stat().st_size for d, _, files in os.walk(root) for f in files if not Path(d, f).is_symlink())
+
+
+def read_yaml(path: Path):
+    """Parse a YAML file as data; `!!python/…` tags (mkdocs.yml's slugify) become None."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
