@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,3 +156,16 @@ def pytest_runtest_makereport(item, call):
 def mirror_text(proj: Project, source_id: str = "page") -> str:
     path = proj.raw(source_id) / "text.md"
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """With HOSTILE_OUTSIDE_REPORT, also the CPU seconds of each test (its commands and this process)."""
+    path = os.environ.get("HOSTILE_OUTSIDE_REPORT")
+    before = [resource.getrusage(w) for w in (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)]
+    yield
+    if path:
+        after = [resource.getrusage(w) for w in (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)]
+        cpu = sum((a.ru_utime - b.ru_utime) + (a.ru_stime - b.ru_stime) for a, b in zip(after, before, strict=True))
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"test": item.nodeid, "cpu": round(cpu, 2)}) + "\n")

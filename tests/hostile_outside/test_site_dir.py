@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests.hostile_outside.harness import assert_ok, assert_refused, cb, mkdocs, snapshot
 
 PUBLISH_BUILD_ONLY = ("publish", "--skip", "fetch", "--skip", "watch", "--skip", "links")
@@ -89,6 +91,31 @@ def test_build_site_symlink_to_foreign_folder(proj):
     r = cb("build", cwd=proj.root, timeout=120)
     assert (proj.outside / "keep.txt").is_file(), f"a user's file behind the site/ symlink was deleted; {r.describe()}"
     assert snapshot(proj.outside) == out
+    assert_refused(r)
+
+
+def test_build_site_symlink_to_project(proj):
+    """A site/ that is a symlink to the project itself is refused; the project survives."""
+    import shutil
+
+    shutil.rmtree(proj.site)
+    os.symlink(".", proj.site)
+    reg, out = proj.registry_state(), proj.outside_state()
+    r = cb("build", cwd=proj.root, timeout=120)
+    _kept(proj, reg, out, r)
+    assert_refused(r)
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "a-file"])
+def test_build_project_option_not_a_project(proj, where):
+    """build --project naming a missing folder or a file is refused in one line and writes nothing."""
+    target = proj.work / where
+    if where == "a-file":
+        target.write_text("not a project\n")
+    out = proj.outside_state()
+    r = cb("build", "--project", str(target), cwd=proj.work, timeout=60)
+    assert proj.outside_state() == out, f"files beside the project changed; {r.describe()}"
+    assert not (target / "site").exists() and (where == "missing-folder") == (not target.exists()), f"build made something at --project; {r.describe()}"
     assert_refused(r)
 
 
