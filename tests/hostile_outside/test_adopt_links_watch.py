@@ -124,7 +124,7 @@ class _Everything(dict):
         return self.answer
 
 
-def _watch(proj, server, answer, *extra, timeout=20):
+def _watch(proj, server, answer, *extra, timeout=15):
     saved = server.routes
     server.routes = _Everything(answer)
     try:
