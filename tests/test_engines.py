@@ -76,6 +76,7 @@ def test_build_refuses_to_publish_a_site_without_the_generated_pages(project, ca
     (project / "docs" / "index.md").write_text("# Hand-written\n", encoding="utf-8")
     (project / "site").mkdir()
     (project / "site" / "previous.html").write_text("the last published site", encoding="utf-8")
+    (project / "site" / ".corpus-build-site").write_text("built by corpus-build\n", encoding="utf-8")  # a site it may replace
     assert main(["--project", str(project), "build"]) == 1
     err = capsys.readouterr().err
     assert "lacks" in err and "generated pages" in err and "nothing was published" in err

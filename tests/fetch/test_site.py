@@ -64,7 +64,7 @@ def test_pages_show_provenance_sanitised_text_and_status(mirrored):
     assert "HTTP 404" in status and "missing" in status and "cb-failed" in status
     assert "merged 2026-03-04" in pages["sources/r-pr-9.md"]
     assert "merged 2026-03-04" in thread_badge(corpus, corpus.source("r-pr-9"), Labels("en"))
-    assert "Not mirrored yet" in pages["sources/never.md"]
+    assert "No archived copy on this site" in pages["sources/never.md"]  # issue 37: not "not mirrored yet"
 
 
 def test_sanitiser_drops_active_content():
