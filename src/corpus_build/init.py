@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .core.commands import EXIT_OK, add_command
 from .core.errors import UsageError, printable
+from .core.limits import text_problem
 from .registry.settings import timezone_problem
 
 SCAFFOLD = Path(__file__).parent / "scaffold"
@@ -74,6 +75,11 @@ def init(target: Path, project: Project) -> list[str]:
     problem = timezone_problem(project.timezone)
     if problem:
         raise UsageError(f"--timezone: {problem}; nothing was written")
+    # What `check` would refuse in corpus.yaml is refused here, before anything is written.
+    for option, key, value in (("--title", "title", project.title), ("--description", "description", project.description or "")):
+        too_long = text_problem(key, value)
+        if too_long:
+            raise UsageError(f"{option}: {too_long}; nothing was written")
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: exists and is not a folder; name a new folder or an existing one")
     planned = files(project)

@@ -45,6 +45,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from . import jsondata
 from .errors import ContentError, HTTPStatusError, RateLimitError, TransportError
 
 DEFAULT_API_URL = "https://api.github.com"
@@ -180,7 +182,7 @@ class _Core:
         if path is None:
             return None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            return jsondata.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
 
@@ -205,11 +207,11 @@ class _Core:
         if response.status_code >= 400:
             message = ""
             with contextlib.suppress(ValueError, AttributeError):
-                message = str(response.json().get("message", ""))
+                message = str(jsondata.loads(response.content).get("message", ""))
             hint = " (check the URL, or set GITHUB_TOKEN for private repositories)" if response.status_code in (401, 403, 404) else ""
             raise HTTPStatusError(f"GitHub API answered HTTP {response.status_code}{': ' + message if message else ''}{hint}", url=url, status=response.status_code)
         try:
-            data = response.json()
+            data = jsondata.loads(response.content)
         except ValueError as exc:
             raise ContentError(f"GitHub API answered HTTP {response.status_code} with something that is not JSON", url=url) from exc
         result = GitHubResponse(url, response.status_code, data, headers)
@@ -228,6 +230,23 @@ class _Core:
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+# One API answer: a page of 100 items is well under 1 MB. A server that sends more (or never
+# stops) is cut off here instead of filling memory; so is one that trickles past MAX_SECONDS.
+MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+
+def _too_much(url: str) -> TransportError:
+    return TransportError(f"the GitHub API's answer passed {MAX_ANSWER_BYTES // (1024 * 1024)} MB and was cut off; check GITHUB_API_URL", url=url)
+
+
+def _too_slow(url: str, seconds: float) -> TransportError:
+    return TransportError(f"the GitHub API's answer took longer than {seconds:.0f} s and was cut off; retry later or check GITHUB_API_URL", url=url)
+
+
+def _whole(response: httpx.Response, body: bytes) -> httpx.Response:
+    return httpx.Response(response.status_code, headers=response.headers, content=body, request=response.request)
 
 
 def _transport_error(url: str, exc: httpx.HTTPError) -> TransportError:
@@ -254,8 +273,17 @@ class GitHubClient:
     def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
         cached = self._core.cached(url)
+        deadline = time.monotonic() + 4 * self.config.timeout
         try:
-            response = self._http.get(url, headers=self._core.headers(cached))
+            with self._http.stream("GET", url, headers=self._core.headers(cached)) as streamed:
+                body = bytearray()
+                for chunk in streamed.iter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ANSWER_BYTES:
+                        raise _too_much(url)
+                    if time.monotonic() > deadline:
+                        raise _too_slow(url, 4 * self.config.timeout)
+                response = _whole(streamed, bytes(body))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
         return self._core.answer(url, response, cached)
@@ -296,8 +324,17 @@ class AsyncGitHubClient:
     async def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
         cached = await asyncio.to_thread(self._core.cached, url)  # the ETag cache is on disk: off the event loop
+        deadline = time.monotonic() + 4 * self.config.timeout
         try:
-            response = await self._http.get(url, headers=self._core.headers(cached))
+            async with self._http.stream("GET", url, headers=self._core.headers(cached)) as streamed:
+                body = bytearray()
+                async for chunk in streamed.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ANSWER_BYTES:
+                        raise _too_much(url)
+                    if time.monotonic() > deadline:
+                        raise _too_slow(url, 4 * self.config.timeout)
+                response = _whole(streamed, bytes(body))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
         return await asyncio.to_thread(self._core.answer, url, response, cached)  # answer() writes the cache

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from . import jsondata
 from .errors import CorpusBuildError, UsageError
 from .provenance import write_atomic
 
@@ -73,7 +74,7 @@ def load_results(corpus_root: Path) -> dict[str, LinkResult]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsondata.loads(path.read_text(encoding="utf-8"))
         if data.get("schema_version") != SCHEMA_VERSION:
             return {}  # an older layout: checking again is cheap, and safer than misreading it
         return {key: LinkResult.from_dict(value) for key, value in data.get("results", {}).items()}

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import safepath
+from . import jsondata, safepath
 
 STRUCTURE = "structure.json"
 STRUCTURE_MD = "structure.md"
@@ -240,7 +240,7 @@ def read(path: Path | None) -> dict | None:
     if path is None:
         return None
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = jsondata.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("blocks"), list) or not isinstance(data.get("headings"), list):

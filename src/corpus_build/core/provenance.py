@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from . import jsondata
+
 SCHEMA_VERSION = 1
 FILENAME = "provenance.json"
 FAILED_DIR = ".failed"
@@ -310,7 +312,7 @@ def write_provenance(raw_dir: Path, record: Provenance) -> None:
 
 def _read(path: Path) -> Provenance | None:
     try:
-        return Provenance.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        return Provenance.from_dict(jsondata.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError):
         return None
 

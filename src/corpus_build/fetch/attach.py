@@ -81,6 +81,8 @@ def detect(path: Path) -> Supply:
     if path.suffix.lower() in (".mht", ".mhtml") or (b"mime-version:" in lowered[:1024] and b"multipart/related" in lowered):
         return Supply("mhtml", path, content_type="multipart/related")
     if path.suffix.lower() in _HTML_SUFFIXES or _HTML_SNIFF.match(head):
+        if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):  # NUL bytes: binary data, not a page (UTF-16 has a BOM)
+            raise UsageError(f"{path}: holds binary data, not an HTML page; attach the file your browser saved (or a PDF, MHTML or image)")
         resources = path.with_name(path.stem + "_files")
         if resources.is_dir():  # "Save page, complete": the page and its folder belong together
             return Supply("folder", path.parent, page=path, content_type="text/html")

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..core import jsondata
 from ..core.errors import UsageError
 from ..core.provenance import Provenance, utc_stamp, write_atomic
 
@@ -20,7 +21,7 @@ LOCK_VERSION = 1
 def read_lock(root: Path) -> dict[str, dict]:
     """source id -> pin ({url, kind, sha256 | commit, etag, fetched_at}); {} when there is none."""
     try:
-        data = json.loads((Path(root) / LOCK_FILE).read_text(encoding="utf-8"))
+        data = jsondata.loads((Path(root) / LOCK_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     sources = data.get("sources") if isinstance(data, dict) else None

@@ -84,5 +84,5 @@ def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
     # Command-line rewrites come first: the more specific wish wins.
     values["rewrites"] = extra_rewrites + values["rewrites"]
     options = FetchOptions(**values)
-    check_fetch_limits({"jobs": options.jobs, "per_host": options.per_host, "max_images": options.max_images, "max_styles": options.max_styles})
+    check_fetch_limits(values)
     return options

@@ -343,9 +343,9 @@ def fix_moved(corpus: Corpus, ids: Iterable[str], *, dry_run: bool = False) -> l
         if result is None or result.state is not LinkState.MOVED or result.url != source.url:
             raise UsageError(f"'{source_id}' is not recorded as moved; run `corpus-build links {source_id}` first")
         changes.append((source, result.target))
+    done = rewrite_urls(corpus, changes, dry_run=dry_run)  # a dry run checks the same edit, in a copy
     if dry_run:
-        return [(source.id, source.url or "", target) for source, target in changes]
-    done = rewrite_urls(corpus, changes)
+        return done
     remaining = {k: v for k, v in results.items() if k not in {c[0] for c in done}}
     save_results(corpus.root, remaining, utc_stamp())
     return done

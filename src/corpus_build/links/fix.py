@@ -14,7 +14,7 @@ from .. import registry
 from ..core.errors import Problem, RegistryError, UsageError
 from ..core.model import Corpus, Source
 from ..registry import yamlfile
-from ..registry.add import _restore, _write_atomic
+from ..registry.add import _restore, _write_atomic, check_edited_copy
 from ..registry.yamlfile import LocatedList, LocatedMap
 
 
@@ -28,22 +28,32 @@ def _url_line(path: Path, source: Source) -> int:
     raise UsageError(f"{path}: no `url:` line for '{source.id}'; edit the entry by hand")
 
 
-def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]]) -> list[tuple[str, str, str]]:
+def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: bool = False) -> list[tuple[str, str, str]]:
+    """Rewrite each source's `url:` line to its target and validate the registry; put every file back
+    when it does not validate. With `dry_run`, the same edits are checked in a copy and nothing is written,
+    so a dry run refuses exactly what the real run refuses."""
     originals: dict[Path, str] = {}
+    edited: dict[Path, str] = {}
     done = []
+    for source, target in changes:
+        path = corpus.root / source.section / "sources.yaml"
+        originals.setdefault(path, path.read_text(encoding="utf-8"))
+        lines = edited.get(path, originals[path]).split("\n")
+        index = _url_line(path, source) - 1
+        line = lines[index]
+        if source.url not in line:
+            raise UsageError(f"{path}:{index + 1}: the URL is not written on one line; change it to {target} by hand")
+        lines[index] = line.replace(source.url, _replacement(line, source.url, target), 1)
+        edited[path] = "\n".join(lines)
+        done.append((source.id, source.url or "", target))
+    if dry_run:
+        problems = [p for p in check_edited_copy(corpus.root, edited) if p.severity == "error"]
+        if problems:
+            raise RegistryError(problems)
+        return done
     try:
-        for source, target in changes:
-            path = corpus.root / source.section / "sources.yaml"
-            originals.setdefault(path, path.read_text(encoding="utf-8"))
-            current = path.read_text(encoding="utf-8")
-            lines = current.split("\n")
-            index = _url_line(path, source) - 1
-            line = lines[index]
-            if source.url not in line:
-                raise UsageError(f"{path}:{index + 1}: the URL is not written on one line; change it to {target} by hand")
-            lines[index] = line.replace(source.url, _replacement(line, source.url, target), 1)
-            _write_atomic(path, "\n".join(lines))
-            done.append((source.id, source.url, target))
+        for path, text in edited.items():
+            _write_atomic(path, text)
         problems = [p for p in registry.check(corpus.root) if p.severity == "error"]
         if problems:
             raise RegistryError(problems)

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core import cachekeys
+from ..core import cachekeys, jsondata
 from ..core.errors import Problem
 from ..core.model import Section, Source
 from ..core.provenance import write_atomic
@@ -64,7 +64,7 @@ def get(root: Path, folder: Path) -> tuple[str | None, Result | None]:
         key = _key(root, folder)
         if key is None:
             return None, None
-        data = json.loads(_place(root, folder).read_text(encoding="utf-8"))
+        data = jsondata.loads(_place(root, folder).read_text(encoding="utf-8"))
         if data.get("key") != key:
             return key, None
         return key, (_section(data["section"]), [Problem(**p) for p in data["problems"]], set(data["lost_ids"]), bool(data["lost"]))

@@ -81,14 +81,23 @@ def fetch_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+# What a fetch setting may be, from corpus.yaml or the command line: beyond these, a value is a
+# typo (99999999999999999999 jobs overflow the event loop; a negative size cap fails every source).
+_FETCH_RANGES: dict[str, tuple[float, float]] = {
+    "jobs": (1, 1000), "per_host": (1, 256), "retries": (0, 100), "max_redirects": (0, 100),
+    "max_bytes": (1, 10**13), "max_decoded_bytes": (1, 10**13), "max_images": (0, 100_000), "max_styles": (0, 100_000),
+    "connect_timeout": (0.001, 10**6), "read_timeout": (0.001, 10**6), "total_timeout": (0.001, 10**7), "git_timeout": (0.001, 10**7),
+    "backoff": (0, 3600), "max_backoff": (0, 86_400), "recheck_after": (0, 10**9),
+}
+
+
 def check_fetch_limits(values: Mapping[str, Any]) -> None:
     """Bounds on fetch settings, checked on corpus.yaml's values and again with the command line's (an absent key has its default)."""
-    if values.get("jobs", 1) < 1 or values.get("per_host", 1) < 1:
-        raise UsageError("--jobs and per-host limits must be at least 1")
-    if values.get("max_images", 0) < 0:
-        raise UsageError(f"corpus.yaml `fetch.max_images` must be 0 or more, got {values['max_images']}")
-    if values.get("max_styles", 0) < 0:
-        raise UsageError(f"corpus.yaml `fetch.max_styles` must be 0 or more, got {values['max_styles']}")
+    for key, (low, high) in _FETCH_RANGES.items():
+        value = values.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and not low <= value <= high:
+            option = "--" + key.replace("_", "-")
+            raise UsageError(f"the fetch setting {key} ({option}, or fetch.{key} in corpus.yaml) must be from {low:,} to {high:,}; got {value:,}")
 
 
 # --- timezone: --------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core import bibfacts, console, safepath
+from ..core import bibfacts, console, jsondata, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
 from . import export, feed, mirror, repodocs
@@ -125,12 +125,14 @@ SCRIPTS = tuple(f"assets/{name}" for name in ASSETS if name.endswith(".js"))
 
 def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> RenderResult:
     docs_dir = Path(docs_dir)
+    # A committed `docs -> /somewhere` symlink must not make render write (or remove) files there.
+    safepath.inside(docs_dir, corpus.root.parent, "docs/ holds the generated pages, inside the project")
     docs_dir.mkdir(parents=True, exist_ok=True)
     reuse = Reuse(docs_dir)
     pages: set[str] = set()
     manifest_path = docs_dir / MANIFEST
     try:
-        previous = set(json.loads(manifest_path.read_text(encoding="utf-8")))
+        previous = set(jsondata.loads(manifest_path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         previous = set()
     written, unchanged = [], 0

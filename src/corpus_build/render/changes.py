@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import jsondata
 from ..core.model import Corpus
 from ..core.provenance import RawListing, mirror_state, now_utc, utc_stamp
 
@@ -41,7 +42,7 @@ def thread_changes(corpus: Corpus) -> list[ThreadChange]:
     A broken or foreign file is `watch`'s to report; the site still builds.
     """
     try:
-        data = json.loads((corpus.root / WATCH_STATE).read_text(encoding="utf-8"))
+        data = jsondata.loads((corpus.root / WATCH_STATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     cited = data.get("cited") if isinstance(data, dict) else None
@@ -79,7 +80,7 @@ def take(corpus: Corpus) -> dict:
 
 def load(corpus: Corpus) -> dict | None:
     try:
-        data = json.loads(snapshot_path(corpus).read_text(encoding="utf-8"))
+        data = jsondata.loads(snapshot_path(corpus).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("sources"), dict) else None

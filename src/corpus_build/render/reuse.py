@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core import cachekeys
+from ..core import cachekeys, jsondata
 from ..core.provenance import write_atomic
 
 INDEX = ".corpus-build-views.json"
@@ -43,7 +43,7 @@ class Reuse:
         if docs_dir is None:
             return
         try:
-            index = json.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
+            index = jsondata.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
             self.previous = {str(key): (str(path), str(sha)) for path, (key, sha) in index.items()}
         except (OSError, ValueError, TypeError, AttributeError):
             self.previous = {}

@@ -28,6 +28,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..core import jsondata
+
 _cuts: dict[str, list[str]] = {}
 _shared: tuple[Any, ...] | None = None  # (jieba.dt, its state) when this module loaded it
 _private: Any = None  # a tokenizer of its own, once the shared one is no longer stock
@@ -87,7 +89,7 @@ def _stamp() -> dict[str, Any]:
 def _read_memo(path: Path) -> dict[str, list[str]]:
     """The saved cuts, or {} when the file is missing, unreadable, or from another jieba."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsondata.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("stamp") != _stamp() or not isinstance(data.get("cuts"), dict):

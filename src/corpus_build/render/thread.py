@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import html
-import json
 import re
 
+from ..core import jsondata
 from ..core import mdtext as md
 from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, parse_time
@@ -273,7 +273,7 @@ def _tail(hunk: str, lines: int = 12) -> str:
 def read_thread(path) -> dict | None:
     """thread.json as a dict, or None when it is unreadable or not a thread (an edited or foreign file)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsondata.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("issue"), dict) else None

@@ -159,6 +159,8 @@ def build(
     config_file = project / "mkdocs.yml"
     if not config_file.exists():
         raise SiteError(f"{config_file}: no mkdocs.yml; run corpus-build from the project root or pass --project DIR")
+    if not config_file.is_file():  # a FIFO would hold the build forever, a device feed it without end
+        raise SiteError(f"{config_file}: not a regular file (a folder, a named pipe or a device); mkdocs.yml must be an ordinary file")
     from .hosting import resolve_site_url
 
     resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before the build starts

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import re
 import sys
 from pathlib import Path
 
 from ..core.commands import add_command, project_dir
+from ..core.errors import UsageError, printable
 from ..registry.cli import load_corpus
 
 CACHE_DIR = Path(".corpus-build") / "github"  # shared ETag cache, beside the jieba dictionary
@@ -32,8 +34,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--org", action="append", default=[], metavar="ORG", help="watch every repository of this organisation (repeatable)")
 
 
+# GitHub's own rules: an owner of 1-39 letters, digits and inner hyphens; a name of 1-100
+# letters, digits, `.`, `_` and `-`, never `.` or `..` (which would walk the API's path).
+_OWNER = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
+def check_repo(text: str) -> str:
+    """`text` when it names a repository as OWNER/NAME; else a UsageError saying what a name looks like."""
+    owner, _, name = text.partition("/")
+    if not (_OWNER.fullmatch(owner) and _NAME.fullmatch(name) and name not in (".", "..")):
+        shown = printable(text if len(text) <= 80 else text[:77] + "...")
+        raise UsageError(f"--repo {shown}: not a GitHub repository name; write OWNER/NAME, e.g. tile-ai/tilelang")
+    return text
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     project = project_dir(args)
+    for repo in args.repo:
+        check_repo(repo)
+    for org in args.org:
+        if not _OWNER.fullmatch(org):
+            raise UsageError(f"--org {printable(org[:80])}: not a GitHub organisation name; write its login, e.g. tile-ai")
     # Imported here: `corpus-build` starts faster for every other command.
     from ..core.github_api import GitHubClient, GitHubConfig
     from .run import WatchOptions, draft_digest, plan_window
@@ -42,7 +64,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
     now = dt.datetime.now(dt.UTC)
     window = plan_window(corpus, since=args.since, until=args.until, tz=args.tz, now=now)
     from ..core import safepath
-    from ..core.errors import printable
 
     config = GitHubConfig.from_env(os.environ, cache_dir=safepath.inside(project / CACHE_DIR, project, "the GitHub cache"))
     progress = None if args.quiet else (lambda message: print(printable(message), file=sys.stderr))

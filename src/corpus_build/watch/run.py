@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from ..core import provenance, safepath
+from ..core import jsondata, provenance, safepath
 from ..core.errors import FetchError, RateLimitError, UsageError
 from ..core.model import Corpus
 from ..registry import split_front_matter
@@ -257,7 +257,7 @@ MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (
 
 def _load_memo(path: Path, window_key: str) -> dict[str, dict]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsondata.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # lost or torn: those requests are simply made again
     if not isinstance(data, dict) or data.get("window") != window_key or not isinstance(data.get("answers"), dict):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core import jsondata
 from ..core.errors import UsageError
 from .records import SCHEMA_VERSION, RepoFacts, StateChange
 
@@ -49,7 +50,7 @@ class WatchState:
         if not path.exists():
             return cls(path=path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsondata.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"{path}: cannot read the watch state ({exc}); fix or delete the file (it is rebuilt on the next run)") from exc
         pending = None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from urllib.parse import urlsplit
 
+from ...core import jsondata
 from ...core.errors import ContentError, HTTPStatusError
 from ...core.model import Source
 from ...core.provenance import Document, Extractor
@@ -64,7 +64,7 @@ class HuggingFaceKind:
                 exchanges += config.exchanges
                 config_sha = config.sha256
                 try:
-                    json.loads(await asyncio.to_thread((ctx.stage / CONFIG).read_text, encoding="utf-8"))
+                    jsondata.loads(await asyncio.to_thread((ctx.stage / CONFIG).read_text, encoding="utf-8"))
                 except ValueError as exc:
                     raise ContentError("config.json is not valid JSON", url=config.final_url) from exc
             except HTTPStatusError as exc:
