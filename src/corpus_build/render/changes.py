@@ -79,6 +79,7 @@ def take(corpus: Corpus) -> dict:
 
 
 def load(corpus: Corpus) -> dict | None:
+    """The snapshot the last build saved, or None."""
     try:
         data = jsondata.loads(snapshot_path(corpus).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -86,11 +87,39 @@ def load(corpus: Corpus) -> dict | None:
     return data if isinstance(data, dict) and isinstance(data.get("sources"), dict) else None
 
 
+def _facts(snapshot: dict) -> tuple:
+    return snapshot.get("sources"), snapshot.get("digests")
+
+
+def baseline(corpus: Corpus, current: dict) -> dict | None:
+    """What the home page compares `current` (take(corpus)) with.
+
+    The last build's snapshot; but when nothing changed since that build, the snapshot *it*
+    compared with (kept in the file as `baseline`): building twice gives the same page, so a
+    rebuild with nothing changed (or a build killed after publishing, then run again) does
+    not empty the list of changes.
+    """
+    saved = load(corpus)
+    if saved is None:
+        return None
+    if _facts(saved) == _facts(current):
+        earlier = saved.get("baseline")
+        return earlier if isinstance(earlier, dict) and isinstance(earlier.get("sources"), dict) else None
+    return saved
+
+
 def save(corpus: Corpus) -> None:
+    """Remember this build's facts (and what they were compared with); nothing is written when they did not change."""
     path = snapshot_path(corpus)
+    current = take(corpus)
+    saved = load(corpus)
+    if saved is not None and _facts(saved) == _facts(current):
+        return
+    if saved is not None:
+        current["baseline"] = {key: value for key, value in saved.items() if key != "baseline"}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(take(corpus), ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
+    tmp.write_text(json.dumps(current, ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
     os.replace(tmp, path)
 
 

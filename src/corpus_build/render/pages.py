@@ -250,10 +250,11 @@ class PageBuilder:
 
     def since_last_build(self, page: str) -> tuple[str, tuple[ListItem, ...]]:
         """Sources added or removed, PR states, failing mirrors, digests: since the last `corpus-build build`."""
-        previous = changes.load(self.corpus)
+        current = changes.take(self.corpus)
+        previous = changes.baseline(self.corpus, current)
         if previous is None:
             return "", ()
-        diff = changes.compare(previous, changes.take(self.corpus))
+        diff = changes.compare(previous, current)
         t, lines = self.t, []
 
         def source_link(source_id: str) -> Link:
