@@ -42,48 +42,82 @@ _IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
 _STYLED = re.compile(rb"stylesheet|<style[\s>]|url\(", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
-# Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
-_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
+# Labels the WHATWG Encoding Standard (what browsers follow) maps to a wider encoding than the
+# name says: a "GB2312" or "GBK" page is decoded as GB18030, Big5 as Big5-HKSCS, Shift_JIS as
+# Windows-31J, EUC-KR as Windows-949, Latin-1 and ASCII as Windows-1252.
+_WIDER = {
+    **dict.fromkeys(("gb2312", "gbk", "x-gbk", "chinese", "csgb2312", "iso-ir-58", "gb_2312", "gb_2312-80", "csiso58gb231280"), "gb18030"),
+    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"), "big5hkscs"),
+    **dict.fromkeys(("shift_jis", "shift-jis", "sjis", "ms_kanji", "ms932", "x-sjis", "csshiftjis", "windows-31j"), "cp932"),
+    **dict.fromkeys(("euc-kr", "euc_kr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "ksc_5601", "korean", "iso-ir-149", "cseuckr", "windows-949"), "cp949"),
+    **dict.fromkeys(("iso-8859-1", "iso8859-1", "latin1", "l1", "ascii", "us-ascii", "iso_8859-1", "cp819", "ibm819", "windows-1252"), "cp1252"),
+    **dict.fromkeys(("iso-8859-9", "latin5", "l5", "iso8859-9"), "cp1254"),
+    **dict.fromkeys(("tis-620", "iso-8859-11", "iso8859-11", "windows-874", "dos-874"), "cp874"),
+}
+# Windows-31J bytes the Standard leaves undecodable, which Python's cp932 maps to private-use characters.
+_CP932_HOLES = str.maketrans(dict.fromkeys((0xF8F0, 0xF8F1, 0xF8F2, 0xF8F3), "\ufffd"))
 
 
-def _codec(label: str) -> str | None:
+def _codec(label: str, from_meta: bool = False) -> str | None:
     label = label.strip().lower()
+    if from_meta and label.startswith(("utf-16", "utf16", "unicode")):
+        return "utf-8"  # a page that could be read as ASCII to find its <meta> is not UTF-16 (the Standard says UTF-8)
     label = _WIDER.get(label, label)
     try:
-        return codecs.lookup(label).name
+        name = codecs.lookup(label).name
     except LookupError:
         return None
+    return None if name in ("rot-13", "base64", "hex", "zlib", "bz2", "uu", "quopri") else name
+
+
+def _decode(data: bytes, codec: str) -> tuple[str, int]:
+    """(text, how many characters could not be decoded): replaced, never given up on, as a browser does."""
+    try:
+        text, bad = data.decode(codec), 0
+    except UnicodeDecodeError:
+        text = data.decode(codec, errors="replace")
+        bad = text.count("\ufffd")
+    if codec == "cp932":
+        text = text.translate(_CP932_HOLES)
+    return text, bad
 
 
 def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
-    """(text, encoding): BOM, then the HTTP header, then <meta charset>, then UTF-8, then a guess.
+    """(text, encoding), as browsers decode (the WHATWG Encoding Standard): a byte order mark, else the
+    label the HTTP header or the page's <meta> declares, decoded with U+FFFD for each invalid sequence
+    (a page with a few bad bytes keeps its encoding); detection only when nothing is declared.
 
-    The header outranks <meta> as in browsers, but only while it decodes cleanly:
-    servers often label every page UTF-8 while the page itself says GBK.
+    The header outranks <meta> as in browsers, except where it fails on bytes the page's own
+    label reads with fewer errors: servers often label every page UTF-8 while the page says GBK.
     """
     for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return data.decode(name, errors="replace").lstrip("\ufeff"), name
-    labels = []
+    declared: list[str] = []
     header = _HEADER_CHARSET.search(content_type or "")
-    if header:
-        labels.append(header.group(1))
+    if header and (codec := _codec(header.group(1))):
+        declared.append(codec)
     meta = _META_CHARSET.search(data[:4096])
-    if meta:
-        labels.append(meta.group(1).decode("ascii", "replace"))
-    labels.append("utf-8")
-    for label in labels:
-        codec = _codec(label)
-        if codec:
-            try:
-                return data.decode(codec), codec
-            except UnicodeDecodeError:
-                continue
+    if meta and (codec := _codec(meta.group(1).decode("ascii", "replace"), from_meta=True)) and codec not in declared:
+        declared.append(codec)
+    if declared:
+        best: tuple[str, int, str] | None = None
+        for codec in declared:
+            text, bad = _decode(data, codec)
+            if not bad:
+                return text, codec
+            if best is None or bad < best[1]:
+                best = (text, bad, codec)
+        assert best is not None
+        return best[0], best[2]
+    text, bad = _decode(data, "utf-8")
+    if not bad:
+        return text, "utf-8"
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data[:200_000]).best()
-    guess = (_codec(best.encoding) if best else None) or "utf-8"
-    return data.decode(guess, errors="replace"), guess
+    guess = from_bytes(data[:200_000]).best()
+    codec = (_codec(guess.encoding) if guess else None) or "utf-8"
+    return _decode(data, codec)[0], codec
 
 
 def cite_space(url: str, pairs: tuple[tuple[str, str], ...]) -> str:
