@@ -145,8 +145,11 @@ def cite_pairs(cited: str, requested: str, options: FetchOptions) -> tuple[tuple
     return tuple(pairs)
 
 
-def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
-    """Decode, parse once, write the main text as Markdown, read the page's facts. Plain data out."""
+def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = (), keep_styles: bool = False) -> dict:
+    """Decode, parse once, write the main text as Markdown, read the page's facts. Plain data out.
+
+    The page's stylesheets and what its <style> blocks load are read only with `keep_styles`
+    (fetch.max_styles > 0): parsing a page's CSS costs more than extracting its text."""
     import trafilatura
 
     text, encoding = decode_html(data, content_type)
@@ -156,7 +159,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     root = tree if tree is not None else _lenient_tree(text)
     language, page_title = _page_facts(root)
     markdown, region, used, shell = "", "", [], []
-    sheets, named = styles.page_styles(root, url)
+    sheets, named = styles.page_styles(root, url) if keep_styles else ([], [])
     if root is not None:
         extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
         markdown, region, used = extraction.markdown, extraction.region, extraction.images
@@ -191,9 +194,9 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     }
 
 
-def extract_html(body: str, out: str, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
+def extract_html(body: str, out: str, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = (), keep_styles: bool = False) -> dict:
     """Runs in a worker process: page_text of the file `body`, Markdown written to `out`."""
-    facts = page_text(Path(body).read_bytes(), url, content_type, pairs)
+    facts = page_text(Path(body).read_bytes(), url, content_type, pairs, keep_styles)
     markdown = facts.pop("markdown")
     Path(out).write_text(markdown, encoding="utf-8")
     return facts
@@ -272,9 +275,9 @@ class HtmlKind:
             await asyncio.to_thread((ctx.stage / BODY).rename, ctx.stage / BINARY)
             return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
         pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
-        args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
         wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
         wants_styles = ctx.options.max_styles > 0
+        args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs, wants_styles)
         more = (wants_images and await asyncio.to_thread(_has, ctx.stage / BODY, _IMG)) or (wants_styles and await asyncio.to_thread(_has, ctx.stage / BODY, _STYLED))
         if ctx.options.browser == "always" or more:
             facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
@@ -307,7 +310,7 @@ class HtmlKind:
                         )
                     exchanges += rendered.exchanges  # what the page's scripts fetched: a replay shows the page
                     await asyncio.to_thread((stage / browser.RENDERED).write_text, rendered.html, encoding="utf-8")
-                    facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
+                    facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4], args[5])
                     renderer, extra = rendered.renderer, rendered.versions
                     if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
