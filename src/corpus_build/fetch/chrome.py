@@ -338,12 +338,20 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
     tail: list = []
     stop = len(units)
     certain = [units[i] for i in sorted(repeated)]
+    sizes: dict = {}
+
+    def widget(container) -> bool:
+        if container not in sizes:
+            sizes[container] = text_len(container) <= EDGE_SHARE * total
+        return sizes[container]
+
     if closing is not None:  # after the closing bar: what a script builds, and pictures in links
         before = {id(p) for u in units[: closing + 1] for p in u.iterancestors()}
         for index in range(closing + 1, len(units)):
             unit = units[index]
             # (within containers of their own: a wrapper round the whole page may end in scripts)
-            scripted = any(p.find(".//script") is not None for p in _up_to(unit, region) if id(p) not in before)
+            # (never the text itself: a container holding much of the page's text is not a widget, scripts or not)
+            scripted = any(p.find(".//script") is not None and widget(p) for p in _up_to(unit, region) if id(p) not in before)
             if scripted or not size[unit] or verdicts[index] is True:
                 certain.append(unit)
         stop = closing
@@ -386,7 +394,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
             if parent is region or parent in found_set:
                 break
             inside = [u for u in units if any(p is parent for p in u.iterancestors())]
-            if any(u not in found_set for u in inside) or _loose_text(parent, set(inside), skip):
+            if any(u not in found_set for u in inside) or _loose_text(parent, set(inside), skip) or text_len(parent) > NAV_SHARE * total:
                 break
             found_set.add(parent)
     return found_set

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, relation_bars, table_rows, text_len
+from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, mostly_links, relation_bars, table_rows, text_len
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
@@ -92,13 +92,20 @@ def find_region(root) -> tuple[Any, str]:
         if label == "article" and len(found) > 1:
             break  # a list of articles: the page itself is the unit
         if total is None:
-            total = text_len(body)
-        best = max(found, key=text_len)
-        # A marked region holding little of the page's text (a hero banner in <main>, an empty
+            total = prose_len(body)
+        # Of several (two role=main sections, a feed of related stories beside the story), the one
+        # with the most prose, text outside links: a feed is its headlines, all links.
+        best = max(found, key=prose_len)
+        # A marked region holding little of the page's prose (a hero banner in <main>, an empty
         # role=main shell) is not where the content lives.
-        if text_len(best) >= 0.4 * total:
+        if prose_len(best) >= 0.4 * total:
             return _narrowed(best, label)
     return body, "body"
+
+
+def prose_len(el) -> int:
+    """Characters of the element's text outside links."""
+    return text_len(el) - link_len(el)
 
 
 def _narrowed(region, label: str) -> tuple[Any, str]:
@@ -125,6 +132,9 @@ class _Converter:
         self.cited_base = cite(base_url)
         self.whole_page = whole_page
         self.images: list[dict] = []
+        # Characters of text in the page; an element holding most of them is never chrome by a class or id word.
+        self.page_text = 0
+        self._holds_most: dict = {}
         # Blocks found to be navigation before the walk: relation bars (any page), and the bars
         # edge_navigation finds at the edges of a page without a main region.
         self.navigation: set = set()
@@ -153,7 +163,15 @@ class _Converter:
             return True
         if self.navigation and el in self.navigation:
             return True
-        return is_chrome(el)
+        return is_chrome(el) and not self.holds_most(el)
+
+    def holds_most(self, el) -> bool:
+        """Whether the element holds most of the page's text, not as links: a class or id word
+        (`content-with-sidebar-wrp`, `article-body pagination-first`) may demote it, never veto it."""
+        if el not in self._holds_most:
+            size = text_len(el)
+            self._holds_most[el] = bool(self.page_text) and 2 * size >= self.page_text and not mostly_links(el)
+        return self._holds_most[el]
 
     def leaves_page(self, href: str) -> bool:
         """Whether a link goes to another page (not an anchor in this one)."""
@@ -581,6 +599,11 @@ def _language(el) -> str:
     return ""
 
 
+def _hidden(el) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style or "visibility:hidden" in style
+
+
 def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: url) -> Extraction:
     """The page's main text as Markdown (see the module docstring)."""
     base = page_url
@@ -589,8 +612,12 @@ def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: ur
         base = urljoin(page_url, base_el.get("href").strip())
     region, label = find_region(root)
     converter = _Converter(page_url, base, cite, whole_page=label == "body")
-    if converter.skip(region) and label != "body":
-        region, label = root.find(".//body") if root.find(".//body") is not None else root, "body"
+    body = root.find(".//body")
+    converter.page_text = text_len(body if body is not None else root)
+    # The region the page marks is where it says its text is: a class word on it (`<main class="container
+    # js-social-anchor-start">`) does not make it chrome; hidden, it is not the text.
+    if label != "body" and _hidden(region):
+        region, label = body if body is not None else root, "body"
         converter.whole_page = True
     if converter.whole_page:  # a marked region has its navigation outside; <body> has it at its edges
         converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page, converter.leaves_site)
