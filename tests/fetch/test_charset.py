@@ -66,3 +66,9 @@ def test_the_title_and_text_of_a_page_with_bad_bytes_are_read_in_its_encoding():
         facts = page_text(page(encoding, declared), "https://example.org/a.html", "text/html")
         assert facts["title"] == TITLE[encoding], encoding
         assert PARAGRAPH[encoding] in facts["markdown"], encoding
+
+
+def test_a_page_resaved_as_utf8_under_its_old_label_is_read_as_utf8():
+    data = page("gbk", "gbk").decode("gbk", errors="replace").encode("utf-8")
+    text, encoding = decode_html(data)
+    assert encoding == "utf-8" and "朱镕基与王堃" in text

@@ -74,3 +74,72 @@ def test_the_edge_navigation_guess_never_claims_the_main_text():
             f'<div class="story"><h1>Breakwater approved</h1>{article()}<script>embed()</script></div></body></html>')
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
+
+
+def test_a_hollow_capture_is_partial_with_its_reason(server, make_corpus, options):
+    from corpus_build.core.provenance import Status, read_provenance
+    from corpus_build.fetch import fetch_corpus
+
+    # A paste page: its text sits in a read-only <textarea>, which the walk leaves out as a form control.
+    paste = "\n".join(SENTENCES * 4)
+    server.add("/paste/1", f'<html><head><title>Paste 1</title></head><body>{NAV}<textarea readonly>{paste}</textarea></body></html>')
+    server.add("/story", f"<html><head><title>Breakwater</title></head><body>{NAV}<article><h1>Breakwater approved</h1>{article()}</article></body></html>")
+    corpus = make_corpus([{"id": "paste", "url": server.url("/paste/1")}, {"id": "story", "url": server.url("/story")}])
+    results = {r.id: r for r in fetch_corpus(corpus, options)}
+    assert results["story"].status is Status.OK, results["story"].error
+    assert results["paste"].status is Status.PARTIAL
+    record = read_provenance(corpus.raw_dir(corpus.source("paste")))
+    assert record is not None and "the main text was" in record.document.partial_reason
+
+
+def test_the_capture_measure_and_what_counts_as_hollow():
+    from corpus_build.fetch.extract import Capture, capture, hollow
+
+    root = lxml.html.fromstring(f"<html><body>{NAV}<main>{article()}</main></body></html>")
+    full = capture(root, to_markdown(root, URL).markdown)
+    assert full.prose and full.text_chars > 0.8 * full.visible_chars and hollow(full) == ""
+    assert "no text was extracted" in hollow(Capture(0, 600, False))
+    assert "only labels and links" in hollow(Capture(15, 600, False))  # "Cookie Settings" and nothing else
+    assert "probably missed" in hollow(Capture(150, 20_000, True))  # a sliver of a long page
+    assert hollow(Capture(900, 20_000, True)) == ""  # a short story on a heavy portal page is still the story
+    assert hollow(Capture(0, 20, False)) == ""  # a page with next to nothing to lose
+
+
+def teasers(n: int = 4) -> str:
+    return "".join(f'<div class="item"><h3><a href="/2024/05/teaser-{i}.html">Another harbour story number {i}</a></h3>'
+                   f"<p>A short summary of what happened at the harbour on day {i}, told in a sentence.</p>"
+                   f'<a href="/2024/05/teaser-{i}.html">Read more</a></div>' for i in range(n))
+
+
+def test_boilerplate_beside_the_text_is_scored_out_on_a_page_marking_no_region():
+    html = (f'<html><body>{NAV}<div class="wrap"><div class="col"><h1>Breakwater approved</h1><div class="story">{article(8)}</div>'
+            f'<div class="more">{teasers()}</div></div><div class="right"><h4>Most read</h4><ul>'
+            + "".join(f'<li><a href="/x/{i}">Most read headline {i} of the week</a></li>' for i in range(8)) + "</ul></div></div></body></html>")
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Breakwater approved" in out
+    assert "day 2, told in a sentence" not in out and "Most read headline" not in out, out
+
+
+def test_a_comment_thread_and_related_stories_inside_the_marked_region_are_left_out():
+    comments = "".join(f'<div class="comment"><a href="/u/{i}">reader{i}</a><p>I think the harbour needed this for years, comment {i}.</p></div>' for i in range(5))
+    html = (f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}</article>'
+            f'<section class="related-stories">{teasers(3)}</section><section id="comments">{comments}</section></main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Another harbour story" not in out and "comment 3" not in out, out
+
+
+def test_titles_the_page_agrees_on_without_the_site_name():
+    from corpus_build.fetch.kinds.html import page_text
+
+    def title(head: str, body: str, page_title: str) -> str:
+        html = f"<html><head><title>{page_title}</title>{head}</head><body>{body}{article()}</body></html>"
+        return page_text(html.encode(), URL, "text/html; charset=utf-8")["title"]
+
+    og = '<meta property="og:title" content="Breakwater approved | Harbour News"><meta property="og:site_name" content="Harbour News">'
+    assert title(og, "<h1>Harbour News</h1>", "Harbour News | Breakwater approved") == "Breakwater approved"
+    assert title("", "<h1>Breakwater approved after hearings</h1>", "Breakwater approved after hearings - Harbour News") == "Breakwater approved after hearings"
+    assert title('<meta name="DC.title" content="Der neue Wellenbrecher">', "<p>Startseite</p>", "Startseite") == "Der neue Wellenbrecher"
+    assert title("", "<h1>防波堤获批</h1>", "防波堤获批_港口新闻网") == "防波堤获批"
+    assert title("", "", "Plain title") == "Plain title"

@@ -113,7 +113,7 @@ def _titles(el) -> bool:
     return bool(headings) and text_len(el) == sum(text_len(h) for h in headings)
 
 
-def _in_flow(el) -> bool:
+def in_flow(el) -> bool:
     """Whether the element stands among the text's own blocks (paragraphs, headings, lists, a
     section's title), through up to three wrappers that hold nothing else, rather than beside a content column."""
     node = el
@@ -136,7 +136,7 @@ def box_is_text(el) -> bool:
     """A box (`sidebar`, `<aside>`) that is part of the text: among its blocks and not mostly links."""
     if el.find(".//nav") is not None or el.find(".//form") is not None:
         return False
-    return text_len(el) > 0 and not mostly_links(el) and _in_flow(el)
+    return text_len(el) > 0 and not mostly_links(el) and in_flow(el)
 
 
 def _names_content(el) -> bool:

@@ -26,7 +26,7 @@ from ...core.provenance import Document, Extractor, SavedImage, SavedStyle, Stat
 from .. import browser, images, records, styles
 from ..base import Context, Outcome, package_version
 from ..citemeta import citation_facts, citation_meta
-from ..extract import shell_signals, to_markdown
+from ..extract import capture, hollow, shell_signals, to_markdown, work_title
 from ..http import Download, apply_rewrites
 from ..options import FetchOptions
 
@@ -102,11 +102,13 @@ def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
         declared.append(codec)
     if declared:
         best: tuple[str, int, str] | None = None
-        for codec in declared:
+        # (UTF-8 last: bytes that fail the label but are valid UTF-8 are a page re-saved as UTF-8
+        # that kept its old label; a long text in another encoding is never valid UTF-8 by chance.)
+        for codec in [*declared, *(["utf-8"] if "utf-8" not in declared else [])]:
             text, bad = _decode(data, codec)
             if not bad:
                 return text, codec
-            if best is None or bad < best[1]:
+            if codec in declared and (best is None or bad < best[1]):
                 best = (text, bad, codec)
         assert best is not None
         return best[0], best[2]
@@ -158,12 +160,14 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     tree = trafilatura.load_html(text)
     root = tree if tree is not None else _lenient_tree(text)
     language, page_title = _page_facts(root)
-    markdown, region, used, shell = "", "", [], []
+    markdown, region, used, shell, hollow_reason = "", "", [], [], ""
     sheets, named = styles.page_styles(root, url) if keep_styles else ([], [])
     if root is not None:
         extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
         markdown, region, used = extraction.markdown, extraction.region, extraction.images
         shell = shell_signals(root, len(data))
+        # A capture that lost the page's text is not a faithful mirror, whatever the walk decided.
+        hollow_reason = "" if shell else hollow(capture(root, markdown))
     # extensive=False: a publication date only from the page's own markup (meta tags,
     # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
     # htmldate's full-text scan, the largest cost per page.
@@ -176,7 +180,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     return {
         "markdown": markdown,
         # The work's title as its publisher tags it, before <title>, which adds the site's name.
-        "title": " ".join((cited.get("title") or [""])[0].split()) or page_title or (meta.title if meta else "") or "",
+        "title": " ".join((cited.get("title") or [""])[0].split()) or work_title(root, page_title) or (meta.title if meta else "") or "",
         # The page's own word (`lang`, its metadata), else what its main text plainly is.
         "language": language or (getattr(meta, "language", None) or "" if meta else "") or (cited.get("language") or [""])[0] or text_language(markdown),
         "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
@@ -188,6 +192,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "encoding": encoding,
         "region": region,
         "shell": shell,
+        "hollow": hollow_reason,
         "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
         **citation_facts(cited),
         "facts_from": "citation-meta" if cited.get("title") or cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
@@ -287,7 +292,7 @@ class HtmlKind:
         facts, finished = await ctx.run_cpu(_extract_unless_shell, args, str(ctx.stage), download.exchanges, ctx.options.warc)
         if finished is None:
             return await self._more(ctx, download, args, facts, wants_images)
-        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0)
+        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0, partial_reason=facts["hollow"])
 
     async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
         """Render a shell (or every page under browser: always), keep the images and the stylesheets, then finish."""
@@ -320,6 +325,7 @@ class HtmlKind:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
             partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never' (set it to 'auto', with chromium installed, to render it)"
+        partial_reason = partial_reason or facts["hollow"]
         saved: tuple[SavedImage, ...] = ()
         if wants_images and facts["used_images"]:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
