@@ -25,8 +25,10 @@ Three signals, each weighed by what it can tell:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 # Class or id parts (split at -, _ and spaces) that pages use for chrome.
@@ -69,11 +71,52 @@ def _class_tokens(value: str) -> frozenset[str]:
 
 
 def dense_len(text: str) -> int:
-    return len(text) - sum(text.count(c) for c in " \n\t\r")
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r") if text else 0
+
+
+_HIDDEN = {"script", "style", "noscript", "template"}
+_measured = threading.local()
+
+
+@contextlib.contextmanager
+def measured(root) -> Iterator[None]:
+    """Within it, text_len and link_len of the elements under `root` come from one pass over the
+    tree made here, not from a walk of each element's subtree at every question (the rules ask
+    about the same containers many times). The tree must not change meanwhile."""
+    sizes: dict = {}
+    links: dict = {}
+    stack: list = [(root, False)]
+    while stack:  # post-order, without recursion
+        el, done = stack.pop()
+        if not isinstance(el.tag, str):
+            continue  # a comment or processing instruction: its tail is its parent's
+        if not done:
+            stack.append((el, True))
+            stack.extend((c, False) for c in el)
+            continue
+        hidden = el.tag.lower() in _HIDDEN
+        text = 0 if hidden else dense_len(el.text or "")
+        link = 0
+        for child in el:
+            text += dense_len(child.tail or "")
+            if not hidden and isinstance(child.tag, str):
+                text += sizes[child]
+                link += links[child]
+        sizes[el] = text
+        links[el] = text if el.tag == "a" and el.get("href") is not None else link
+    previous = getattr(_measured, "sizes", None), getattr(_measured, "links", None)
+    _measured.sizes, _measured.links = sizes, links
+    try:
+        yield
+    finally:
+        _measured.sizes, _measured.links = previous
 
 
 def text_len(el) -> int:
     """Characters of visible-looking text (scripts and styles left out), without whitespace."""
+    sizes = getattr(_measured, "sizes", None)
+    if sizes is not None and el in sizes:
+        return sizes[el]
     total = dense_len("".join(el.itertext()))
     for hidden in el.iter("script", "style", "noscript", "template"):
         total -= dense_len("".join(hidden.itertext()))
@@ -81,6 +124,9 @@ def text_len(el) -> int:
 
 
 def link_len(el) -> int:
+    links = getattr(_measured, "links", None)
+    if links is not None and el in links:
+        return links[el]
     return sum(dense_len(a.text_content() or "") for a in el.iter("a") if a.get("href") is not None)
 
 

@@ -44,7 +44,7 @@ PARAGRAPH = 25  # characters of a block that counts as a paragraph
 
 
 def _dense(text: str | None) -> int:
-    return len(text) - sum(text.count(c) for c in " \n\t\r\xa0") if text else 0
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r") - text.count("\xa0") if text else 0
 
 
 def class_weight(el) -> int:
@@ -162,14 +162,18 @@ class Blocks:
             top = top.getparent()
         return top
 
+    def prose(self, el) -> int:
+        """Characters of the element's text outside links."""
+        return self.text.get(el, 0) - self.links.get(el, 0)
+
     def furniture(self, el, within: int, inside: bool = False) -> bool:
         """Whether a block beside or inside the text is boilerplate: mostly links (three or more) or
-        named as furniture, and not holding `within` characters or more. Headings and text blocks
-        never are; inside the text, neither is a box standing among its paragraphs (a "see also"
-        list, a TIP box: chrome.box_is_text)."""
+        named as furniture, and not holding `within` characters of prose or more. Headings and text
+        blocks never are; inside the text, neither is a box standing among its paragraphs (a "see
+        also" list, a TIP box: chrome.box_is_text)."""
         tag = el.tag.lower() if isinstance(el.tag, str) else ""
         text = self.text.get(el, 0)
-        if tag in _TEXT or tag not in _BOXES or not text or text >= within:
+        if tag in _TEXT or tag not in _BOXES or not text or self.prose(el) >= within:
             return False
         named = class_weight(el) < 0 and self.score.get(el, 0) < 25 + PARAGRAPH
         # (inside the text, boxes of links; beside it, a quarter of link text is already a list of teasers)
@@ -198,7 +202,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             break
     if region not in on_path:
         return set()
-    half = total // 2
+    prose = blocks.prose(region)
+    half = prose // 2
     for node in on_path:
         if node is core:
             continue
@@ -208,7 +213,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             if blocks.furniture(child, half):
                 found.add(child)
     # Inside the core: boxes of links or named furniture, each a small part of its text.
-    quarter = max(blocks.text.get(core, 0) // 4, 1)
+    quarter = max(blocks.prose(core) // 4, 1)
     stack = list(core)
     while stack:
         el = stack.pop()
@@ -218,6 +223,6 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             found.add(el)
         else:
             stack.extend(el)
-    if sum(blocks.text[e] for e in found) > 0.5 * total:
-        return set()  # a page of links: they are its text
+    if sum(blocks.prose(e) for e in found) > 0.5 * prose:
+        return set()  # a page of links: what they say is its text
     return found

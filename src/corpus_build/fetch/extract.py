@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, mostly_links, relation_bars, table_rows, text_len
+from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
 from .density import boilerplate
 
 _BLOCK = {
@@ -133,10 +133,11 @@ class _Converter:
         self.cited_base = cite(base_url)
         self.whole_page = whole_page
         self.images: list[dict] = []
-        # Characters of text in the page; an element holding most of them is never chrome by a class or id word.
+        # Characters of prose in the page; an element holding most of them is never chrome by a class or id word.
         self.page_text = 0
         self._holds_most: dict = {}
         self._skipped: dict = {}
+        self._resolved: dict[str, str] = {}
         # Blocks found to be navigation before the walk: relation bars (any page), and the bars
         # edge_navigation finds at the edges of a page without a main region.
         self.navigation: set = set()
@@ -175,11 +176,11 @@ class _Converter:
         return is_chrome(el) and not self.holds_most(el)
 
     def holds_most(self, el) -> bool:
-        """Whether the element holds most of the page's text, not as links: a class or id word
-        (`content-with-sidebar-wrp`, `article-body pagination-first`) may demote it, never veto it."""
+        """Whether the element holds most of the page's prose (its text outside links): a class or id
+        word (`content-with-sidebar-wrp`, `article-body pagination-first`, `js_img_share_area`) may
+        demote it, never veto it."""
         if el not in self._holds_most:
-            size = text_len(el)
-            self._holds_most[el] = bool(self.page_text) and 2 * size >= self.page_text and not mostly_links(el)
+            self._holds_most[el] = bool(self.page_text) and 2 * prose_len(el) >= self.page_text and not mostly_links(el)
         return self._holds_most[el]
 
     def leaves_page(self, href: str) -> bool:
@@ -198,6 +199,13 @@ class _Converter:
         return urlsplit(url).scheme in ("http", "https") and urlsplit(url).netloc != urlsplit(self.cited_page).netloc
 
     def resolve(self, href: str) -> str:
+        """The link's address in the cited space (asked once per distinct href: pages repeat their links)."""
+        found = self._resolved.get(href)
+        if found is None:
+            found = self._resolved[href] = self._resolve(href)
+        return found
+
+    def _resolve(self, href: str) -> str:
         href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")
         if not href:
             return ""
@@ -615,6 +623,11 @@ def _hidden(el) -> bool:
 
 def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: url) -> Extraction:
     """The page's main text as Markdown (see the module docstring)."""
+    with measured(root):
+        return _to_markdown(root, page_url, cite)
+
+
+def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     base = page_url
     base_el = root.find(".//base")
     if base_el is not None and (base_el.get("href") or "").strip():
@@ -622,7 +635,7 @@ def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: ur
     region, label = find_region(root)
     converter = _Converter(page_url, base, cite, whole_page=label == "body")
     body = root.find(".//body")
-    converter.page_text = text_len(body if body is not None else root)
+    converter.page_text = prose_len(body if body is not None else root)
     # The region the page marks is where it says its text is: a class word on it (`<main class="container
     # js-social-anchor-start">`) does not make it chrome; hidden, it is not the text.
     if label != "body" and _hidden(region):
