@@ -143,3 +143,13 @@ def test_titles_the_page_agrees_on_without_the_site_name():
     assert title('<meta name="DC.title" content="Der neue Wellenbrecher">', "<p>Startseite</p>", "Startseite") == "Der neue Wellenbrecher"
     assert title("", "<h1>防波堤获批</h1>", "防波堤获批_港口新闻网") == "防波堤获批"
     assert title("", "", "Plain title") == "Plain title"
+
+
+def test_after_the_last_sentence_short_lines_and_headings_over_nothing_are_left_out():
+    related = '<h3>You may also like</h3><div class="more">' + "".join(f'<p><a href="/2024/05/r{i}.html">Related story {i}</a></p>' for i in range(5)) + "</div>"
+    html = (f"<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}<p>Tags: harbour, coast</p><p>Photo: Port Authority</p>"
+            f'<p><a href="/news">Back</a></p></article>{related}</main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    for chrome in ("Tags: harbour", "Photo: Port Authority", "Back", "You may also like", "Related story 2"):
+        assert chrome not in out, (chrome, out)

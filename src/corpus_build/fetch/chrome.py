@@ -208,7 +208,7 @@ def is_chrome(el) -> bool:
     return False
 
 
-def _units(el, skip: Callable[[object], bool]) -> Iterator:
+def text_units(el, skip: Callable[[object], bool]) -> Iterator:
     """The blocks of a region in document order, descending into containers of blocks (and into
     tables that only lay blocks out); what `skip` leaves out is not there."""
     for child in el:
@@ -220,7 +220,7 @@ def _units(el, skip: Callable[[object], bool]) -> Iterator:
         if (tag == "table" and not lays_out(child)) or tag in _LEAVES:
             yield child
         elif any(isinstance(c.tag, str) and c.tag.lower() in _BLOCKISH for c in child):
-            yield from _units(child, skip)
+            yield from text_units(child, skip)
         else:
             yield child
 
@@ -305,7 +305,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
       the text's;
     - a rule (<hr>) between a bar and the text goes with the bar, and a container of nothing but
       navigation is navigation."""
-    units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS or u.tag.lower() == "hr" or _linked_images(u)]
+    units = [u for u in text_units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS or u.tag.lower() == "hr" or _linked_images(u)]
     size = {u: text_len(u) for u in units}
     total = sum(size.values())
     if not total:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .chrome import in_flow
+from .chrome import in_flow, text_units
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "pre", "td", "blockquote", "dd", "li"}
@@ -225,4 +225,48 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             stack.extend(el)
     if sum(blocks.prose(e) for e in found) > 0.5 * prose:
         return set()  # a page of links: what they say is its text
+    found |= _loose_ends(core, blocks, skip, found)
+    found |= _orphan_headings(region, blocks, found)
     return found
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
+_SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+
+
+def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set) -> set:
+    """After the core's last sentence of text: its short lines that are no sentence (a date, tags,
+    "back", a picture's credit, an author's name) are the page's furniture, not its text."""
+    units = [u for u in text_units(core, skip) if blocks.text.get(u, 0) and u not in found and not any(p in found for p in u.iterancestors())]
+    out: set = set()
+    for unit in reversed(units):
+        tag = unit.tag.lower()
+        words = " ".join(unit.text_content().split())
+        if tag in _HEADINGS or tag in ("pre", "table", "figure", "img", "blockquote", "dl", "ul", "ol", "menu"):
+            continue  # (what a heading, code, a table or a list is, its own rules say)
+        if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
+            return out  # the last sentence of the text
+        out.add(unit)
+    return set()  # no sentence at all: nothing to tell the text's ends by
+
+
+def _orphan_headings(region, blocks: Blocks, found: set) -> set:
+    """A heading over nothing but what is left out ("Related stories" over its list, "Comments"
+    over the thread) goes with it."""
+    out: set = set()
+    for heading in region.iter(*_HEADINGS):
+        if heading not in blocks.text or heading in found:
+            continue
+        level = int(heading.tag[1]) if heading.tag[1:].isdigit() else 6
+        following = []
+        for sibling in heading.itersiblings():
+            if not isinstance(sibling.tag, str) or sibling not in blocks.text:
+                continue
+            tag = sibling.tag.lower()
+            if tag in _HEADINGS and int(tag[1]) <= level:
+                break
+            if blocks.text[sibling]:
+                following.append(sibling)
+        if following and all(f in found for f in following):
+            out.add(heading)
+    return out
