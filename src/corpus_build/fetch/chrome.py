@@ -83,6 +83,9 @@ def measured(root) -> Iterator[None]:
     """Within it, text_len and link_len of the elements under `root` come from one pass over the
     tree made here, not from a walk of each element's subtree at every question (the rules ask
     about the same containers many times). The tree must not change meanwhile."""
+    if getattr(_measured, "root", None) is root:
+        yield  # (already measured, by a caller asking more questions of the same tree)
+        return
     sizes: dict = {}
     links: dict = {}
     stack: list = [(root, False)]
@@ -92,7 +95,7 @@ def measured(root) -> Iterator[None]:
             continue  # a comment or processing instruction: its tail is its parent's
         if not done:
             stack.append((el, True))
-            stack.extend((c, False) for c in el)
+            stack.extend([(c, False) for c in el])
             continue
         hidden = el.tag.lower() in _HIDDEN
         text = 0 if hidden else dense_len(el.text or "")
@@ -104,12 +107,12 @@ def measured(root) -> Iterator[None]:
                 link += links[child]
         sizes[el] = text
         links[el] = text if el.tag == "a" and el.get("href") is not None else link
-    previous = getattr(_measured, "sizes", None), getattr(_measured, "links", None)
-    _measured.sizes, _measured.links = sizes, links
+    previous = getattr(_measured, "sizes", None), getattr(_measured, "links", None), getattr(_measured, "root", None)
+    _measured.sizes, _measured.links, _measured.root = sizes, links, root
     try:
         yield
     finally:
-        _measured.sizes, _measured.links = previous
+        _measured.sizes, _measured.links, _measured.root = previous
 
 
 def text_len(el) -> int:

@@ -25,6 +25,7 @@ from ...core.model import Source
 from ...core.provenance import Document, Extractor, SavedImage, SavedStyle, Status
 from .. import browser, images, records, styles
 from ..base import Context, Outcome, package_version
+from ..chrome import measured
 from ..citemeta import citation_facts, citation_meta
 from ..extract import capture, hollow, shell_signals, to_markdown, work_title
 from ..http import Download, apply_rewrites
@@ -163,11 +164,12 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     markdown, region, used, shell, hollow_reason = "", "", [], [], ""
     sheets, named = styles.page_styles(root, url) if keep_styles else ([], [])
     if root is not None:
-        extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
-        markdown, region, used = extraction.markdown, extraction.region, extraction.images
-        shell = shell_signals(root, len(data))
-        # A capture that lost the page's text is not a faithful mirror, whatever the walk decided.
-        hollow_reason = "" if shell else hollow(capture(root, markdown))
+        with measured(root):  # (one measure of the tree for the walk and the questions after it)
+            extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
+            markdown, region, used = extraction.markdown, extraction.region, extraction.images
+            shell = shell_signals(root, len(data))
+            # A capture that lost the page's text is not a faithful mirror, whatever the walk decided.
+            hollow_reason = "" if shell else hollow(capture(root, markdown))
     # extensive=False: a publication date only from the page's own markup (meta tags,
     # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
     # htmldate's full-text scan, the largest cost per page.
