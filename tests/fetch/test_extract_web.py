@@ -153,3 +153,13 @@ def test_after_the_last_sentence_short_lines_and_headings_over_nothing_are_left_
     assert all(s in out for s in SENTENCES), out
     for chrome in ("Tags: harbour", "Photo: Port Authority", "Back", "You may also like", "Related story 2"):
         assert chrome not in out, (chrome, out)
+
+
+def test_short_lines_beside_the_text_that_are_no_sentence_are_left_out():
+    html = (f'<html><body>{NAV}<main><div class="meta">5 May 2024</div><div class="byline">Ana Ruiz, harbour reporter</div>'
+            f'<div class="story"><h1>Breakwater approved</h1>{article(8)}</div><div class="note">The port answered our questions by email.</div>'
+            f'<div class="teasers">{teasers(2)}</div></main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "5 May 2024" not in out and "Ana Ruiz" not in out and "Another harbour story" not in out, out
+    assert "The port answered our questions by email." in out  # a sentence beside the text is text

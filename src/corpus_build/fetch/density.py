@@ -38,7 +38,7 @@ _TAG_BONUS = {"div": 5, "article": 5, "pre": 3, "td": 3, "blockquote": 3, "addre
 _POSITIVE = re.compile(r"article|content|entry|hentry|h-entry|main|post|text|blog|story", re.IGNORECASE)
 _NEGATIVE = re.compile(r"-ad-|\bad\b|hidden|banner|combx|comment|com-|contact|footer|gdpr|masthead|outbrain|promo|related|recommend|"
                        r"scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget|teaser|newsletter|popular|hot|rank|"
-                       r"taboola|subscribe|signup|social|author-?box|more-?news", re.IGNORECASE)
+                       r"taboola|subscribe|signup|social|author-?box|more-?news|cmt|reply|respond|discuss|guestbook", re.IGNORECASE)
 _COMMAS = re.compile(r"[,，、；;]")
 PARAGRAPH = 25  # characters of a block that counts as a paragraph
 
@@ -176,8 +176,10 @@ class Blocks:
         if tag in _TEXT or tag not in _BOXES or not text or self.prose(el) >= within:
             return False
         named = class_weight(el) < 0 and self.score.get(el, 0) < 25 + PARAGRAPH
-        # (inside the text, boxes of links; beside it, a quarter of link text is already a list of teasers)
-        links = self.density(el) > (0.5 if inside else 0.25) and sum(1 for a in el.iter("a") if a.get("href") is not None) >= (3 if inside else 2)
+        # (inside the text, among its paragraphs, boxes of links; elsewhere a third of link text
+        # is already a list of teasers: a headline link, a line, a "more" link)
+        flowing = inside and in_flow(el)
+        links = self.density(el) > (0.5 if flowing else 0.33) and sum(1 for a in el.iter("a") if a.get("href") is not None) >= (3 if flowing else 2)
         if not (named or links):
             return False
         if links and not (inside and tag in ("ul", "ol") and in_flow(el)):
@@ -210,7 +212,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         for child in node:
             if child in on_path or child not in blocks.text:
                 continue
-            if blocks.furniture(child, half):
+            if blocks.furniture(child, half) or _label(child, blocks):
                 found.add(child)
     # Inside the core: boxes of links or named furniture, each a small part of its text.
     quarter = max(blocks.prose(core) // 4, 1)
@@ -248,6 +250,16 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
             return out  # the last sentence of the text
         out.add(unit)
     return set()  # no sentence at all: nothing to tell the text's ends by
+
+
+def _label(el, blocks: Blocks) -> bool:
+    """A short line beside the text that is no sentence: a date, a byline, a category, a credit."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag in _HEADINGS or tag in ("pre", "table", "figure", "img", "blockquote", "dl", "hr", "picture", "video") or not 0 < blocks.text.get(el, 0) < _SHORT:
+        return False
+    if el.find(".//img") is not None or any(True for _ in el.iter(*_HEADINGS)):
+        return False
+    return not _SENTENCE_END.search(" ".join(el.text_content().split()))
 
 
 def _orphan_headings(region, blocks: Blocks, found: set) -> set:
