@@ -163,3 +163,17 @@ def test_short_lines_beside_the_text_that_are_no_sentence_are_left_out():
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
     assert "5 May 2024" not in out and "Ana Ruiz" not in out and "Another harbour story" not in out, out
     assert "The port answered our questions by email." in out  # a sentence beside the text is text
+
+
+def test_a_see_also_line_and_a_page_of_links_stay_text():
+    # AsciiDoc writes a manual's "SEE ALSO" as a paragraph of links in a wrapper, beside the sections of prose.
+    sections = "".join(f'<div class="sect1"><h2>Part {i}</h2><div class="sectionbody"><div class="paragraph"><p>{SENTENCES[i]}</p></div>'
+                       f'<div class="paragraph"><p>{SENTENCES[(i + 1) % 6]}</p></div></div></div>' for i in range(3))
+    see_also = ('<div class="sect1"><h2>SEE ALSO</h2><div class="sectionbody"><div class="paragraph"><p><a href="git-add.html">git-add(1)</a>, '
+                '<a href="git-rm.html">git-rm(1)</a>, <a href="git-mv.html">git-mv(1)</a></p></div></div></div>')
+    out = markdown(f'<html><body><div id="header"><h1>git-commit(1)</h1></div><div id="content">{sections}{see_also}</div></body></html>')
+    assert "## SEE ALSO" in out and "[git-rm(1)](https://news.example.org/2024/05/git-rm.html)" in out, out
+    # A contents page: a sentence, then the links that are the page.
+    toc = "".join(f'<li class="toctree-l1"><a href="lib/mod{i}.html">Module number {i} and what it does</a></li>' for i in range(30))
+    out = markdown(f'<html><body><div class="body"><h1>The Library</h1><p>The modules, one page each.</p><div class="toctree-wrapper"><ul>{toc}</ul></div></div></body></html>')
+    assert all(f"Module number {i} and" in out for i in range(30)), out

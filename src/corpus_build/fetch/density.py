@@ -178,8 +178,10 @@ class Blocks:
         named = class_weight(el) < 0 and self.score.get(el, 0) < 25 + PARAGRAPH
         # (inside the text, among its paragraphs, boxes of links; elsewhere a third of link text
         # is already a list of teasers: a headline link, a line, a "more" link)
-        flowing = inside and in_flow(el)
+        flowing = (inside and in_flow(el)) or tag in ("ul", "ol", "menu", "dl")  # (a list's items may be sentences around a link)
         links = self.density(el) > (0.5 if flowing else 0.33) and sum(1 for a in el.iter("a") if a.get("href") is not None) >= (3 if flowing else 2)
+        if links and not named and _paragraphs(el):
+            return False
         if not (named or links):
             return False
         if links and not (inside and tag in ("ul", "ol") and in_flow(el)):
@@ -225,8 +227,11 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             found.add(el)
         else:
             stack.extend(el)
-    if sum(blocks.prose(e) for e in found) > 0.5 * prose:
-        return set()  # a page of links: what they say is its text
+    # A page of links (an index, a contents page, a portal's front page): what would be left out is
+    # most of the region and outweighs the text's core four times over. Its links are its text.
+    dropped = sum(blocks.text[e] for e in found)
+    if sum(blocks.prose(e) for e in found) > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
+        return set()
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
     return found
@@ -248,8 +253,35 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
             continue  # (what a heading, code, a table or a list is, its own rules say)
         if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
             return out  # the last sentence of the text
-        out.add(unit)
+        if sum(1 for a in unit.iter("a") if a.get("href") is not None) < 2:  # (a line of links is the link rules' to judge)
+            out.add(unit)
     return set()  # no sentence at all: nothing to tell the text's ends by
+
+
+def _paragraphs(el) -> bool:
+    """A box of paragraphs (and headings, and wrappers of the same) and nothing else, not all of
+    them a bare link: text written in wrappers (AsciiDoc's `div.sect1` > `div.paragraph`, a "See
+    also" line of links and commas under its heading)."""
+    found = [False]
+
+    def only_text(box) -> bool:
+        if (box.text or "").strip():
+            return False
+        for child in box:
+            if not isinstance(child.tag, str):
+                continue
+            tag = child.tag.lower()
+            if (child.tail or "").strip():
+                return False
+            if tag == "p":
+                found[0] = found[0] or len(child) != 1 or child[0].tag != "a" or bool((child.text or "").strip() or (child[0].tail or "").strip())
+            elif tag in ("div", "section") and only_text(child):
+                continue
+            elif tag not in _HEADINGS:
+                return False
+        return True
+
+    return only_text(el) and found[0]
 
 
 def _label(el, blocks: Blocks) -> bool:
