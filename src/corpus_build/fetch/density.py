@@ -30,7 +30,7 @@ from .chrome import in_flow, text_units
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "pre", "td", "blockquote"}
-_BOXES = {"div", "section", "aside", "ul", "ol", "li", "table", "form", "dl", "article", "header", "figure", "details", "center", "menu"}
+_BOXES = {"div", "section", "aside", "ul", "ol", "table", "form", "dl", "article", "header", "figure", "details", "center", "menu"}
 _TEXT = {"p", "pre", "blockquote", "table", "figure", "dl", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "img", "picture", "video"}
 _TAG_BONUS = {"div": 5, "article": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3, "dt": -3,
               "li": -3, "form": -3, "h1": -5, "h2": -5, "h3": -5, "h4": -5, "h5": -5, "h6": -5, "th": -5}
@@ -228,11 +228,11 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         else:
             stack.extend(el)
     # A page of links (an index, a contents page, a portal's front page): what would be left out is
-    # most of the region, and the text's core holds under a tenth of it as prose. Its links are its text.
+    # most of the region and outweighs the text's core's prose four times over. Its links are its text.
     dropped = sum(blocks.text[e] for e in found)
     # (Prose left out by its name, a comment thread, does not count: the name is the page's own word.)
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
-    if unnamed > 0.5 * prose or (dropped > 0.5 * total and blocks.prose(core) < 0.1 * total):
+    if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
