@@ -176,9 +176,9 @@ class Blocks:
         if tag in _TEXT or tag not in _BOXES or not text or self.prose(el) >= within:
             return False
         named = class_weight(el) < 0 and self.score.get(el, 0) < 25 + PARAGRAPH
-        # (inside the text, among its paragraphs, boxes of links; elsewhere a third of link text
-        # is already a list of teasers: a headline link, a line, a "more" link)
-        flowing = (inside and in_flow(el)) or tag in ("ul", "ol", "menu", "dl")  # (a list's items may be sentences around a link)
+        # (inside the text, boxes of links; beside it a third of link text is already a list of
+        # teasers: a headline link, a line, a "more" link)
+        flowing = inside or tag in ("ul", "ol", "menu", "dl")  # (a list's items may be sentences around a link)
         links = self.density(el) > (0.5 if flowing else 0.33) and sum(1 for a in el.iter("a") if a.get("href") is not None) >= (3 if flowing else 2)
         if links and not named and _paragraphs(el):
             return False
@@ -286,6 +286,12 @@ def _paragraphs(el) -> bool:
     return only_text(el) and found[0]
 
 
+def _reads(words: str) -> bool:
+    """Whether a short line reads as a sentence: it ends as one, or runs to six words ("This page
+    last modified on …"), where a date, a byline, a credit or a list of tags is a few."""
+    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6
+
+
 def _label(el, blocks: Blocks) -> bool:
     """A short line beside the text that is no sentence: a date, a byline, a category, a credit."""
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
@@ -293,7 +299,7 @@ def _label(el, blocks: Blocks) -> bool:
         return False
     if el.find(".//img") is not None or any(True for _ in el.iter(*_HEADINGS)):
         return False
-    return not _SENTENCE_END.search(" ".join(el.text_content().split()))
+    return not _reads(" ".join(el.text_content().split()))
 
 
 def _orphan_headings(region, blocks: Blocks, found: set) -> set:
