@@ -255,6 +255,8 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
             continue  # (what a heading, code, a table or a list is, its own rules say)
         if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
             return out  # the last sentence of the text
+        if len(words.split()) >= 6:
+            continue  # (a line of six words reads as text, "This page last modified on …": kept, though no sentence's end)
         if sum(1 for a in unit.iter("a") if a.get("href") is not None) < 2:  # (a line of links is the link rules' to judge)
             out.add(unit)
     return set()  # no sentence at all: nothing to tell the text's ends by
