@@ -25,8 +25,10 @@ Three signals, each weighed by what it can tell:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 
 # Class or id parts (split at -, _ and spaces) that pages use for chrome.
@@ -69,11 +71,55 @@ def _class_tokens(value: str) -> frozenset[str]:
 
 
 def dense_len(text: str) -> int:
-    return len(text) - sum(text.count(c) for c in " \n\t\r")
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r") if text else 0
+
+
+_HIDDEN = {"script", "style", "noscript", "template"}
+_measured = threading.local()
+
+
+@contextlib.contextmanager
+def measured(root) -> Iterator[None]:
+    """Within it, text_len and link_len of the elements under `root` come from one pass over the
+    tree made here, not from a walk of each element's subtree at every question (the rules ask
+    about the same containers many times). The tree must not change meanwhile."""
+    if getattr(_measured, "root", None) is root:
+        yield  # (already measured, by a caller asking more questions of the same tree)
+        return
+    sizes: dict = {}
+    links: dict = {}
+    stack: list = [(root, False)]
+    while stack:  # post-order, without recursion
+        el, done = stack.pop()
+        if not isinstance(el.tag, str):
+            continue  # a comment or processing instruction: its tail is its parent's
+        if not done:
+            stack.append((el, True))
+            stack.extend([(c, False) for c in el])
+            continue
+        hidden = el.tag.lower() in _HIDDEN
+        text = 0 if hidden else dense_len(el.text or "")
+        link = 0
+        for child in el:
+            text += dense_len(child.tail or "")
+            if not hidden and isinstance(child.tag, str):
+                text += sizes[child]
+                link += links[child]
+        sizes[el] = text
+        links[el] = text if el.tag == "a" and el.get("href") is not None else link
+    previous = getattr(_measured, "sizes", None), getattr(_measured, "links", None), getattr(_measured, "root", None)
+    _measured.sizes, _measured.links, _measured.root = sizes, links, root
+    try:
+        yield
+    finally:
+        _measured.sizes, _measured.links, _measured.root = previous
 
 
 def text_len(el) -> int:
     """Characters of visible-looking text (scripts and styles left out), without whitespace."""
+    sizes = getattr(_measured, "sizes", None)
+    if sizes is not None and el in sizes:
+        return sizes[el]
     total = dense_len("".join(el.itertext()))
     for hidden in el.iter("script", "style", "noscript", "template"):
         total -= dense_len("".join(hidden.itertext()))
@@ -81,6 +127,9 @@ def text_len(el) -> int:
 
 
 def link_len(el) -> int:
+    links = getattr(_measured, "links", None)
+    if links is not None and el in links:
+        return links[el]
     return sum(dense_len(a.text_content() or "") for a in el.iter("a") if a.get("href") is not None)
 
 
@@ -113,7 +162,7 @@ def _titles(el) -> bool:
     return bool(headings) and text_len(el) == sum(text_len(h) for h in headings)
 
 
-def _in_flow(el) -> bool:
+def in_flow(el) -> bool:
     """Whether the element stands among the text's own blocks (paragraphs, headings, lists, a
     section's title), through up to three wrappers that hold nothing else, rather than beside a content column."""
     node = el
@@ -136,7 +185,7 @@ def box_is_text(el) -> bool:
     """A box (`sidebar`, `<aside>`) that is part of the text: among its blocks and not mostly links."""
     if el.find(".//nav") is not None or el.find(".//form") is not None:
         return False
-    return text_len(el) > 0 and not mostly_links(el) and _in_flow(el)
+    return text_len(el) > 0 and not mostly_links(el) and in_flow(el)
 
 
 def _names_content(el) -> bool:
@@ -162,7 +211,7 @@ def is_chrome(el) -> bool:
     return False
 
 
-def _units(el, skip: Callable[[object], bool]) -> Iterator:
+def text_units(el, skip: Callable[[object], bool]) -> Iterator:
     """The blocks of a region in document order, descending into containers of blocks (and into
     tables that only lay blocks out); what `skip` leaves out is not there."""
     for child in el:
@@ -174,7 +223,7 @@ def _units(el, skip: Callable[[object], bool]) -> Iterator:
         if (tag == "table" and not lays_out(child)) or tag in _LEAVES:
             yield child
         elif any(isinstance(c.tag, str) and c.tag.lower() in _BLOCKISH for c in child):
-            yield from _units(child, skip)
+            yield from text_units(child, skip)
         else:
             yield child
 
@@ -259,7 +308,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
       the text's;
     - a rule (<hr>) between a bar and the text goes with the bar, and a container of nothing but
       navigation is navigation."""
-    units = [u for u in _units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS or u.tag.lower() == "hr" or _linked_images(u)]
+    units = [u for u in text_units(region, skip) if text_len(u) or u.tag.lower() in _HEADINGS or u.tag.lower() == "hr" or _linked_images(u)]
     size = {u: text_len(u) for u in units}
     total = sum(size.values())
     if not total:
@@ -338,12 +387,20 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
     tail: list = []
     stop = len(units)
     certain = [units[i] for i in sorted(repeated)]
+    sizes: dict = {}
+
+    def widget(container) -> bool:
+        if container not in sizes:
+            sizes[container] = text_len(container) <= EDGE_SHARE * total
+        return sizes[container]
+
     if closing is not None:  # after the closing bar: what a script builds, and pictures in links
         before = {id(p) for u in units[: closing + 1] for p in u.iterancestors()}
         for index in range(closing + 1, len(units)):
             unit = units[index]
             # (within containers of their own: a wrapper round the whole page may end in scripts)
-            scripted = any(p.find(".//script") is not None for p in _up_to(unit, region) if id(p) not in before)
+            # (never the text itself: a container holding much of the page's text is not a widget, scripts or not)
+            scripted = any(p.find(".//script") is not None and widget(p) for p in _up_to(unit, region) if id(p) not in before)
             if scripted or not size[unit] or verdicts[index] is True:
                 certain.append(unit)
         stop = closing
@@ -386,7 +443,7 @@ def edge_navigation(region, skip: Callable[[object], bool], leaves_page: Callabl
             if parent is region or parent in found_set:
                 break
             inside = [u for u in units if any(p is parent for p in u.iterancestors())]
-            if any(u not in found_set for u in inside) or _loose_text(parent, set(inside), skip):
+            if any(u not in found_set for u in inside) or _loose_text(parent, set(inside), skip) or text_len(parent) > NAV_SHARE * total:
                 break
             found_set.add(parent)
     return found_set

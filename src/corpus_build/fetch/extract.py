@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, relation_bars, table_rows, text_len
+from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
+from .density import boilerplate
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
@@ -92,13 +93,20 @@ def find_region(root) -> tuple[Any, str]:
         if label == "article" and len(found) > 1:
             break  # a list of articles: the page itself is the unit
         if total is None:
-            total = text_len(body)
-        best = max(found, key=text_len)
-        # A marked region holding little of the page's text (a hero banner in <main>, an empty
+            total = prose_len(body)
+        # Of several (two role=main sections, a feed of related stories beside the story), the one
+        # with the most prose, text outside links: a feed is its headlines, all links.
+        best = max(found, key=prose_len)
+        # A marked region holding little of the page's prose (a hero banner in <main>, an empty
         # role=main shell) is not where the content lives.
-        if text_len(best) >= 0.4 * total:
+        if prose_len(best) >= 0.4 * total:
             return _narrowed(best, label)
     return body, "body"
+
+
+def prose_len(el) -> int:
+    """Characters of the element's text outside links."""
+    return text_len(el) - link_len(el)
 
 
 def _narrowed(region, label: str) -> tuple[Any, str]:
@@ -125,6 +133,11 @@ class _Converter:
         self.cited_base = cite(base_url)
         self.whole_page = whole_page
         self.images: list[dict] = []
+        # Characters of prose in the page; an element holding most of them is never chrome by a class or id word.
+        self.page_text = 0
+        self._holds_most: dict = {}
+        self._skipped: dict = {}
+        self._resolved: dict[str, str] = {}
         # Blocks found to be navigation before the walk: relation bars (any page), and the bars
         # edge_navigation finds at the edges of a page without a main region.
         self.navigation: set = set()
@@ -132,6 +145,15 @@ class _Converter:
     # --- decisions ----------------------------------------------------------------------
 
     def skip(self, el) -> bool:
+        """Whether the walk leaves the element out: chrome (asked once per element), or navigation found before the walk."""
+        if self.navigation and el in self.navigation:
+            return True
+        found = self._skipped.get(el)
+        if found is None:
+            found = self._skipped[el] = self.chrome(el)
+        return found
+
+    def chrome(self, el) -> bool:
         tag = el.tag
         if not isinstance(tag, str):
             return True  # comments, processing instructions
@@ -151,9 +173,15 @@ class _Converter:
             return True
         if tag == "a" and (el.get("href") or "").startswith("#") and (el.text_content() or "").strip() in _PERMALINK_TEXT and len(el) == 0:
             return True
-        if self.navigation and el in self.navigation:
-            return True
-        return is_chrome(el)
+        return is_chrome(el) and not self.holds_most(el)
+
+    def holds_most(self, el) -> bool:
+        """Whether the element holds most of the page's prose (its text outside links): a class or id
+        word (`content-with-sidebar-wrp`, `article-body pagination-first`, `js_img_share_area`) may
+        demote it, never veto it."""
+        if el not in self._holds_most:
+            self._holds_most[el] = bool(self.page_text) and 2 * prose_len(el) >= self.page_text and not mostly_links(el)
+        return self._holds_most[el]
 
     def leaves_page(self, href: str) -> bool:
         """Whether a link goes to another page (not an anchor in this one)."""
@@ -171,6 +199,13 @@ class _Converter:
         return urlsplit(url).scheme in ("http", "https") and urlsplit(url).netloc != urlsplit(self.cited_page).netloc
 
     def resolve(self, href: str) -> str:
+        """The link's address in the cited space (asked once per distinct href: pages repeat their links)."""
+        found = self._resolved.get(href)
+        if found is None:
+            found = self._resolved[href] = self._resolve(href)
+        return found
+
+    def _resolve(self, href: str) -> str:
         href = href.strip().replace("\n", "").replace("\r", "").replace("\t", "")
         if not href:
             return ""
@@ -581,21 +616,37 @@ def _language(el) -> str:
     return ""
 
 
+def _hidden(el) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style or "visibility:hidden" in style
+
+
 def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: url) -> Extraction:
     """The page's main text as Markdown (see the module docstring)."""
+    with measured(root):
+        return _to_markdown(root, page_url, cite)
+
+
+def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     base = page_url
     base_el = root.find(".//base")
     if base_el is not None and (base_el.get("href") or "").strip():
         base = urljoin(page_url, base_el.get("href").strip())
     region, label = find_region(root)
     converter = _Converter(page_url, base, cite, whole_page=label == "body")
-    if converter.skip(region) and label != "body":
-        region, label = root.find(".//body") if root.find(".//body") is not None else root, "body"
+    body = root.find(".//body")
+    converter.page_text = prose_len(body if body is not None else root)
+    # The region the page marks is where it says its text is: a class word on it (`<main class="container
+    # js-social-anchor-start">`) does not make it chrome; hidden, it is not the text.
+    if label != "body" and _hidden(region):
+        region, label = body if body is not None else root, "body"
         converter.whole_page = True
     if converter.whole_page:  # a marked region has its navigation outside; <body> has it at its edges
         converter.navigation = edge_navigation(region, converter.skip, converter.leaves_page, converter.leaves_site)
     # After the edge scan, which weighs the bars at the edges with the blocks around them.
     converter.navigation |= relation_bars(region, converter.is_self)
+    # Then what stands beside the text and does not read like it (fetch/density.py).
+    converter.navigation |= boilerplate(region, converter.skip)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
@@ -634,3 +685,97 @@ def shell_signals(root, size: int) -> list[str]:
     if text < 500 or len(signals) > 1:
         return [f"{text} characters of text in {size:,} bytes", *signals]
     return []
+
+
+@dataclass(frozen=True)
+class Capture:
+    """How much of a page's text a capture holds: the characters (whitespace aside) of the main
+    text a reader reads in the Markdown (link targets and image addresses left out), and of all
+    the page's visible-looking text (chrome.text_len of <body>)."""
+
+    text_chars: int
+    visible_chars: int
+    prose: bool  # whether the captured text holds a paragraph that reads as prose, not only labels and links
+
+
+_MD_TARGET = re.compile(r"\]\((?:[^()\s]|\([^)\s]*\))*\)")
+_MD_MARKS = re.compile(r"[#*`>|\\\[\]!]")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def _prose_line(line: str) -> bool:
+    """A line long enough to be a sentence of text: 60 characters, 30 in Chinese."""
+    size = len(line) - line.count(" ")
+    return size >= 60 or (size >= 30 and bool(_HAN.search(line)))
+
+
+def capture(root, markdown: str) -> Capture:
+    """The measure `hollow` judges by (see Capture), for a parsed page and the Markdown taken from it."""
+    body = root.find(".//body") if root is not None else None
+    visible = text_len(body if body is not None else root) if root is not None else 0
+    reader = _MD_MARKS.sub("", _MD_TARGET.sub("]", markdown))
+    prose = any(_prose_line(line) for line in reader.split("\n"))
+    return Capture(text_chars=len(reader) - sum(reader.count(c) for c in " \n\t\r"), visible_chars=visible, prose=prose)
+
+
+def hollow(measure: Capture) -> str:
+    """Why a capture is hollow, in words for the record ("" when it is not): no text at all from a page
+    that shows some, a sliver of the page's text, or a small part of it that is only labels and
+    links (chrome: a cookie button, a header line) rather than the page's text."""
+    text, visible = measure.text_chars, measure.visible_chars
+    if visible < 50:
+        return ""  # nothing to lose: an empty page, a picture
+    missing = f"the extracted text holds {text:,} of the {visible:,} characters of text the page shows"
+    if text == 0:
+        return "no text was extracted from a page that shows text: the main text was missed (the archived page is complete)"
+    if visible >= 1000 and text < 0.02 * visible:
+        return f"{missing}: the main text was probably missed (the archived page is complete)"
+    if text < 0.1 * visible and not measure.prose:
+        return f"{missing}, and only labels and links, no paragraph: the main text was probably missed (the archived page is complete)"
+    return ""
+
+
+_TITLE_SEPARATORS = re.compile(r"\s+[|\-–—:·»/]{1,2}\s+|\s*[|｜_]\s*|\s+::\s+")
+
+
+def _agree(a: str, b: str) -> bool:
+    """Two titles that are the same words, one perhaps a little longer (a subtitle, a series name)."""
+    a, b = " ".join(a.casefold().split()), " ".join(b.casefold().split())
+    if not a or not b:
+        return False
+    short, long = sorted((a, b), key=len)
+    return short in long and len(short) >= 0.5 * len(long)
+
+
+def work_title(root, page_title: str) -> str:
+    """The work's own title, as its page agrees on it: og:title, Dublin Core, the <h1>, the parts
+    of <title>; the site's name (og:site_name, or the part of <title> the others lack) left out."""
+    if root is None:
+        return page_title
+
+    def meta(*names: str) -> str:
+        for el in root.iter("meta"):
+            key = (el.get("property") or el.get("name") or "").strip().lower()
+            if key in names and (el.get("content") or "").strip():
+                return " ".join(el.get("content").split())
+        return ""
+
+    site = meta("og:site_name", "application-name")
+    declared = meta("og:title", "twitter:title") or meta("dc.title", "dcterms.title")
+    body = root.find(".//body")
+    h1s = [" ".join(h.text_content().split()).rstrip("¶#§🔗 ") for h in (body if body is not None else root).iter("h1")][:3]
+    h1s = [h for h in h1s if h]
+    parts = [p.strip() for p in _TITLE_SEPARATORS.split(page_title) if p.strip()]
+
+    def without_site(title: str) -> str:
+        pieces = [p.strip() for p in _TITLE_SEPARATORS.split(title) if p.strip()]
+        kept = [p for p in pieces if not (site and _agree(p, site))]
+        return " - ".join(kept) if site and kept and len(kept) < len(pieces) else title
+
+    longest = max(parts, key=len) if parts else page_title
+    for h1 in h1s:  # the heading the page shows, where the page's other statements agree with it
+        if (declared and _agree(h1, declared)) or _agree(h1, longest) or _agree(h1, page_title):
+            return h1
+    if declared:
+        return without_site(declared)
+    return without_site(page_title)

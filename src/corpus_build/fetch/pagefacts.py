@@ -83,6 +83,7 @@ def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:
     import trafilatura
 
     from .citemeta import citation_meta
+    from .extract import work_title
     from .kinds.html import decode_html
 
     text = decode_html(data, content_type)[0]
@@ -93,8 +94,10 @@ def _html_facts(data: bytes, content_type: str, url: str) -> PageFacts:
         # extensive=False: dates from the page's own markup only, never guessed from its text.
         meta = trafilatura.extract_metadata(tree, default_url=url, extensive=False)
     og = _OG_TITLE.search(text)
-    page_title = tree.findtext(".//title") if tree is not None else None
-    title = (cited.get("title") or [""])[0] or (og.group(1) if og else "") or (meta.title if meta and meta.title else "") or (page_title or "")
+    page_title = (tree.findtext(".//title") or "").strip() if tree is not None else ""
+    # The work's own title as the page agrees on it, without the site's name (extract.work_title), as fetch records it.
+    own = work_title(tree, " ".join(page_title.split())) if tree is not None else ""
+    title = (cited.get("title") or [""])[0] or own or (og.group(1) if og else "") or (meta.title if meta and meta.title else "") or page_title
     authors = tuple(a for a in cited.get("author", []) if a) or (tuple(a.strip() for a in (meta.author or "").split(";") if a.strip()) if meta else ())
     date = (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0]
     return PageFacts(title=" ".join(html_lib.unescape(title).split()), authors=authors, date=normal_date(date))

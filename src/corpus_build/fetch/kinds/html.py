@@ -25,8 +25,9 @@ from ...core.model import Source
 from ...core.provenance import Document, Extractor, SavedImage, SavedStyle, Status
 from .. import browser, images, records, styles
 from ..base import Context, Outcome, package_version
+from ..chrome import measured
 from ..citemeta import citation_facts, citation_meta
-from ..extract import shell_signals, to_markdown
+from ..extract import capture, hollow, shell_signals, to_markdown, work_title
 from ..http import Download, apply_rewrites
 from ..options import FetchOptions
 
@@ -42,48 +43,84 @@ _IMG = re.compile(rb"<img[\s/>]", re.IGNORECASE)
 _STYLED = re.compile(rb"stylesheet|<style[\s>]|url\(", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
-# Labels browsers treat as wider encodings: a "GBK" page routinely contains GB18030 characters.
-_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252", "ascii": "cp1252", "us-ascii": "cp1252"}
+# Labels the WHATWG Encoding Standard (what browsers follow) maps to a wider encoding than the
+# name says: a "GB2312" or "GBK" page is decoded as GB18030, Big5 as Big5-HKSCS, Shift_JIS as
+# Windows-31J, EUC-KR as Windows-949, Latin-1 and ASCII as Windows-1252.
+_WIDER = {
+    **dict.fromkeys(("gb2312", "gbk", "x-gbk", "chinese", "csgb2312", "iso-ir-58", "gb_2312", "gb_2312-80", "csiso58gb231280"), "gb18030"),
+    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "csbig5", "x-x-big5"), "big5hkscs"),
+    **dict.fromkeys(("shift_jis", "shift-jis", "sjis", "ms_kanji", "ms932", "x-sjis", "csshiftjis", "windows-31j"), "cp932"),
+    **dict.fromkeys(("euc-kr", "euc_kr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "ksc_5601", "korean", "iso-ir-149", "cseuckr", "windows-949"), "cp949"),
+    **dict.fromkeys(("iso-8859-1", "iso8859-1", "latin1", "l1", "ascii", "us-ascii", "iso_8859-1", "cp819", "ibm819", "windows-1252"), "cp1252"),
+    **dict.fromkeys(("iso-8859-9", "latin5", "l5", "iso8859-9"), "cp1254"),
+    **dict.fromkeys(("tis-620", "iso-8859-11", "iso8859-11", "windows-874", "dos-874"), "cp874"),
+}
+# Windows-31J bytes the Standard leaves undecodable, which Python's cp932 maps to private-use characters.
+_CP932_HOLES = str.maketrans(dict.fromkeys((0xF8F0, 0xF8F1, 0xF8F2, 0xF8F3), "\ufffd"))
 
 
-def _codec(label: str) -> str | None:
+def _codec(label: str, from_meta: bool = False) -> str | None:
     label = label.strip().lower()
+    if from_meta and label.startswith(("utf-16", "utf16", "unicode")):
+        return "utf-8"  # a page that could be read as ASCII to find its <meta> is not UTF-16 (the Standard says UTF-8)
     label = _WIDER.get(label, label)
     try:
-        return codecs.lookup(label).name
+        name = codecs.lookup(label).name
     except LookupError:
         return None
+    return None if name in ("rot-13", "base64", "hex", "zlib", "bz2", "uu", "quopri") else name
+
+
+def _decode(data: bytes, codec: str) -> tuple[str, int]:
+    """(text, how many characters could not be decoded): replaced, never given up on, as a browser does."""
+    try:
+        text, bad = data.decode(codec), 0
+    except UnicodeDecodeError:
+        text = data.decode(codec, errors="replace")
+        bad = text.count("\ufffd")
+    if codec == "cp932":
+        text = text.translate(_CP932_HOLES)
+    return text, bad
 
 
 def decode_html(data: bytes, content_type: str = "") -> tuple[str, str]:
-    """(text, encoding): BOM, then the HTTP header, then <meta charset>, then UTF-8, then a guess.
+    """(text, encoding), as browsers decode (the WHATWG Encoding Standard): a byte order mark, else the
+    label the HTTP header or the page's <meta> declares, decoded with U+FFFD for each invalid sequence
+    (a page with a few bad bytes keeps its encoding); detection only when nothing is declared.
 
-    The header outranks <meta> as in browsers, but only while it decodes cleanly:
-    servers often label every page UTF-8 while the page itself says GBK.
+    The header outranks <meta> as in browsers, except where it fails on bytes the page's own
+    label reads with fewer errors: servers often label every page UTF-8 while the page says GBK.
     """
     for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return data.decode(name, errors="replace").lstrip("\ufeff"), name
-    labels = []
+    declared: list[str] = []
     header = _HEADER_CHARSET.search(content_type or "")
-    if header:
-        labels.append(header.group(1))
+    if header and (codec := _codec(header.group(1))):
+        declared.append(codec)
     meta = _META_CHARSET.search(data[:4096])
-    if meta:
-        labels.append(meta.group(1).decode("ascii", "replace"))
-    labels.append("utf-8")
-    for label in labels:
-        codec = _codec(label)
-        if codec:
-            try:
-                return data.decode(codec), codec
-            except UnicodeDecodeError:
-                continue
+    if meta and (codec := _codec(meta.group(1).decode("ascii", "replace"), from_meta=True)) and codec not in declared:
+        declared.append(codec)
+    if declared:
+        best: tuple[str, int, str] | None = None
+        # (UTF-8 last: bytes that fail the label but are valid UTF-8 are a page re-saved as UTF-8
+        # that kept its old label; a long text in another encoding is never valid UTF-8 by chance.)
+        for codec in [*declared, *(["utf-8"] if "utf-8" not in declared else [])]:
+            text, bad = _decode(data, codec)
+            if not bad:
+                return text, codec
+            if codec in declared and (best is None or bad < best[1]):
+                best = (text, bad, codec)
+        assert best is not None
+        return best[0], best[2]
+    text, bad = _decode(data, "utf-8")
+    if not bad:
+        return text, "utf-8"
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data[:200_000]).best()
-    guess = (_codec(best.encoding) if best else None) or "utf-8"
-    return data.decode(guess, errors="replace"), guess
+    guess = from_bytes(data[:200_000]).best()
+    codec = (_codec(guess.encoding) if guess else None) or "utf-8"
+    return _decode(data, codec)[0], codec
 
 
 def cite_space(url: str, pairs: tuple[tuple[str, str], ...]) -> str:
@@ -111,8 +148,11 @@ def cite_pairs(cited: str, requested: str, options: FetchOptions) -> tuple[tuple
     return tuple(pairs)
 
 
-def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
-    """Decode, parse once, write the main text as Markdown, read the page's facts. Plain data out."""
+def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = (), keep_styles: bool = False) -> dict:
+    """Decode, parse once, write the main text as Markdown, read the page's facts. Plain data out.
+
+    The page's stylesheets and what its <style> blocks load are read only with `keep_styles`
+    (fetch.max_styles > 0): parsing a page's CSS costs more than extracting its text."""
     import trafilatura
 
     text, encoding = decode_html(data, content_type)
@@ -121,12 +161,15 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     tree = trafilatura.load_html(text)
     root = tree if tree is not None else _lenient_tree(text)
     language, page_title = _page_facts(root)
-    markdown, region, used, shell = "", "", [], []
-    sheets, named = styles.page_styles(root, url)
+    markdown, region, used, shell, hollow_reason = "", "", [], [], ""
+    sheets, named = styles.page_styles(root, url) if keep_styles else ([], [])
     if root is not None:
-        extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
-        markdown, region, used = extraction.markdown, extraction.region, extraction.images
-        shell = shell_signals(root, len(data))
+        with measured(root):  # (one measure of the tree for the walk and the questions after it)
+            extraction = to_markdown(root, url, functools.partial(cite_space, pairs=pairs))
+            markdown, region, used = extraction.markdown, extraction.region, extraction.images
+            shell = shell_signals(root, len(data))
+            # A capture that lost the page's text is not a faithful mirror, whatever the walk decided.
+            hollow_reason = "" if shell else hollow(capture(root, markdown))
     # extensive=False: a publication date only from the page's own markup (meta tags,
     # JSON-LD, <time>), never guessed from dates mentioned in the text; it also skips
     # htmldate's full-text scan, the largest cost per page.
@@ -139,7 +182,7 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
     return {
         "markdown": markdown,
         # The work's title as its publisher tags it, before <title>, which adds the site's name.
-        "title": " ".join((cited.get("title") or [""])[0].split()) or page_title or (meta.title if meta else "") or "",
+        "title": " ".join((cited.get("title") or [""])[0].split()) or work_title(root, page_title) or (meta.title if meta else "") or "",
         # The page's own word (`lang`, its metadata), else what its main text plainly is.
         "language": language or (getattr(meta, "language", None) or "" if meta else "") or (cited.get("language") or [""])[0] or text_language(markdown),
         "published": (cited.get("publication_date") or cited.get("date") or [(meta.date or "") if meta else ""])[0],
@@ -151,15 +194,16 @@ def page_text(data: bytes, url: str, content_type: str, pairs: tuple[tuple[str, 
         "encoding": encoding,
         "region": region,
         "shell": shell,
+        "hollow": hollow_reason,
         "text_chars": len(markdown) - markdown.count(" ") - markdown.count("\n"),
         **citation_facts(cited),
         "facts_from": "citation-meta" if cited.get("title") or cited.get("author") or cited.get("date") or cited.get("publication_date") else "html-meta",
     }
 
 
-def extract_html(body: str, out: str, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = ()) -> dict:
+def extract_html(body: str, out: str, url: str, content_type: str, pairs: tuple[tuple[str, str], ...] = (), keep_styles: bool = False) -> dict:
     """Runs in a worker process: page_text of the file `body`, Markdown written to `out`."""
-    facts = page_text(Path(body).read_bytes(), url, content_type, pairs)
+    facts = page_text(Path(body).read_bytes(), url, content_type, pairs, keep_styles)
     markdown = facts.pop("markdown")
     Path(out).write_text(markdown, encoding="utf-8")
     return facts
@@ -238,9 +282,9 @@ class HtmlKind:
             await asyncio.to_thread((ctx.stage / BODY).rename, ctx.stage / BINARY)
             return Outcome.from_download(download, BINARY, exchanges=_renamed(download.exchanges, ctx.stage / BODY, ctx.stage / BINARY))
         pairs = cite_pairs(ctx.source.url, download.requested_url, ctx.options)
-        args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs)
         wants_images = ctx.source.kind in IMAGE_KINDS and ctx.options.max_images > 0
         wants_styles = ctx.options.max_styles > 0
+        args = (str(ctx.stage / BODY), str(ctx.stage / TEXT), download.final_url, download.content_type, pairs, wants_styles)
         more = (wants_images and await asyncio.to_thread(_has, ctx.stage / BODY, _IMG)) or (wants_styles and await asyncio.to_thread(_has, ctx.stage / BODY, _STYLED))
         if ctx.options.browser == "always" or more:
             facts = await ctx.run_cpu(extract_html, *args)  # the download slot is kept: more downloads follow
@@ -250,7 +294,7 @@ class HtmlKind:
         facts, finished = await ctx.run_cpu(_extract_unless_shell, args, str(ctx.stage), download.exchanges, ctx.options.warc)
         if finished is None:
             return await self._more(ctx, download, args, facts, wants_images)
-        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0)
+        return self._outcome(download, facts, finished, styles_considered=ctx.options.max_styles > 0, partial_reason=facts["hollow"])
 
     async def _more(self, ctx: Context, download: Download, args: tuple, facts: dict, wants_images: bool) -> Outcome:
         """Render a shell (or every page under browser: always), keep the images and the stylesheets, then finish."""
@@ -273,7 +317,7 @@ class HtmlKind:
                         )
                     exchanges += rendered.exchanges  # what the page's scripts fetched: a replay shows the page
                     await asyncio.to_thread((stage / browser.RENDERED).write_text, rendered.html, encoding="utf-8")
-                    facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4])
+                    facts = await ctx.run_cpu(extract_html, str(stage / browser.RENDERED), args[1], args[2], "text/html; charset=utf-8", args[4], args[5])
                     renderer, extra = rendered.renderer, rendered.versions
                     if shell and facts["text_chars"] < 20:  # CJK is dense: a heading and a sentence are ~40
                         partial_reason = f"{NEEDS_JS}: rendered in Chromium, the page still holds almost no text (its scripts may need a login or a blocked host)"
@@ -283,6 +327,7 @@ class HtmlKind:
                         partial_reason = f"{NEEDS_JS}: {exc}"
         elif shell:
             partial_reason = f"{NEEDS_JS}: the page is a script-built shell and fetch.browser is 'never' (set it to 'auto', with chromium installed, to render it)"
+        partial_reason = partial_reason or facts["hollow"]
         saved: tuple[SavedImage, ...] = ()
         if wants_images and facts["used_images"]:
             saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)

@@ -1,0 +1,326 @@
+"""Where a page's main text is, by how its blocks read: the boilerplate inside a region (or in a
+<body> that marks none) that no class word names (issue 35).
+
+A readability-style score over the same tree the main-text walk reads (fetch/extract.py), without
+changing it: every paragraph-like block (a <p>, <pre>, table cell, list item, a <div> of loose
+text) of 25 characters or more scores 1, plus one per comma, plus one per 100 characters (at most
+3); its parent gets that score, its grandparent half, the levels above a third, a sixth, a ninth.
+A container's score is then weighed by its tag, by its class and id words (a word may demote or
+promote, never decide), and by the share of its text that is not link text. The best container
+is the text's core; from it up, readability's own steps: several of the best candidates under one
+ancestor make that ancestor the core, and a parent scoring nearly as well is taken instead.
+
+What is left out, then, is what stands beside the text and does not read like it:
+- beside the core, and beside each container on the way from the region down to it: blocks that
+  are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
+  related items, sharing, promotions and the like;
+- inside the core: lists and boxes of links holding a small part of its text, and the same
+  named boxes.
+Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
+they stand. Where the blocks left out would come to most of the region's text, the page is
+a page of links (an index, a contents page): nothing is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .chrome import in_flow, text_units
+
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_PARAGRAPHS = {"p", "pre", "td", "blockquote"}
+_BOXES = {"div", "section", "aside", "ul", "ol", "table", "form", "dl", "article", "header", "figure", "details", "center", "menu"}
+_TEXT = {"p", "pre", "blockquote", "table", "figure", "dl", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "img", "picture", "video"}
+_TAG_BONUS = {"div": 5, "article": 5, "pre": 3, "td": 3, "blockquote": 3, "address": -3, "ol": -3, "ul": -3, "dl": -3, "dd": -3, "dt": -3,
+              "li": -3, "form": -3, "h1": -5, "h2": -5, "h3": -5, "h4": -5, "h5": -5, "h6": -5, "th": -5}
+# (Not readability's "page" nor "body": DocBook's `titlepage` holds a heading, and `list-body` is a list.)
+_POSITIVE = re.compile(r"article|content|entry|hentry|h-entry|main|post|text|blog|story", re.IGNORECASE)
+_NEGATIVE = re.compile(r"-ad-|\bad\b|hidden|banner|combx|comment|com-|contact|footer|gdpr|masthead|outbrain|promo|related|recommend|"
+                       r"scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget|teaser|newsletter|popular|hot|rank|"
+                       r"taboola|subscribe|signup|social|author-?box|more-?news|cmt|reply|respond|discuss|guestbook", re.IGNORECASE)
+_COMMAS = re.compile(r"[,，、；;]")
+PARAGRAPH = 25  # characters of a block that counts as a paragraph
+
+
+def _dense(text: str | None) -> int:
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r") - text.count("\xa0") if text else 0
+
+
+def class_weight(el) -> int:
+    """+25 / -25 for each of the class and the id that names content or furniture (readability's weights)."""
+    weight = 0
+    for value in (el.get("class"), el.get("id")):
+        if value:
+            if _NEGATIVE.search(value):
+                weight -= 25
+            if _POSITIVE.search(value):
+                weight += 25
+    return weight
+
+
+class Blocks:
+    """Text and link characters of every element under a region (what `skip` leaves out counts
+    nothing), and the readability scores of its containers."""
+
+    def __init__(self, region, skip: Callable[[object], bool]):
+        self.region = region
+        self.text: dict = {}
+        self.links: dict = {}
+        self.score: dict = {}
+        paragraphs: list = []
+        # Post-order without recursion (pages nest deeper than Python's stack allows).
+        stack: list = [(region, False)]
+        while stack:
+            el, done = stack.pop()
+            if not done:
+                stack.append((el, True))
+                stack.extend((c, False) for c in reversed(el) if isinstance(c.tag, str) and not skip(c))
+                continue
+            text = _dense(el.text)
+            links = 0
+            for child in el:
+                text += _dense(child.tail)
+                if child in self.text:
+                    text += self.text[child]
+                    links += self.links[child]
+            tag = el.tag.lower()
+            # (a link to a place in this page, a contents entry, is the page's own structure, not a way out)
+            if tag == "a" and el.get("href") is not None and not el.get("href").lstrip().startswith("#"):
+                links = text
+            self.text[el] = text
+            self.links[el] = links
+            if text >= PARAGRAPH and (tag in _PARAGRAPHS or (tag in ("div", "section", "article", "span", "font") and self._loose(el) >= PARAGRAPH)):
+                paragraphs.append(el)
+        for para in paragraphs:
+            if para.tag.lower() == "li" and 2 * self.links[para] > self.text[para]:
+                continue  # a link in a list: a headline, not a paragraph
+            words = "".join(para.itertext())
+            points = 1 + len(_COMMAS.findall(words)) + min(self.text[para] // 100, 3)
+            for level, ancestor in enumerate(para.iterancestors()):
+                if level > 4:
+                    break
+                if ancestor not in self.score:
+                    self.score[ancestor] = _TAG_BONUS.get(ancestor.tag.lower() if isinstance(ancestor.tag, str) else "", 0) + class_weight(ancestor)
+                self.score[ancestor] += points / (1 if level == 0 else 2 if level == 1 else level * 3)
+                if ancestor is region:
+                    break
+
+    def _loose(self, el) -> int:
+        """Characters of the element's own text, outside its block children."""
+        total = _dense(el.text)
+        for child in el:
+            total += _dense(child.tail)
+            if isinstance(child.tag, str) and child.tag.lower() not in _BOXES and child.tag.lower() not in _PARAGRAPHS and child in self.text:
+                total += self.text[child]
+        return total
+
+    def density(self, el) -> float:
+        """The share of the element's text that is link text."""
+        text = self.text.get(el, 0)
+        return self.links.get(el, 0) / text if text else 0.0
+
+    def final(self, el) -> float:
+        return self.score[el] * (1 - self.density(el))
+
+    def core(self):
+        """The container the main text is in (readability's top candidate), or None."""
+        if not self.score:
+            return None
+        ranked = sorted(self.score, key=self.final, reverse=True)
+        top = ranked[0]
+        best = self.final(top)
+        if best <= 0:
+            return None
+        # Several strong candidates under one ancestor (sections of one article): that ancestor.
+        strong = [c for c in ranked[1:5] if self.final(c) >= 0.75 * best]
+        if len(strong) >= 3:
+            lines = [set(c.iterancestors()) for c in strong]
+            for ancestor in top.iterancestors():
+                if sum(ancestor in line for line in lines) >= 3:
+                    top = ancestor
+                    break
+                if ancestor is self.region:
+                    break
+        # A parent scoring nearly as well holds more of the text.
+        last = self.final(top) if top in self.score else best
+        threshold = last / 3
+        parent = top.getparent()
+        while parent is not None and top is not self.region:
+            if parent in self.score:
+                score = self.final(parent)
+                if score < threshold:
+                    break
+                if score > last:
+                    top = parent
+                    break
+                last = score
+            if parent is self.region:
+                break
+            parent = parent.getparent()
+        while top is not self.region and top.getparent() is not None and len([c for c in top.getparent() if self.text.get(c)]) == 1:
+            top = top.getparent()
+        return top
+
+    def prose(self, el) -> int:
+        """Characters of the element's text outside links."""
+        return self.text.get(el, 0) - self.links.get(el, 0)
+
+    def furniture(self, el, within: int, inside: bool = False) -> bool:
+        """Whether a block beside or inside the text is boilerplate: mostly links (three or more) or
+        named as furniture, and not holding `within` characters of prose or more. Headings and text
+        blocks never are; inside the text, neither is a box standing among its paragraphs (a "see
+        also" list, a TIP box: chrome.box_is_text)."""
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        text = self.text.get(el, 0)
+        if tag in _TEXT or tag not in _BOXES or not text or self.prose(el) >= within:
+            return False
+        named = class_weight(el) < 0 and self.score.get(el, 0) < 25 + PARAGRAPH
+        # (inside the text, boxes of links; beside it a third of link text is already a list of
+        # teasers: a headline link, a line, a "more" link)
+        flowing = inside or tag in ("ul", "ol", "menu", "dl")  # (a list's items may be sentences around a link)
+        links = self.density(el) > (0.5 if flowing else 0.33) and sum(1 for a in el.iter("a") if a.get("href") is not None) >= (3 if flowing else 2)
+        if links and not named and _paragraphs(el):
+            return False
+        if not (named or links):
+            return False
+        if links and not (inside and tag in ("ul", "ol") and in_flow(el)):
+            return True
+        return not in_flow(el) or (not inside and self.score.get(el, 0) <= 0)
+
+
+def boilerplate(region, skip: Callable[[object], bool]) -> set:
+    """The blocks of the region to leave out (see the module docstring)."""
+    blocks = Blocks(region, skip)
+    total = blocks.text.get(region, 0)
+    core = blocks.core()
+    if core is None or not total:
+        return set()
+    found: set = set()
+    # Beside the core and beside each container on the way down to it.
+    path = [core, *core.iterancestors()]
+    on_path = set()
+    for node in path:
+        on_path.add(node)
+        if node is region:
+            break
+    if region not in on_path:
+        return set()
+    prose = blocks.prose(region)
+    half = prose // 2
+    for node in on_path:
+        if node is core:
+            continue
+        for child in node:
+            if child in on_path or child not in blocks.text:
+                continue
+            if blocks.furniture(child, half) or _label(child, blocks):
+                found.add(child)
+    # Inside the core: boxes of links or named furniture, each a small part of its text.
+    quarter = max(blocks.prose(core) // 4, 1)
+    stack = list(core)
+    while stack:
+        el = stack.pop()
+        if el not in blocks.text:
+            continue
+        if blocks.furniture(el, quarter, inside=True):
+            found.add(el)
+        else:
+            stack.extend(el)
+    # A page of links (an index, a contents page, a portal's front page): what would be left out is
+    # most of the region and outweighs the text's core's prose four times over. Its links are its text.
+    dropped = sum(blocks.text[e] for e in found)
+    # (Prose left out by its name, a comment thread, does not count: the name is the page's own word.)
+    unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
+    if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
+        return set()
+    found |= _loose_ends(core, blocks, skip, found)
+    found |= _orphan_headings(region, blocks, found)
+    return found
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
+_SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+
+
+def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set) -> set:
+    """After the core's last sentence of text: its short lines that are no sentence (a date, tags,
+    "back", a picture's credit, an author's name) are the page's furniture, not its text."""
+    units = [u for u in text_units(core, skip) if blocks.text.get(u, 0) and u not in found and not any(p in found for p in u.iterancestors())]
+    out: set = set()
+    for unit in reversed(units):
+        tag = unit.tag.lower()
+        words = " ".join(unit.text_content().split())
+        if tag in _HEADINGS or tag in ("pre", "table", "figure", "img", "blockquote", "dl", "ul", "ol", "menu"):
+            continue  # (what a heading, code, a table or a list is, its own rules say)
+        if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
+            return out  # the last sentence of the text
+        if len(words.split()) >= 6:
+            continue  # (a line of six words reads as text, "This page last modified on …": kept, though no sentence's end)
+        if sum(1 for a in unit.iter("a") if a.get("href") is not None) < 2:  # (a line of links is the link rules' to judge)
+            out.add(unit)
+    return set()  # no sentence at all: nothing to tell the text's ends by
+
+
+def _paragraphs(el) -> bool:
+    """A box of paragraphs (and headings, and wrappers of the same) and nothing else, not all of
+    them a bare link: text written in wrappers (AsciiDoc's `div.sect1` > `div.paragraph`, a "See
+    also" line of links and commas under its heading)."""
+    found = [False]
+
+    def only_text(box) -> bool:
+        if (box.text or "").strip():
+            return False
+        for child in box:
+            if not isinstance(child.tag, str):
+                continue
+            tag = child.tag.lower()
+            if (child.tail or "").strip():
+                return False
+            if tag == "p":
+                found[0] = found[0] or len(child) != 1 or child[0].tag != "a" or bool((child.text or "").strip() or (child[0].tail or "").strip())
+            elif tag in ("div", "section") and only_text(child):
+                continue
+            elif tag not in _HEADINGS:
+                return False
+        return True
+
+    return only_text(el) and found[0]
+
+
+def _reads(words: str) -> bool:
+    """Whether a short line reads as a sentence: it ends as one, or runs to six words ("This page
+    last modified on …"), where a date, a byline, a credit or a list of tags is a few."""
+    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6
+
+
+def _label(el, blocks: Blocks) -> bool:
+    """A short line beside the text that is no sentence: a date, a byline, a category, a credit."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag in _HEADINGS or tag in ("pre", "table", "figure", "img", "blockquote", "dl", "hr", "picture", "video") or not 0 < blocks.text.get(el, 0) < _SHORT:
+        return False
+    if el.find(".//img") is not None or any(True for _ in el.iter(*_HEADINGS)):
+        return False
+    return not _reads(" ".join(el.text_content().split()))
+
+
+def _orphan_headings(region, blocks: Blocks, found: set) -> set:
+    """A heading over nothing but what is left out ("Related stories" over its list, "Comments"
+    over the thread) goes with it."""
+    out: set = set()
+    for heading in region.iter(*_HEADINGS):
+        if heading not in blocks.text or heading in found:
+            continue
+        level = int(heading.tag[1]) if heading.tag[1:].isdigit() else 6
+        following = []
+        for sibling in heading.itersiblings():
+            if not isinstance(sibling.tag, str) or sibling not in blocks.text:
+                continue
+            tag = sibling.tag.lower()
+            if tag in _HEADINGS and int(tag[1]) <= level:
+                break
+            if blocks.text[sibling]:
+                following.append(sibling)
+        if following and all(f in found for f in following):
+            out.add(heading)
+    return out

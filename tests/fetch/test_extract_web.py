@@ -1,0 +1,179 @@
+"""Articles, blogs and portals (issue 35): the rules that lost an article's text or kept its chrome.
+
+Every page is written here; each test failed before the rule it names was fixed.
+"""
+
+from __future__ import annotations
+
+import lxml.html
+
+from corpus_build.fetch.extract import to_markdown
+
+URL = "https://news.example.org/2024/05/story.html"
+SENTENCES = [
+    "The harbour authority approved the new breakwater after three years of public hearings and two revised designs.",
+    "Engineers expect the structure to cut wave heights inside the port by half during the winter storms.",
+    "Fishing crews, who lost a week of work last January, said the decision came too late for some of them.",
+    "Construction starts in September and should end before the autumn of the following year, weather permitting.",
+    "The regional government pays two thirds of the cost; the port's own revenue covers the rest over twenty years.",
+    "Critics argue the money would have done more good in the rail link that still ends ten kilometres inland.",
+]
+
+
+def article(n: int = 6) -> str:
+    return "".join(f"<p>{SENTENCES[i % len(SENTENCES)]} ({i})</p>" for i in range(n))
+
+
+def markdown(html: str) -> str:
+    return to_markdown(lxml.html.fromstring(html), URL).markdown
+
+
+NAV = '<div class="nav"><a href="/">Home</a> <a href="/world">World</a> <a href="/sport">Sport</a> <a href="/about">About us</a></div>'
+SIDEBAR = '<div class="sidebar"><ul>' + "".join(f'<li><a href="/tag/{i}">Topic number {i}</a></li>' for i in range(8)) + "</ul></div>"
+
+
+def test_a_class_word_does_not_veto_the_element_holding_the_text():
+    # "sidebar" inside a compound class on the column that holds the whole article (a page marking no region).
+    html = f'<html><body>{NAV}<div class="content-with-sidebar-wrp"><h1>Breakwater approved</h1>{article()}</div>{SIDEBAR}</body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Topic number 3" not in out and "About us" not in out
+
+
+def test_a_class_word_on_the_marked_region_does_not_send_the_walk_back_to_body():
+    for region in ('<article class="post url-breadcrumb">', '<main class="container js-social-anchor-start">',
+                   '<div itemprop="articleBody" class="article-body pagination-first">'):
+        tag = region[1 : region.index(" ")]
+        html = f"<html><body>{NAV}{region}<h1>Breakwater approved</h1>{article()}</{tag}>{SIDEBAR}</body></html>"
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (region, out)
+
+
+def test_a_class_word_still_demotes_small_chrome():
+    share = '<div class="social-share"><span>Share this story with friends and family today</span></div>'
+    html = f"<html><body>{NAV}<main><h1>Breakwater approved</h1>{share}{article()}</main>{SIDEBAR}</body></html>"
+    out = markdown(html)
+    assert SENTENCES[0] in out and "Share this story" not in out
+
+
+def test_of_several_marked_regions_the_article_wins_not_the_largest():
+    feed = "".join(f'<li><a href="/2024/05/other-{i}.html">Another story about the coast and its harbours, number {i}</a></li>' for i in range(30))
+    html = (f'<html><body>{NAV}<section role="main" class="feed"><h2>Related stories</h2><ul>{feed}</ul></section>'
+            f'<section role="main"><h1>Breakwater approved</h1>{article(8)}</section></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "number 17" not in out
+
+
+def test_the_edge_navigation_guess_never_claims_the_main_text():
+    # A page marking no region, its menu written twice at the top (desktop and mobile, a tagline
+    # between): the second copy closes the "repeated bar" scan, and the article after it holds a
+    # script (an embed), as the widgets a script fills after a closing bar do.
+    menu = '<ul><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li><li><a href="/culture">Culture</a></li></ul>'
+    html = (f'<html><body><div class="top">{menu}</div><p>Daily news</p><div class="mobile">{menu}</div>'
+            f'<div class="story"><h1>Breakwater approved</h1>{article()}<script>embed()</script></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+
+
+def test_a_hollow_capture_is_partial_with_its_reason(server, make_corpus, options):
+    from corpus_build.core.provenance import Status, read_provenance
+    from corpus_build.fetch import fetch_corpus
+
+    # A paste page: its text sits in a read-only <textarea>, which the walk leaves out as a form control.
+    paste = "\n".join(SENTENCES * 4)
+    server.add("/paste/1", f'<html><head><title>Paste 1</title></head><body>{NAV}<textarea readonly>{paste}</textarea></body></html>')
+    server.add("/story", f"<html><head><title>Breakwater</title></head><body>{NAV}<article><h1>Breakwater approved</h1>{article()}</article></body></html>")
+    corpus = make_corpus([{"id": "paste", "url": server.url("/paste/1")}, {"id": "story", "url": server.url("/story")}])
+    results = {r.id: r for r in fetch_corpus(corpus, options)}
+    assert results["story"].status is Status.OK, results["story"].error
+    assert results["paste"].status is Status.PARTIAL
+    record = read_provenance(corpus.raw_dir(corpus.source("paste")))
+    assert record is not None and "the main text was" in record.document.partial_reason
+
+
+def test_the_capture_measure_and_what_counts_as_hollow():
+    from corpus_build.fetch.extract import Capture, capture, hollow
+
+    root = lxml.html.fromstring(f"<html><body>{NAV}<main>{article()}</main></body></html>")
+    full = capture(root, to_markdown(root, URL).markdown)
+    assert full.prose and full.text_chars > 0.8 * full.visible_chars and hollow(full) == ""
+    assert "no text was extracted" in hollow(Capture(0, 600, False))
+    assert "only labels and links" in hollow(Capture(15, 600, False))  # "Cookie Settings" and nothing else
+    assert "probably missed" in hollow(Capture(150, 20_000, True))  # a sliver of a long page
+    assert hollow(Capture(900, 20_000, True)) == ""  # a short story on a heavy portal page is still the story
+    assert hollow(Capture(0, 20, False)) == ""  # a page with next to nothing to lose
+
+
+def teasers(n: int = 4) -> str:
+    return "".join(f'<div class="item"><h3><a href="/2024/05/teaser-{i}.html">Another harbour story number {i}</a></h3>'
+                   f"<p>A short summary of what happened at the harbour on day {i}, told in a sentence.</p>"
+                   f'<a href="/2024/05/teaser-{i}.html">Read more</a></div>' for i in range(n))
+
+
+def test_boilerplate_beside_the_text_is_scored_out_on_a_page_marking_no_region():
+    html = (f'<html><body>{NAV}<div class="wrap"><div class="col"><h1>Breakwater approved</h1><div class="story">{article(8)}</div>'
+            f'<div class="more">{teasers()}</div></div><div class="right"><h4>Most read</h4><ul>'
+            + "".join(f'<li><a href="/x/{i}">Most read headline {i} of the week</a></li>' for i in range(8)) + "</ul></div></div></body></html>")
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Breakwater approved" in out
+    assert "day 2, told in a sentence" not in out and "Most read headline" not in out, out
+
+
+def test_a_comment_thread_and_related_stories_inside_the_marked_region_are_left_out():
+    comments = "".join(f'<div class="comment"><a href="/u/{i}">reader{i}</a><p>I think the harbour needed this for years, comment {i}.</p></div>' for i in range(5))
+    html = (f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}</article>'
+            f'<section class="related-stories">{teasers(3)}</section><section id="comments">{comments}</section></main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Another harbour story" not in out and "comment 3" not in out, out
+
+
+def test_titles_the_page_agrees_on_without_the_site_name():
+    from corpus_build.fetch.kinds.html import page_text
+
+    def title(head: str, body: str, page_title: str) -> str:
+        html = f"<html><head><title>{page_title}</title>{head}</head><body>{body}{article()}</body></html>"
+        return page_text(html.encode(), URL, "text/html; charset=utf-8")["title"]
+
+    og = '<meta property="og:title" content="Breakwater approved | Harbour News"><meta property="og:site_name" content="Harbour News">'
+    assert title(og, "<h1>Harbour News</h1>", "Harbour News | Breakwater approved") == "Breakwater approved"
+    assert title("", "<h1>Breakwater approved after hearings</h1>", "Breakwater approved after hearings - Harbour News") == "Breakwater approved after hearings"
+    assert title('<meta name="DC.title" content="Der neue Wellenbrecher">', "<p>Startseite</p>", "Startseite") == "Der neue Wellenbrecher"
+    assert title("", "<h1>防波堤获批</h1>", "防波堤获批_港口新闻网") == "防波堤获批"
+    assert title("", "", "Plain title") == "Plain title"
+
+
+def test_after_the_last_sentence_short_lines_and_headings_over_nothing_are_left_out():
+    related = '<h3>You may also like</h3><div class="more">' + "".join(f'<p><a href="/2024/05/r{i}.html">Related story {i}</a></p>' for i in range(5)) + "</div>"
+    html = (f"<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}<p>Tags: harbour, coast</p><p>Photo: Port Authority</p>"
+            f'<p><a href="/news">Back</a></p></article>{related}</main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    for chrome in ("Tags: harbour", "Photo: Port Authority", "Back", "You may also like", "Related story 2"):
+        assert chrome not in out, (chrome, out)
+
+
+def test_short_lines_beside_the_text_that_are_no_sentence_are_left_out():
+    html = (f'<html><body>{NAV}<main><div class="meta">5 May 2024</div><div class="byline">Ana Ruiz, harbour reporter</div>'
+            f'<div class="story"><h1>Breakwater approved</h1>{article(8)}</div><div class="note">The port answered our questions by email.</div>'
+            f'<div class="teasers">{teasers(2)}</div></main></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "5 May 2024" not in out and "Ana Ruiz" not in out and "Another harbour story" not in out, out
+    assert "The port answered our questions by email." in out  # a sentence beside the text is text
+
+
+def test_a_see_also_line_and_a_page_of_links_stay_text():
+    # AsciiDoc writes a manual's "SEE ALSO" as a paragraph of links in a wrapper, beside the sections of prose.
+    sections = "".join(f'<div class="sect1"><h2>Part {i}</h2><div class="sectionbody"><div class="paragraph"><p>{SENTENCES[i]}</p></div>'
+                       f'<div class="paragraph"><p>{SENTENCES[(i + 1) % 6]}</p></div></div></div>' for i in range(3))
+    see_also = ('<div class="sect1"><h2>SEE ALSO</h2><div class="sectionbody"><div class="paragraph"><p><a href="git-add.html">git-add(1)</a>, '
+                '<a href="git-rm.html">git-rm(1)</a>, <a href="git-mv.html">git-mv(1)</a></p></div></div></div>')
+    out = markdown(f'<html><body><div id="header"><h1>git-commit(1)</h1></div><div id="content">{sections}{see_also}</div></body></html>')
+    assert "## SEE ALSO" in out and "[git-rm(1)](https://news.example.org/2024/05/git-rm.html)" in out, out
+    # A contents page: a sentence, then the links that are the page.
+    toc = "".join(f'<li class="toctree-l1"><a href="lib/mod{i}.html">Module number {i} and what it does</a></li>' for i in range(30))
+    out = markdown(f'<html><body><div class="body"><h1>The Library</h1><p>The modules, one page each.</p><div class="toctree-wrapper"><ul>{toc}</ul></div></div></body></html>')
+    assert all(f"Module number {i} and" in out for i in range(30)), out
