@@ -65,7 +65,10 @@ def test_a_page_that_fetches_endlessly_is_mirrored_within_bounds_and_without_tra
     assert not list((corpus / "01-main" / "raw" / "endless").glob(".rendered-*"))  # every kept body went into the WARC
     # The render's own bounds: load (read_timeout) + two settle times + Chromium's start. Memory: the
     # bodies kept for the WARC are read one at a time once the DOM is taken, within the settle time
-    # and 32 MB (before: every body read as it arrived, 134 MB at the peak; after: 59 MB).
+    # and 32 MB (before: every body read as it arrived, 134 MB at the peak; after: 59 MB on a quiet
+    # machine). The bound is what the caps allow, not one run's figure: ~60 MB of Python, 32 MB of
+    # kept bodies, and the full-page screenshot of a page that keeps growing, at most 16,000 px tall
+    # (1280 x 16,000 x 4 bytes = 82 MB decoded); one full-suite run reached 183 MB.
     assert elapsed < 8 + 2 * 5 + 60, elapsed
-    assert peak_mb < 100, peak_mb
+    assert peak_mb < 60 + 32 + 82 + 40, peak_mb
 
