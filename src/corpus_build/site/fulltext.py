@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.provenance import write_atomic
+from . import crossterms
 from .hanfold import HAN, Fold
 
 FOLDER = "search/fulltext"
@@ -73,7 +74,16 @@ MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
 WEIGHT_STEPS = 31
-VERSION = 3  # 3: passage numbers kept between builds (Layout); files cut by content
+VERSION = 4  # 3: passage numbers kept between builds (Layout); files cut by content. 4: the site's own entries
+# The site's own results (sources' titles, annotations and identifiers; hand-written pages' headings:
+# search.py's entries) share the index with the mirrors' passages, in a space of their own: their
+# terms start with ENTRY (a character no word holds), so their counts and shards are their own, and
+# their numbers come below the manifest's `entries`, the mirrors' above it. A word's weight in an
+# entry adds its fields' weights (lunr's field boosts, relative to the annotation's), each saturated
+# as BM25 with no length term (Material's lunr has b = 0).
+ENTRY = "!"
+ENTRY_FIELDS = {"title": 5.0, "keys": 7.5, "text": 1.0, "alt": 0.75, "tags": 0.5, "meta": 0.25}
+ENTRY_TEXT = 2_000  # characters of an entry's text kept for its snippet and phrase tiers
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
 # The mirror-text block of a text page (render/templates/text.md.j2, render/paper.py, render/thread.py).
@@ -269,6 +279,23 @@ def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
     return out, "".join(sorted(used))
 
 
+def analyse_entry(entry, fold: Fold) -> tuple[list, str]:
+    """An entry (search.Entry) as one passage row: [anchor, title, text, {ENTRY + term: weight}, -1, keys, boost]."""
+    weights: dict[str, float] = defaultdict(float)
+    used: set[str] = set()
+    for name, value in entry.fields:
+        relative = ENTRY_FIELDS.get(name, 0.0)
+        if not relative:
+            continue
+        folded = fold.text(value)
+        used.update(value)
+        used.update(folded)
+        for word, tf in Counter(terms(folded)).items():
+            weights[word] += relative * tf * (K1 + 1) / (tf + K1)
+    scaled = {ENTRY + word: max(1, round(entry.boost * w / (K1 + 1) * WEIGHT_STEPS)) for word, w in weights.items()}
+    return [entry.anchor, entry.title[:200], entry.text[:ENTRY_TEXT], scaled, -1, entry.keys, entry.boost], "".join(sorted(used))
+
+
 class PageCache:
     """Each page's analysis from the last build, by the page's bytes and the folding table: an edit
     re-analyses the pages it changed. One marshal file (plain data only: loading runs no code)."""
@@ -295,6 +322,17 @@ class PageCache:
             self.reused += 1
         else:
             found = analyse(data.decode("utf-8", "replace"), fold)
+        self.new[key] = found
+        return found
+
+    def entry(self, entry, fold: Fold) -> tuple[list, str]:
+        key = "entry:" + hashlib.sha1(json.dumps([entry.url, entry.anchor, entry.title, entry.text, entry.keys, entry.boost, entry.fields],
+                                                 ensure_ascii=False).encode("utf-8")).hexdigest()
+        found = self.old.get(key)
+        if found is not None:
+            self.reused += 1
+        else:
+            found = analyse_entry(entry, fold)
         self.new[key] = found
         return found
 
@@ -356,14 +394,17 @@ class Layout:
                                                 "slots": self.slots}))
 
 
-def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None) -> Stats:
-    """Index `pages` (built files under site_dir) into site_dir/search/fulltext/."""
+def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None, entries: Iterable = (),
+          search_terms: Iterable[Iterable[str]] = ()) -> Stats:
+    """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
+    with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own)."""
     started = time.process_time()
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     writer = Writer(folder)
     cache = PageCache(cache_file, fold)
     layout = Layout(cache_file.with_name("fulltext-layout.json") if cache_file else None)
+    entry_layout = Layout(cache_file.with_name("fulltext-entries-layout.json") if cache_file else None)
     found: dict[str, tuple[Page, list[list]]] = {}
     used_chars: set[str] = set()
     read = 0
@@ -377,36 +418,55 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
         used_chars.update(used)
         if analysed:
             found.setdefault(page.url, (page, analysed))
+    own: dict[str, tuple[Page, list[list]]] = {}
+    for entry in entries:
+        row, used = cache.entry(entry, fold)
+        used_chars.update(used)
+        if entry.url not in own:
+            own[entry.url] = (Page(entry.url, entry.title, Path()), [])
+        own[entry.url][1].append(row)
     cache.save()
-    firsts_of = layout.place({url: len(analysed) for url, (_page, analysed) in found.items()})
-    lengths = [0] * layout.end  # by passage number (unused numbers stay 0)
+    entry_firsts = entry_layout.place({url: len(rows) for url, (_page, rows) in own.items()})
+    space = _entry_space(entry_layout.end)
+    firsts_of = {url: space + first for url, first in layout.place({url: len(analysed) for url, (_page, analysed) in found.items()}).items()}
+    lengths = [0] * (space + layout.end)  # by passage number (unused numbers stay 0; an entry's -1: weights given)
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     # (first passage number, page, passages) in number order: each term's postings come out in order.
-    runs = sorted(((firsts_of[url], page, analysed) for url, (page, analysed) in found.items()), key=lambda run: run[0])
+    runs = sorted([(entry_firsts[url], page, rows) for url, (page, rows) in own.items()]
+                  + [(firsts_of[url], page, analysed) for url, (page, analysed) in found.items()], key=lambda run: run[0])
     for first, _page, analysed in runs:
-        for offset, (_anchor, _title, _part, counts, length) in enumerate(analysed):
+        for offset, (_anchor, _title, _part, counts, length, *_rest) in enumerate(analysed):
             lengths[first + offset] = length
             for word, tf in counts.items():
                 postings[word].append((first + offset, tf))
-    total = sum(len(analysed) for _first, _page, analysed in runs)
-    mean = reference_mean((sum(lengths) / total) if total else 1.0)
+    total = sum(len(analysed) for _page, analysed in found.values())
+    mean = reference_mean((sum(n for n in lengths if n > 0) / total) if total else 1.0)
     shards, firsts = _write_shards(writer, postings, lengths, mean)
     chunks, starts = [], []
     for group in _chunk_groups(runs):
         starts.append(group[0][0])
-        pieces = [[page.url, page.title, first, [row[:3] for row in rows]] for first, page, rows in group]
+        pieces = [[page.url, page.title, first, [row[:3] + row[5:7] if row[4] < 0 else row[:3] for row in rows]] for first, page, rows in group]
         chunks.append(writer.put("p", _js("chunk", {"start": group[0][0], "pages": pieces})))
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
-        "version": VERSION, "passages": total, "mean": mean, "starts": starts, "maxPostings": MAX_POSTINGS,
+        "version": VERSION, "passages": total, "entries": space, "entryCount": sum(len(rows) for _page, rows in own.values()),
+        "mean": mean, "starts": starts, "maxPostings": MAX_POSTINGS,
         "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
+        "terms": crossterms.table(search_terms, fold),
     }
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
     writer.finish()
     layout.save(writer.names)
+    entry_layout.save(set())
     return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
                  time.process_time() - started, cache.reused)
+
+
+def _entry_space(end: int) -> int:
+    """Where the mirrors' passage numbers start: a power of two above the entries' (with room to
+    grow), so it moves, and renumbers the mirrors, only when the entries double."""
+    return 1 << max(10, (2 * end).bit_length())
 
 
 def reference_mean(mean: float) -> float:
@@ -435,6 +495,9 @@ def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], le
         df = len(plist)
         scored = []
         for pid, tf in plist:
+            if lengths[pid] < 0:  # an entry's: the weight itself (analyse_entry)
+                scored.append((pid, tf))
+                continue
             key = (tf, lengths[pid])
             weight = weights.get(key)
             if weight is None:
@@ -527,10 +590,12 @@ def site_pages(files: Iterable, source_ids: set[str]) -> list[Page]:
     return out
 
 
-def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...]) -> Stats:
-    """Index the built site's mirror pages (with none, an empty manifest: the worker asks for it)."""
+def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = ()) -> Stats:
+    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
+    empty manifest: the worker asks for it)."""
     from .hanfold import Fold, cached_fold
 
     pages = site_pages(files, source_ids)
-    fold = cached_fold(cache_dir, glossary) if pages else Fold({}, {})
-    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and pages else None)
+    fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
+    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and (pages or entries) else None, entries, search_terms)
