@@ -165,8 +165,11 @@ def quality(site: Path, queries: list[dict], docs: list[dict], engine: str = "ou
         for q in queries:
             if engine == "ours":
                 items = page.evaluate("async q => (await self.cbFulltext.answer(q, {items: []})).items", q["q"])
-                shown = [item["location"] for group in items for item in group[1:]]
-                pages = [group[0]["location"] for group in items[:5]]
+                # The mirrors' passages, in order (the site's own entries, a source's annotation or a page's
+                # headings, are results of their own, before and after them: not passages).
+                groups = [group for group in items if _place(group[0]["location"] + "#")[0]]
+                shown = [item["location"] for group in groups for item in group[1:]]
+                pages = [group[0]["location"] for group in groups[:5]]
             else:
                 result = page.evaluate(PAGEFIND_QUERY, q["q"])
                 shown = [sub.lstrip("/") for _page, subs in result["urls"] for sub in subs]

@@ -30,7 +30,8 @@ runs them with importScripts):
   is then optional in a query);
 - `p-<hash>.js`: passages' page, anchor, title and text: a page's passages a file, or
   several small pages' (CHUNK_CHARS);
-- `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese.
+- `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese;
+- `d-<hash>.js`: in a large index, directories of the passage files (the manifest lists them).
 
 Files are named by their content: a rebuild that changes nothing gives the same names (a
 browser's cached files stay good), and a browser never mixes an old shard with a new
@@ -69,12 +70,13 @@ BLOCK = 600  # characters of a passage block: one snippet's reach
 CHUNK_CHARS = 6_000
 SHARD_BYTES = 16_000
 SMALL_GROUP = 4  # small pages to a shared passage file, on average
+DIR_CHUNKS = 512  # passage files a directory file names, on average (_directories)
 MEAN_STEPS = 4  # a step is 19% (2 ** (1 / 4)): BM25's length term hardly moves
 MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
 WEIGHT_STEPS = 31
-VERSION = 4  # 3: passage numbers kept between builds (Layout); files cut by content. 4: the site's own entries
+VERSION = 5  # 3: passage numbers kept between builds (Layout); files cut by content. 4: the site's own entries. 5: marks dropped
 # The site's own results (sources' titles, annotations and identifiers; hand-written pages' headings:
 # search.py's entries) share the index with the mirrors' passages, in a space of their own: their
 # terms start with ENTRY (a character no word holds), so their counts and shards are their own, and
@@ -96,8 +98,9 @@ _SKIP = re.compile(r'<(nav|script|style|template)\b.*?</\1>|<p class="cb-paper-p
 _BLOCK_END = re.compile(r"</(?:p|h[1-6]|li|pre|tr|div|dd|dt|blockquote|table|ul|ol)>|<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"[ \t\r\f\v]+")
-# A word: letters and digits, inner underscores kept (enable_tma); then cut into Han and other runs (vllm昇腾).
-_WORDS = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")
+# A word: letters, digits and Chinese characters (of folded text: no marks left), inner underscores kept
+# (enable_tma); then cut into Han and other runs (vllm昇腾). The worker's WORDS is the same.
+_WORDS = re.compile(rf"(?:[^\W_]|[{HAN}])+(?:_+(?:[^\W_]|[{HAN}])+)*")
 _PIECES = re.compile(f"[{HAN}]+|[^{HAN}]+")
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _HAN_ANY = re.compile(f"[{HAN}]")
@@ -201,7 +204,7 @@ def terms(folded: str) -> list[str]:
 
 def stem(word: str) -> str:
     """Plural to singular, as the worker does: kernels → kernel, caches → cache (not: class, status)."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and not word[-2].isdigit():
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and not "0" <= word[-2] <= "9":
         return word[:-1]
     return word
 
@@ -450,9 +453,10 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
         "version": VERSION, "passages": total, "entries": space, "entryCount": sum(len(rows) for _page, rows in own.values()),
-        "mean": mean, "starts": starts, "maxPostings": MAX_POSTINGS,
-        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
+        "mean": mean, "maxPostings": MAX_POSTINGS,
+        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "fold": fold_file,
         "terms": crossterms.table(search_terms, fold),
+        **_directories(writer, starts, chunks),
     }
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
@@ -461,6 +465,25 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     entry_layout.save(set())
     return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
                  time.process_time() - started, cache.reused)
+
+
+def _directories(writer: Writer, starts: list[int], chunks: list[str]) -> dict:
+    """Where the passage files are: in the manifest itself (`starts`, `chunks`) while they are few, else
+    in directory files the manifest lists (`dirStarts`, `dirs`), each naming about DIR_CHUNKS passage
+    files, so that the manifest a reader loads on opening search stays small at any size of corpus
+    (a query then loads the directories of the passages it shows). A directory ends where a hash of
+    a file's first passage number says, as shards end: an edit rewrites the directory of the files it
+    renamed, not those after it."""
+    if len(chunks) <= DIR_CHUNKS:
+        return {"starts": starts, "chunks": chunks}
+    groups: list[list[int]] = [[]]
+    for i, start in enumerate(starts):
+        if len(groups[-1]) >= DIR_CHUNKS // 4 and (len(groups[-1]) >= 2 * DIR_CHUNKS or zlib.crc32(str(start).encode()) % DIR_CHUNKS == 0):
+            groups.append([])
+        groups[-1].append(i)
+    dirs = [writer.put("d", _js("directory", {"start": starts[g[0]], "starts": [starts[i] for i in g], "chunks": [chunks[i] for i in g]}))
+            for g in groups]
+    return {"dirStarts": [starts[g[0]] for g in groups], "dirs": dirs}
 
 
 def _entry_space(end: int) -> int:

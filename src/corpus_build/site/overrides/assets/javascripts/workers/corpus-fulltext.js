@@ -25,11 +25,16 @@
   "use strict";
 
   var scope = self;
-  var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
-  var HAN_RUN = new RegExp("^[" + HAN + "]+$");
-  var HAN_ANY = new RegExp("[" + HAN + "]");
-  var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "g");
-  var WORDS = /[\p{L}\p{N}\p{M}]+(?:_+[\p{L}\p{N}\p{M}]+)*/gu;
+  // One tokenizer with site/fulltext.py and site/hanfold.py (tests/test_tokenizer_cases.py runs both on
+  // one table of hard cases): Chinese is hanfold.HAN's ranges, astral extensions included; a word is
+  // letters, digits and Chinese characters (of folded text, which has no marks), inner underscores kept.
+  var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{323af}";
+  var HAN_RUN = new RegExp("^[" + HAN + "]+$", "u");
+  var HAN_ANY = new RegExp("[" + HAN + "]", "u");
+  var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "gu");
+  var CHAR = "[\\p{L}\\p{N}" + HAN + "]";
+  var WORDS = new RegExp(CHAR + "+(?:_+" + CHAR + "+)*", "gu");
+  var MARK = /\p{M}/u;
   var END = "0123456789abcdefghijklmnopqrstuv";
   var MORE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&*";
   var PAGES = 10; // pages of passages in an answer
@@ -58,6 +63,7 @@
   var manifest = null;
   var shards = {}; // file -> Map(term -> [df, code])
   var chunks = {}; // file -> passages
+  var dirs = {}; // directory file -> {starts, chunks}: where the passage files are, in a large index
   var fold = null; // {chars: Map, pattern: RegExp|null, phrases: {}}
   var cross = null; // the field's terms in both languages: see terms()
   var failed = false;
@@ -71,16 +77,26 @@
       rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); });
       if (manifest && rows.length) shards[manifest.shards[shardOf(rows[0][0])]] = map;
     },
-    chunk: function (data) { if (manifest) chunks[manifest.chunks[chunkOf(data.start)]] = data; },
+    chunk: function (data) { var name = manifest ? chunkName(data.start) : null; if (name) chunks[name] = data; },
+    directory: function (data) { if (manifest && manifest.dirs) dirs[manifest.dirs[dirOf(data.start)]] = data; },
     fold: function (data) {
-      var chars = new Map();
-      for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
+      var chars = new Map(), list = Array.from(data.chars); // by code point: a character may be astral
+      for (var i = 0; i + 1 < list.length; i += 2) chars.set(list[i], list[i + 1]);
       fold = { chars: chars, pattern: data.pattern ? new RegExp(data.pattern, "g") : null, phrases: data.phrases || {} };
     },
     answer: answer,
     prefetch: prefetch,
-    // The search box opened: the manifest and the folding tables, which every query needs.
-    open: function () { return ready(true); }
+    // The search box opened: the manifest, which every query needs (search is ready then), and the
+    // folding tables, which a Chinese query needs, fetched meanwhile.
+    open: function () { return then(ready(false), function () { ready(true); }); },
+    // The terms site/fulltext.py indexes for a text, and those a query looks up, clause by clause
+    // (tests/test_tokenizer_cases.py compares them with Python's).
+    indexTerms: indexTerms,
+    queryTerms: function (text) {
+      return parse(text + " ").clauses.map(function (alts) {
+        return alts.filter(function (alt) { return !alt.cross; }).map(function (alt) { return alt.terms; });
+      });
+    }
   };
   scope.cbFulltext = api;
 
@@ -95,7 +111,7 @@
   var parallel = typeof fetch === "function" && /^https?:/.test(scope.location && scope.location.protocol || "");
 
   // A file is `self.cbFulltext&&self.cbFulltext.<call>(<JSON>);` (fulltext.py: _js).
-  var CALL = /^self\.cbFulltext&&self\.cbFulltext\.(manifest|shard|chunk|fold)\(/;
+  var CALL = /^self\.cbFulltext&&self\.cbFulltext\.(manifest|shard|chunk|fold|directory)\(/;
 
   function run(text) {
     var call = CALL.exec(text);
@@ -141,11 +157,33 @@
 
   function simplified(c) { return fold && fold.chars.has(c) ? fold.chars.get(c) : c; }
 
-  // As hanfold.py's Fold.text, steps 1 and 2 (NFKC, lower case, Traditional → Simplified).
+  // As hanfold.py's Fold.text, steps 1 and 2 (NFKC, lower case, marks dropped, Traditional → Simplified).
   function foldChars(text) {
     var out = "";
-    var lower = text.normalize("NFKC").toLowerCase();
-    for (var i = 0; i < lower.length; i++) out += simplified(lower[i]);
+    for (var c of text.normalize("NFKC").toLowerCase()) { // by code point
+      if (!MARK.test(c)) out += simplified(c);
+    }
+    return out;
+  }
+
+  // hanfold.py's Fold.text exactly: steps 1 and 2, and step 3 where step 2 changed a character.
+  function indexFold(text) {
+    var normal = "", folded = "";
+    for (var c of text.normalize("NFKC").toLowerCase()) {
+      if (MARK.test(c)) continue;
+      normal += c;
+      folded += simplified(c);
+    }
+    return folded !== normal ? foldPhrases(folded) : folded;
+  }
+
+  // fulltext.py's terms(Fold.text(text)).
+  function indexTerms(text) {
+    var out = [];
+    pieces(indexFold(text)).forEach(function (word) {
+      if (HAN_RUN.test(word)) out.push.apply(out, pairs(word));
+      else out.push(stem(word));
+    });
     return out;
   }
 
@@ -155,8 +193,8 @@
   }
 
   function stem(word) {
-    if (word.length > 3 && word[word.length - 1] === "s" && !/(ss|us|is)$/.test(word) && !/\d/.test(word[word.length - 2])) return word.slice(0, -1);
-    return word;
+    if (word[word.length - 1] !== "s" || /(ss|us|is)$/.test(word) || /[0-9]/.test(word[word.length - 2])) return word;
+    return Array.from(word).length > 3 ? word.slice(0, -1) : word; // length in code points, as Python's len
   }
 
   function pieces(text) {
@@ -166,11 +204,14 @@
   }
 
   function pairs(run) {
-    if (run.length === 1) return [run];
+    var chars = Array.from(run); // by code point: Extension B and later are astral
+    if (chars.length === 1) return [run];
     var out = [];
-    for (var i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+    for (var i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
     return out;
   }
+
+  function length(text) { return Array.from(text).length; }
 
   // Clauses: each is a list of alternatives, each alternative the terms it needs and a weight.
   // `clauses` search the mirrors' passages; `own` the site's entries (their terms start with
@@ -190,8 +231,8 @@
       var last = open && i === words.length - 1;
       if (HAN_RUN.test(word)) {
         var other = foldPhrases(word);
-        var alts = [{ terms: pairs(word), weight: 1, prefix: word.length === 1 }];
-        if (other !== word) alts.push({ terms: pairs(other), weight: 1, prefix: other.length === 1 });
+        var alts = [{ terms: pairs(word), weight: 1, prefix: length(word) === 1 }];
+        if (other !== word) alts.push({ terms: pairs(other), weight: 1, prefix: length(other) === 1 });
         clauses.push(alts);
         own.push(alts.map(function (alt) { return { terms: alt.terms.map(function (t) { return ENTRY + t; }), weight: 1, prefix: alt.prefix }; }));
         shown.push(word);
@@ -248,7 +289,7 @@
       forms.forEach(function (form) {
         var tokens = pieces(String(form));
         if (tokens.length === 1 && HAN_RUN.test(tokens[0])) {
-          if (tokens[0].length < 2) return;
+          if (length(tokens[0]) < 2) return;
           group.han.push(tokens[0]);
           if (!out.han.has(tokens[0])) out.han.set(tokens[0], g);
           out.longest = Math.max(out.longest, tokens[0].length);
@@ -361,8 +402,29 @@
   // --- the index ----------------------------------------------------------------------
 
   // The passage file holding passage `pid`: the last whose first passage is not after it.
-  function chunkOf(pid) {
-    var starts = manifest.starts || [], lo = 0, hi = starts.length - 1;
+  // The name of the passage file holding passage `pid` (null while its directory is not loaded).
+  function chunkName(pid) {
+    if (!manifest.dirs) return manifest.chunks[chunkOf(pid, manifest.starts)];
+    var dir = dirs[manifest.dirs[dirOf(pid)]];
+    return dir ? dir.chunks[chunkOf(pid, dir.starts)] : null;
+  }
+
+  function dirOf(pid) { return chunkOf(pid, manifest.dirStarts); }
+
+  // The directory files the passages `pids` need (none when the manifest holds the list itself).
+  function dirsFor(pids) {
+    if (!manifest.dirs) return [];
+    var names = [];
+    pids.forEach(function (pid) {
+      var name = manifest.dirs[dirOf(pid)];
+      if (!dirs[name] && names.indexOf(name) === -1) names.push(name);
+    });
+    return names;
+  }
+
+  // The last of `starts` (sorted) that is not after `pid`.
+  function chunkOf(pid, starts) {
+    var lo = 0, hi = (starts || []).length - 1;
     while (lo < hi) {
       var mid = (lo + hi + 1) >> 1;
       if (starts[mid] <= pid) lo = mid; else hi = mid - 1;
@@ -645,17 +707,20 @@
         fuzzy(plan);
         var ranked = manifest.passages && plan.clauses.length ? rank(plan).slice(0, LOADED) : [];
         var own = manifest.entryCount ? rankEntries(plan).slice(0, ENTRIES_LOADED) : [];
-        // The files of the best entries and passages, a page's passages sharing one.
-        var files = [];
-        function need(pid, most) {
-          var name = manifest.chunks[chunkOf(pid)];
-          if (name && files.indexOf(name) === -1 && files.length < most) files.push(name);
-        }
-        own.forEach(function (e) { need(e.pid, FILES + 4); });
-        var mine = files.length;
-        ranked.forEach(function (pair) { need(pair[0], mine + FILES); });
-        files = files.filter(function (name) { return !chunks[name]; });
-        return then(load(files), function () { return merge(result, ranked, own, plan); });
+        var pids = own.map(function (e) { return e.pid; }).concat(ranked.map(function (pair) { return pair[0]; }));
+        return then(load(dirsFor(pids)), function () {
+          // The files of the best entries and passages, a page's passages sharing one.
+          var files = [];
+          function need(pid, most) {
+            var name = chunkName(pid);
+            if (name && files.indexOf(name) === -1 && files.length < most) files.push(name);
+          }
+          own.forEach(function (e) { need(e.pid, FILES + 4); });
+          var mine = files.length;
+          ranked.forEach(function (pair) { need(pair[0], mine + FILES); });
+          files = files.filter(function (name) { return !chunks[name]; });
+          return then(load(files), function () { return merge(result, ranked, own, plan); });
+        });
       });
     });
   }
@@ -673,7 +738,7 @@
   // (an entry's row also has its keys and weight: fulltext.py). Numbers between runs are unused:
   // a page's room to grow, fulltext.py's Layout.
   function passage(pid) {
-    var data = chunks[manifest.chunks[chunkOf(pid)]];
+    var name = chunkName(pid), data = name ? chunks[name] : null;
     if (!data) return null;
     for (var i = 0; i < data.pages.length; i++) {
       var run = data.pages[i], row = run[3][pid - run[2]];
