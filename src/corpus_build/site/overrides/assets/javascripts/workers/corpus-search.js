@@ -40,6 +40,19 @@
 
   function then(value, next) { return value && typeof value.then === "function" ? value.then(next, next) : next(value); }
 
+  // The worker starts when the reader opens search: begin on the index's manifest at once, while
+  // Material's page script is still fetching search_index.json (its SETUP message says whose index it is).
+  var preparing;
+  try {
+    preparing = then(scope.importScripts("corpus-fulltext.js"), function () {
+      if (!scope.cbFulltext) return undefined;
+      scope.cbFulltext.init(here);
+      return scope.cbFulltext.open();
+    });
+  } catch (error) {
+    preparing = undefined;
+  }
+
   scope.addEventListener("message", function onMessage(event) {
     if (mode === "material") return;
     if (busy) { held.push(event); return; }
@@ -52,10 +65,7 @@
     busy = false;
     var waiting = held;
     held = [];
-    waiting.forEach(function (event) {
-      if (mode === "material") scope.dispatchEvent(new MessageEvent("message", { data: event.data }));
-      else scope.dispatchEvent(new MessageEvent("message", { data: event.data }));
-    });
+    waiting.forEach(function (event) { scope.dispatchEvent(new MessageEvent("message", { data: event.data })); });
   }
 
   function setup(event, data) {
@@ -71,15 +81,10 @@
       });
     }
     mode = "ours";
-    var fulltext;
-    try { fulltext = scope.importScripts("corpus-fulltext.js"); } catch (error) { fulltext = null; }
-    return then(fulltext, function () {
+    return then(preparing, function () {
       if (!scope.cbFulltext) { busy = false; return; }
-      scope.cbFulltext.init(here);
-      then(scope.cbFulltext.open(), function () {
-        scope.postMessage({ type: READY });
-        release();
-      });
+      scope.postMessage({ type: READY });
+      release();
     });
   }
 
