@@ -1,6 +1,6 @@
 """Search that stays bounded (issue 38): a page view downloads nothing of search until the reader
-opens it, then only the worker, the index's manifest and the files a query needs; every source is
-an entry of the sharded index (site/search.py → site/fulltext.py), none is in search_index.json."""
+opens it, then only the worker, Material's configuration, the index's manifest and the files a query
+needs; every source is an entry of the sharded index (site/search.py → site/fulltext.py)."""
 
 from __future__ import annotations
 
@@ -32,10 +32,12 @@ def browser():
         browser.close()
 
 
-def test_the_published_search_index_holds_no_document(default_site):
+def test_the_pages_read_a_search_config_without_documents(default_site):
     site, corpus = default_site
-    data = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    data = json.loads((site / "search" / search.CONFIG_FILE).read_text(encoding="utf-8"))
     assert data["docs"] == [] and data["config"][search.ENTRIES_KEY] == 1
+    whole = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert whole["config"] == data["config"] and len(whole["docs"]) > len(corpus.sources) // 2  # for whoever reads it
     manifest = (site / "search" / "fulltext" / "index.js").read_text(encoding="utf-8")
     manifest_data = json.loads(manifest[manifest.index("(") + 1: manifest.rindex(")")])
     assert manifest_data["entryCount"] >= len(corpus.sources)  # every source, and the hand-written pages' headings
@@ -74,8 +76,10 @@ def test_nothing_of_search_loads_before_the_box_opens_and_little_after(browser, 
         assert first.split("?")[0].endswith("sources/deepgemm/"), first
         loaded = [(url, size) for url, size in got if _is_search(url)]
         names = [url.rsplit("/", 1)[-1] for url, _ in loaded]
-        # Material's lunr worker and a lunr index are not needed: our worker answers from the sharded index.
-        assert not any(name.startswith(("search.", "lunr")) for name in names), names
+        # Neither the whole search_index.json nor Material's lunr worker nor a lunr index: our worker answers
+        # from the sharded index, Material's page script reads search_config.json.
+        assert not any(name.startswith(("search.", "lunr", "search_index")) for name in names), names
+        assert search.CONFIG_FILE in names, names
         assert any(name.startswith("corpus-search.js") for name in names) and "index.js" in names, names
         assert sum(size for _, size in loaded) < 150_000, loaded
         assert not errors, errors

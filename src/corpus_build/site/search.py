@@ -99,8 +99,9 @@ class TuneStats:
     docs_after: int
     alt_words: int
     # Every tuned document as an entry of the sharded index (fulltext.py): the browser searches
-    # those, and search_index.json keeps only Material's configuration (see `published`).
+    # those; its page script reads only Material's configuration (`config`, search_config.json).
     entries: tuple[Entry, ...] = ()
+    config: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -143,11 +144,22 @@ def entries_of(docs: list[dict[str, Any]]) -> tuple[Entry, ...]:
     return tuple(out)
 
 
+# What the pages' script reads instead of search_index.json (site/overrides/main.html): Material's
+# configuration, marked, and no documents. search_index.json stays whole for whoever reads it (the
+# offline copy's search_index.js, tools); a reader's browser never downloads it.
+CONFIG_FILE = "search_config.json"
+
+
 def published(tuned: dict[str, Any]) -> dict[str, Any]:
-    """What search_index.json holds once the documents are in the sharded index: Material's
-    configuration (its page script sends it to the worker, its highlighting reads the separator),
-    marked, and no documents: a page view no longer downloads every source."""
-    return {**tuned, "config": {**tuned.get("config", {}), ENTRIES_KEY: 1}, "docs": []}
+    """search_index.json once the documents are in the sharded index: the tuned documents, and
+    Material's configuration marked (ENTRIES_KEY: our worker answers from the sharded index)."""
+    return {**tuned, "config": {**tuned.get("config", {}), ENTRIES_KEY: 1}}
+
+
+def config_only(tuned: dict[str, Any]) -> dict[str, Any]:
+    """search_config.json: what Material's page script sends its worker (the worker needs no document)
+    and its highlighting reads (the separator)."""
+    return {"config": published(tuned)["config"], "docs": []}
 
 
 def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) -> TuneStats:
@@ -159,7 +171,7 @@ def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) 
     del data
     entries = entries_of(tuned["docs"])
     write_atomic(path, json.dumps(published(tuned), ensure_ascii=False, separators=(",", ":")))  # never through a link (engines.py)
-    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words, entries)
+    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words, entries, config_only(tuned))
 
 
 def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tuple[str, TuneStats]:
@@ -173,7 +185,8 @@ def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tu
     data = {"config": _as_json(config), "docs": _as_json(index.entries)}
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
     out = json.dumps(published(tuned), ensure_ascii=False, separators=(",", ":"))
-    return out, TuneStats(0, len(out.encode("utf-8")), len(data["docs"]), len(tuned["docs"]), alt_words, entries_of(tuned["docs"]))
+    return out, TuneStats(0, len(out.encode("utf-8")), len(data["docs"]), len(tuned["docs"]), alt_words, entries_of(tuned["docs"]),
+                          config_only(tuned))
 
 
 def _as_json(value: Any) -> Any:
