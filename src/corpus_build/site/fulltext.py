@@ -212,7 +212,11 @@ def stem(word: str) -> str:
 def encode(numbers: Iterable[int]) -> str:
     """Non-negative integers as text: 5-bit digits, the last of each number from _END, the others from _MORE."""
     out = []
+    end = _END
     for n in numbers:
+        if n < 32:  # most numbers (every weight, most gaps): one digit
+            out.append(end[n])
+            continue
         digits = [_END[n & 31]]
         n >>= 5
         while n:
