@@ -59,6 +59,8 @@ from corpus_build.site import search
 OLD_SEPARATOR = r"""'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'"""
 
 ASK_WORKER = """async ([worker, queries]) => {
+  // Open search first: until then the pages hold our worker back (site/overrides/main.html).
+  document.querySelector('input.md-search__input').focus();
   const index = await (await fetch('search/search_index.json')).json();
   index.options = {suggest: false};
   // The worker the pages name (ours, with Material's after the #), or Material's own.

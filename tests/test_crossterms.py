@@ -59,6 +59,7 @@ def test_a_query_in_one_language_finds_sources_annotated_in_the_other(default_si
     playwright_or_skip()
     site, _ = default_site
     ask = """async (queries) => {
+      document.querySelector('input.md-search__input').focus();  // search opens: the worker may start
       const index = await (await fetch('search/search_index.json')).json();
       const w = new Worker(JSON.parse(document.getElementById('__config').textContent).search);
       const send = m => new Promise(resolve => { w.onmessage = e => resolve(e.data); w.postMessage(m); });

@@ -102,3 +102,18 @@ def test_result_titles_carry_no_zero_width_spaces(browser, default_site):
         assert any("第 36 章" in t for t in titles), titles
         assert not any("\u200b" in t for t in titles), titles
         page.close()
+
+
+def test_a_page_opened_from_a_result_highlights_with_the_config_alone(browser, default_site):
+    """A result's link carries ?h=: the page marks the words (Material reads the separator from the
+    configuration), and the worker still waits for the reader to open search."""
+    site, _ = default_site
+    with serve(site) as base:
+        page = browser.new_page()
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+        page.goto(base + "sources/deepgemm/?h=deepgemm")
+        page.wait_for_function("() => document.querySelectorAll('article mark').length > 0", timeout=15_000)
+        page.wait_for_timeout(500)
+        assert search.CONFIG_FILE in asked and not [name for name in asked if name.startswith(("corpus-search", "search_index", "index.js"))], asked
+        page.close()
