@@ -1,15 +1,17 @@
-/* corpus-build: full-text search over the mirrors, in the search worker (issue 24).
+/* corpus-build: the site's search, in the search worker (issues 24, 37, 38).
  *
- * corpus-search.js loads this beside Material's worker and, for every answer Material
- * gives, asks `cbFulltext.answer(query, result)` to add the mirror passages that match,
- * after Material's own results (annotations rank first). The index is site/fulltext.py's:
- * a manifest (search/fulltext/index.js), term shards sorted by term, passage files and
- * the Chinese folding tables, each a script that hands its JSON to `self.cbFulltext`
- * (over http the worker fetches the files side by side and reads the JSON; from file://
- * it runs them with importScripts, which fetch cannot replace there). A query loads the
- * manifest once, then only the shards holding its terms and the passage files of the
- * passages it shows. The manifest and the folding tables load when
- * the search box opens (Material then asks with an empty query), before the first word.
+ * corpus-search.js loads this when the reader opens search and answers each of Material's
+ * queries with `cbFulltext.answer(query, {items: []})`: the site's own entries (a source's
+ * title, annotation, identifiers and metadata; the headings of chapters, digests and other
+ * pages: site/search.py) and the mirrors' passages, in Material's result form. The index is
+ * site/fulltext.py's: a manifest (search/fulltext/index.js), term shards sorted by term (the
+ * entries' terms start with "!"), passage files (listed by directory files in a large index)
+ * and the Chinese folding tables, each a script that hands its JSON to `self.cbFulltext` (over
+ * http the worker fetches the files side by side and reads the JSON; from file:// it runs
+ * them with importScripts, which fetch cannot replace there). Search is ready once the
+ * manifest is in; a query then loads only the shards holding its terms, and the passage files
+ * of the results it shows. The manifest also carries the field's terms in both languages
+ * (site/crossterms.py), with which a query also searches its other-language spellings.
  *
  * The words of the query are cut and folded exactly as fulltext.py and hanfold.py cut
  * and fold the text (NFKC, lower case, Traditional to Simplified, Taiwanese terms to
@@ -85,7 +87,6 @@
       fold = { chars: chars, pattern: data.pattern ? new RegExp(data.pattern, "g") : null, phrases: data.phrases || {} };
     },
     answer: answer,
-    prefetch: prefetch,
     // The search box opened: the manifest, which every query needs (search is ready then), and the
     // folding tables, which a Chinese query needs, fetched meanwhile.
     open: function () { return then(ready(false), function () { ready(true); }); },
@@ -725,15 +726,6 @@
     });
   }
 
-  // Called as a query arrives: over http its shards are fetched at once (answer() then waits for
-  // the same fetches).
-  function prefetch(query) {
-    if (!parallel || !base || failed || !manifest || typeof query !== "string" || !query.trim()) return;
-    if (HAN_ANY.test(query) && !fold) return;
-    var plan = parse(query);
-    load(shardsFor(plan).filter(function (name) { return !shards[name]; }));
-  }
-
   // A passage file holds runs of passages, [url, page title, first number, [[anchor, title, text], ...]]
   // (an entry's row also has its keys and weight: fulltext.py). Numbers between runs are unused:
   // a page's room to grow, fulltext.py's Layout.
@@ -815,11 +807,6 @@
     var list = [page ? item(page) : { location: group.url, title: escape(group.title), text: "", terms: {} }];
     group.members.forEach(function (pair) { if (pair[0].anchor && list.length <= PER_PAGE) list.push(item(pair)); });
     return list;
-  }
-
-  function whole(item) {
-    var terms = item.terms || {};
-    return Object.keys(terms).length > 0 && Object.keys(terms).every(function (t) { return terms[t]; });
   }
 
   function escape(text) {
