@@ -411,7 +411,6 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     writer = Writer(folder)
     cache = PageCache(cache_file, fold)
     layout = Layout(cache_file.with_name("fulltext-layout.json") if cache_file else None)
-    entry_layout = Layout(cache_file.with_name("fulltext-entries-layout.json") if cache_file else None)
     found: dict[str, tuple[Page, list[list]]] = {}
     used_chars: set[str] = set()
     read = 0
@@ -433,8 +432,7 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
             own[entry.url] = (Page(entry.url, entry.title, Path()), [])
         own[entry.url][1].append(row)
     cache.save()
-    entry_firsts = entry_layout.place({url: len(rows) for url, (_page, rows) in own.items()})
-    space = _entry_space(entry_layout.end)
+    entry_firsts, space = _entry_slots({url: len(rows) for url, (_page, rows) in own.items()})
     firsts_of = {url: space + first for url, first in layout.place({url: len(analysed) for url, (_page, analysed) in found.items()}).items()}
     lengths = [0] * (space + layout.end)  # by passage number (unused numbers stay 0; an entry's -1: weights given)
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
@@ -466,7 +464,6 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     write_atomic(folder / "index.js", index)
     writer.finish()
     layout.save(writer.names)
-    entry_layout.save(set())
     return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
                  time.process_time() - started, cache.reused)
 
@@ -490,10 +487,31 @@ def _directories(writer: Writer, starts: list[int], chunks: list[str]) -> dict:
     return {"dirStarts": [starts[g[0]] for g in groups], "dirs": dirs}
 
 
-def _entry_space(end: int) -> int:
-    """Where the mirrors' passage numbers start: a power of two above the entries' (with room to
-    grow), so it moves, and renumbers the mirrors, only when the entries double."""
-    return 1 << max(10, (2 * end).bit_length())
+def _entry_slots(counts: dict[str, int]) -> tuple[dict[str, int], int]:
+    """The first passage number of each entry page (url -> its entries' count), and the size of the
+    entries' space, where the mirrors' numbers start.
+
+    A page's numbers come from a hash of its address in a space eight times their number (the next
+    free range from there): they depend on the pages there are, never on the builds before, so an
+    incremental build writes the files a clean build writes (tests/test_incremental.py), and adding
+    or removing a page moves no other but the rare one whose range it takes. The space doubles, and
+    every number moves, only when the entries double."""
+    total = sum(counts.values())
+    space = 1 << max(10, (8 * total).bit_length())
+    taken = bytearray(space)
+    firsts: dict[str, int] = {}
+    for url in sorted(counts, key=lambda u: (zlib.crc32(u.encode("utf-8")), u)):
+        n = counts[url]
+        start = zlib.crc32(url.encode("utf-8")) % space
+        while True:
+            if start + n > space:
+                start = 0
+            if not any(taken[start:start + n]):
+                break
+            start += 1
+        taken[start:start + n] = b"\x01" * n
+        firsts[url] = start
+    return firsts, space
 
 
 def reference_mean(mean: float) -> float:

@@ -759,7 +759,8 @@
       group.complete = group.complete || e.complete;
       group.score = Math.max(group.score, e.score);
     });
-    listed.sort(function (a, b) { return (b.complete - a.complete) || (b.tier - a.tier) || (b.score - a.score); });
+    // Equal scores in the order of the pages' addresses (numbers come from a hash of them: fulltext.py).
+    listed.sort(function (a, b) { return (b.complete - a.complete) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
     var complete = listed.filter(function (g) { return g.complete; }).map(function (g) { return entryItems(g, plan); });
     var partial = listed.filter(function (g) { return !g.complete; }).map(function (g) { return entryItems(g, plan); });
 
