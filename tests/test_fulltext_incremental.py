@@ -87,19 +87,10 @@ def _data(path: Path):
     return json.loads(text[text.index("(", text.index("cbFulltext.")) + 1 : text.rindex(")")])
 
 
-DIGITS = "0123456789abcdefghijklmnopqrstuv"
-
-
 def _numbers(code: str) -> list[int]:
-    out, value = [], 0
-    for ch in code:
-        if "A" <= ch <= "Z":
-            value = value * 32 + ord(ch) - ord("A")
-        else:
-            out.append(value * 32 + DIGITS.index(ch))
-            value = 0
-    assert value == 0, code
-    return out
+    # The index's own decoder (the worker's, in Python): a digit above Z (!#$%&*) comes with numbers
+    # of 2**10 and more, as the entries' hashed numbers give.
+    return fulltext.decode(code)
 
 
 @dataclass(repr=False)  # a failure's report stays short
