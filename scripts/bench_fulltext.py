@@ -17,14 +17,16 @@ Measured in the same run, for every corpus:
   passages the search shows, in order; hit@1, hit@5, and the expected page (document)
   anywhere in the first 5 groups. Split by language and by query type. Run in Chromium,
   with the site's own worker script (corpus-fulltext.js) and the built index files.
-- bytes: what a reader's browser downloads for search on the first page view (Material's
-  worker, lunr, search_index.json: "today's search") and then for the first query (the
-  manifest, shards and passage files), raw and gzip-compressed (as GitHub Pages serves
-  them). Pagefind: pagefind.js, its wasm, its entry and the fragments of its first 10 results.
-- latency: Chromium, fresh page. "ready": from the page's navigation start to Material's search
-  saying it is ready (its worker builds the lunr index of search_index.json on every page
-  load). "query": from the key event of the query typed into Material's search box, once
-  ready, to the answer in the results' header, both timed in the page (ours: the worker adds the mirror passages before it answers). Pagefind: from
+- bytes: what a reader's browser downloads for search, in three steps: on a page view before the
+  reader opens search (nothing, since issue 38: the page holds back Material's request for
+  search_index.json and starts the search worker on its first message), on opening the search
+  box (the worker scripts, the tiny search_index.json, the index's manifest and folding
+  tables), and for the first query (term shards, entry and passage files); raw and
+  gzip-compressed (as GitHub Pages serves them). Pagefind: pagefind.js, its wasm, its entry and
+  the fragments of its first 10 results.
+- latency: Chromium, fresh page. "ready": from the click into Material's search box to Material
+  saying search is ready. "query": from the key event of the query typed into the box, once
+  ready, to the answer in the results' header, both timed in the page. Pagefind: from
   `pagefind.search()` to 10 results' data. "typed": the query typed a key every 120 ms, from the
   last key to the last change of the results after it (earlier keys have loaded some files).
 - build share: CPU seconds of the full-text index (the build log's figure) over the
@@ -163,8 +165,11 @@ def quality(site: Path, queries: list[dict], docs: list[dict], engine: str = "ou
         for q in queries:
             if engine == "ours":
                 items = page.evaluate("async q => (await self.cbFulltext.answer(q, {items: []})).items", q["q"])
-                shown = [item["location"] for group in items for item in group[1:]]
-                pages = [group[0]["location"] for group in items[:5]]
+                # The mirrors' passages, in order (the site's own entries, a source's annotation or a page's
+                # headings, are results of their own, before and after them: not passages).
+                groups = [group for group in items if _place(group[0]["location"] + "#")[0]]
+                shown = [item["location"] for group in groups for item in group[1:]]
+                pages = [group[0]["location"] for group in groups[:5]]
             else:
                 result = page.evaluate(PAGEFIND_QUERY, q["q"])
                 shown = [sub.lstrip("/") for _page, subs in result["urls"] for sub in subs]
@@ -193,10 +198,12 @@ def _place(location: str) -> tuple[str, str]:
 
 
 def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) -> dict:
-    """Fresh page per query: search bytes on page view, then the first query's bytes and time.
+    """Fresh page per query: the search bytes a page view downloads before the reader opens search,
+    then on opening it (until search says it is ready), then for the first query; the time from
+    opening to ready, and from the query's key to its answer.
 
-    today: the same site with the full-text files refused (the worker then answers with
-    Material's results alone): today's search, the baseline of the time."""
+    today: the same site with the full-text files refused (the worker then answers without
+    them): the baseline of the time, as before the full-text index."""
     from playwright import sync_api
     from tests.site_helpers import chromium, serve
 
@@ -207,18 +214,20 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
             if today:
                 context.route("**/search/fulltext/**", lambda route: route.abort())
             page.goto(url)
-            # Material builds its lunr index in the worker when the page loads and says so in the
-            # results' header until it is done: time that apart from the query (ready_ms).
-            page.wait_for_function(READY, timeout=120_000)
-            ready = page.evaluate("() => performance.now()")
+            page.wait_for_timeout(1500)  # whatever the page view loads by itself
+            viewed = len(got)
             box = page.locator("input.md-search__input")
+            page.evaluate(OPEN_CLOCK)
             box.click()
+            # Material says it is initialising until its worker answers the index (READY).
+            page.wait_for_function(READY, timeout=120_000)
+            ready = page.evaluate("() => performance.now() - window.__opened")
+            page.wait_for_timeout(300)
+            opened = len(got)
             page.evaluate(CLOCK)
             box.fill(query)
             box.press("End")  # a key event, as typing gives: Material searches on keyup
             try:
-                # The worker adds the passages before it answers: the first answer shown is the whole
-                # answer, results or Material's "nothing found" in the header.
                 page.wait_for_function("() => window.__answered !== undefined", timeout=20_000)
             except sync_api.TimeoutError:
                 print(f"  (no answer to {query!r} in 20 s: not timed)")
@@ -226,19 +235,21 @@ def bytes_and_latency(site: Path, queries: list[str], *, today: bool = False) ->
                 continue
             elapsed = page.evaluate("() => (window.__answered - window.__typed) / 1000")
             time.sleep(0.3)
-            # By address, not by arrival (Playwright reports responses late): search on the page view
-            # is Material's worker, lunr and the indexes; the full text's files are the first query's
-            # (the manifest and the folding tables load when the box opens, the rest on the query).
-            view = [g for g in got if _search_file(g[0])]
-            first = [g for g in got if "/search/fulltext/" in g[0]]
+            view = [g for g in got[:viewed] if _search_file(g[0])]
+            opening = [g for g in got[viewed:opened] if _search_file(g[0])]
+            first = [g for g in got[opened:] if _search_file(g[0])]
             if not first and not today:
-                print(f"  (the query {query!r} loaded no full-text file: not counted)")
+                print(f"  (the query {query!r} loaded no search file: not counted)")
                 context.close()
                 continue
             rows.append({"ms": elapsed * 1000, "ready_ms": ready, "view_raw": sum(g[1] for g in view), "view_gz": sum(g[2] for g in view),
+                         "open_raw": sum(g[1] for g in opening), "open_gz": sum(g[2] for g in opening),
                          "query_raw": sum(g[1] for g in first), "query_gz": sum(g[2] for g in first), "files": len(first)})
             context.close()
     return _median(rows)
+
+
+OPEN_CLOCK = "() => { window.__opened = performance.now(); }"
 
 
 # Material's search is ready when its header stops saying it is initialising (zh or en page).
@@ -271,7 +282,7 @@ def _recording_page(browser):
 
 
 def _search_file(url: str) -> bool:
-    return any(part in url for part in ("search_index.json", "/workers/", "/lunr/", "/search/lunr_index."))
+    return any(part in url for part in ("search_index.json", "/workers/", "/lunr/", "/search/lunr_index.", "/search/fulltext/"))
 
 
 def _sized(response) -> tuple[str, int, int]:
@@ -280,11 +291,6 @@ def _sized(response) -> tuple[str, int, int]:
     except Exception:  # a redirect or an aborted request has no body
         body = b""
     return response.url, len(body), len(gzip.compress(body, 6))
-
-
-def _today(site: Path, queries: list[str]) -> dict:
-    measured = bytes_and_latency(site, queries, today=True)
-    return {"today_ms": measured["ms"], "today_ready_ms": measured["ready_ms"]}
 
 
 # As a reader types: every answer's arrival in the results list, and every key's time.
@@ -308,9 +314,9 @@ def typed_latency(site: Path, queries: list[str], delay_ms: int = 120) -> dict:
         for query in queries:
             context, page, _got = _recording_page(browser)
             page.goto(url)
-            page.wait_for_function(READY, timeout=120_000)
             box = page.locator("input.md-search__input")
             box.click()
+            page.wait_for_function(READY, timeout=120_000)
             page.evaluate(TYPING_CLOCK)
             for char in query:
                 if char.isascii():
@@ -418,8 +424,7 @@ def main() -> None:
             print(f"  ours      {key:4s} {name:17s} {line}")
     missed = [f"{r['q']!r} (rank {r['rank']})" for r in rows if r["rank"] != 1]
     print(f"  not first ({len(missed)}): " + "; ".join(missed))
-    table.append(("held-out", built, {**bytes_and_latency(project / "site", latency_queries),
-                                      **_today(project / "site", latency_queries), **typed_latency(project / "site", latency_queries)}))
+    table.append(("held-out", built, {**bytes_and_latency(project / "site", latency_queries), **typed_latency(project / "site", latency_queries)}))
     if args.pagefind:
         pf = pagefind(project / "site", args.pagefind, latency_queries)
         if "error" not in pf:
@@ -434,8 +439,7 @@ def main() -> None:
             shutil.rmtree(project, ignore_errors=True)
             write(project, synthetic_documents(n))
             built = build(project)
-            measured = {**bytes_and_latency(project / "site", latency_queries), **_today(project / "site", latency_queries),
-                        **typed_latency(project / "site", latency_queries)}
+            measured = {**bytes_and_latency(project / "site", latency_queries), **typed_latency(project / "site", latency_queries)}
             edit_one(project)
             again = build(project)
             built["edit_written"] = again["new"]
@@ -449,19 +453,23 @@ def main() -> None:
             table.append(row)
 
     print()
-    print("corpus        | passages | index CPU / build CPU | page view (today's search) raw / gz | first query raw / gz (files) | search ready after load, ms (today's) | query ms (today's), typed | edit: files new, index CPU")
+    print("corpus        | passages | index CPU / build CPU | search bytes before opening raw / gz | on opening raw / gz | first query raw / gz (files) | "
+          "total gz | ready after opening, ms | query ms, typed | edit: files new, index CPU")
     for row in table:
         name, built, m = row[:3]
         share = built["index_cpu"] / built["cpu"]
         edit = (f"{built['edit_written']} of {built['edit_files']} files, {built['edit_index_cpu']:.2f} s of {built['edit_cpu']:.1f} s"
                 if "edit_written" in built else "-")
+        total = m["view_gz"] + m["open_gz"] + m["query_gz"]
         print(f"{name:13s} | {built['passages']:8d} | {built['index_cpu']:6.2f} / {built['cpu']:6.1f} s = {share:5.1%} | "
-              f"{m['view_raw'] / 1024:7.1f} / {m['view_gz'] / 1024:6.1f} KB | {m['query_raw'] / 1024:6.1f} / {m['query_gz'] / 1024:6.1f} KB ({m['files']:.0f}) | "
-              f"{m['ready_ms']:5.0f} ({m['today_ready_ms']:5.0f}) | {m['ms']:4.0f} ({m['today_ms']:4.0f}), {m.get('typed_ms', 0):4.0f} | {edit}")
+              f"{m['view_raw'] / 1024:7.1f} / {m['view_gz'] / 1024:6.1f} KB | {m['open_raw'] / 1024:7.1f} / {m['open_gz'] / 1024:6.1f} KB | "
+              f"{m['query_raw'] / 1024:6.1f} / {m['query_gz'] / 1024:6.1f} KB ({m['files']:.0f}) | {total / 1024:6.1f} KB | "
+              f"{m['ready_ms']:5.0f} | {m['ms']:4.0f}, {m.get('typed_ms', 0):4.0f} | {edit}")
         if len(row) > 3 and "error" not in row[3]:
             pf = row[3]
-            print(f"{'  pagefind':13s} | {'':8s} | {pf['cpu']:6.2f} s (separate run)  | {'':27s} | {pf['query_raw'] / 1024:6.1f} / {pf['query_gz'] / 1024:6.1f} KB ({pf['files']:.0f}) | "
-                  f"{'-':>13s} | {pf['ms']:4.0f} | index {pf['index_bytes'] / 1e6:.1f} MB")
+            print(f"{'  pagefind':13s} | {'':8s} | {pf['cpu']:6.2f} s (separate run)  | {'':36s} | {'':19s} | "
+                  f"{pf['query_raw'] / 1024:6.1f} / {pf['query_gz'] / 1024:6.1f} KB ({pf['files']:.0f}) | {pf['query_gz'] / 1024:6.1f} KB | "
+                  f"{'-':>5s} | {pf['ms']:4.0f} | index {pf['index_bytes'] / 1e6:.1f} MB")
     print(f"\n(work folder: {work})")
 
 

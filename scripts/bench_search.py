@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import glob
 import gzip
+import hashlib
 import json
 import re
 import shutil
@@ -59,6 +60,8 @@ from corpus_build.site import search
 OLD_SEPARATOR = r"""'[\s\u200b\-_,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])'"""
 
 ASK_WORKER = """async ([worker, queries]) => {
+  // Open search first: until then the pages hold our worker back (site/overrides/main.html).
+  document.querySelector('input.md-search__input').focus();
   const index = await (await fetch('search/search_index.json')).json();
   index.options = {suggest: false};
   // The worker the pages name (ours, with Material's after the #), or Material's own.
@@ -157,6 +160,11 @@ def read_cases(path: Path, corpus) -> list[Case]:
     if not cases:
         raise QueryTableError(f"{path}: the table has no queries")
     return cases
+
+
+def half_of(query: str) -> int:
+    """The half of a query table a query falls in, by a fixed hash of its text (--half)."""
+    return int(hashlib.sha1(query.encode("utf-8")).hexdigest(), 16) % 2
 
 
 def first_rank(found: list[str], expect: tuple[str, ...]) -> int | None:
@@ -259,6 +267,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=Path, help="a YAML query table ({query, expect, note} entries) instead of tests/test_search.py's")
     parser.add_argument("--pagefind", help="path of the pagefind binary, to compare with Pagefind")
+    parser.add_argument("--half", type=int, choices=(0, 1),
+                        help="only the queries whose text's SHA-1 (UTF-8, as a number) mod 2 is this: tune on one half, report the other")
+    parser.add_argument("--ours-only", action="store_true", help="skip stock Material's build and search (quicker, for tuning)")
     args = parser.parse_args()
 
     if args.queries:  # a bad table says so before two builds are spent
@@ -268,11 +279,19 @@ def main() -> None:
             sys.exit(f"bench_search: {exc}")
     else:
         cases = builtin_cases()
+    if args.half is not None:
+        cases = [c for c in cases if half_of(c.query) == args.half]
     queries = list(dict.fromkeys(c.query for c in cases))
 
     with tempfile.TemporaryDirectory() as tmp:
-        base_site = site.build(project(Path(tmp) / "baseline", baseline=True), strict=True)
         tuned_site = site.build(project(Path(tmp) / "tuned", baseline=False), strict=True)
+        if args.ours_only:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+                print_table(cases, {"ours": ranks(tuned_site, browser, queries, stock=False)})
+                browser.close()
+            return
+        base_site = site.build(project(Path(tmp) / "baseline", baseline=True), strict=True)
         baseline_raw = (base_site / "search" / "search_index.json").read_bytes()
         tuned_raw = (tuned_site / "search" / "search_index.json").read_bytes()
         baseline_index = json.loads(baseline_raw)

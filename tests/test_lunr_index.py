@@ -2,8 +2,8 @@
 
 Material's own worker, in Chromium, builds its index from a search_index.json; the test
 compares it with ours, term by term and vector by vector (positions aside: ours has none).
-Then the published site: search answers as before, with the words marked, having loaded the
-prebuilt index and built nothing; and a search index that names no prebuilt index still works.
+The published site no longer uses it (issue 38: its search_index.json holds no documents, the
+sharded index has them: tests/test_search_bounded.py), and `write` writes nothing for it.
 """
 
 from __future__ import annotations
@@ -115,53 +115,6 @@ def test_one_language_keeps_no_trimmer(tmp_path, browser):
     _assert_same(material, lunrindex.expand(lunrindex.build(data), data["docs"]))
 
 
-def test_the_default_corpus_index_is_materials(default_site, tmp_path, browser):
-    built, _ = default_site
-    data = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
-    name = data["config"][lunrindex.KEY]
-    published = (built / "search" / name).read_text(encoding="utf-8")
-    assert published.startswith("self.cbLunrIndex=")
-    ours = lunrindex.expand(json.loads(published[len("self.cbLunrIndex="):].rstrip().rstrip(";")), data["docs"])
-    material = _materials_index(browser, _material_site(tmp_path / "site", data))
-    _assert_same(material, ours)
-    assert len(ours["fieldVectors"]) == len(data["docs"]) * len(data["config"]["fields"]) > 500
-
-
-# Our worker as the site runs it (Material's worker named after # in the worker's address), with lunr.Index.load watched:
-# what it loads is the index it expanded from the published file, in JavaScript.
-OURS_HARNESS = """
-importScripts("corpus-search.js");
-var loaded = null, load = lunr.Index.load;
-lunr.Index.load = function (serialized) { loaded = JSON.parse(JSON.stringify(serialized)); return load.call(this, serialized); };
-var post = self.postMessage;
-self.postMessage = function (m) { post.call(self, m && m.type === 1 ? {index: loaded} : m); };
-"""
-
-
-def test_the_worker_expands_the_published_index_into_materials_exactly(default_site, tmp_path, browser):
-    # The file keeps numbers as gaps and scores in thousandths; the worker's JavaScript turns them
-    # back into lunr's form: the same doubles as Material's own build, to the last bit.
-    built, _ = default_site
-    site = tmp_path / "site"
-    shutil.copytree(built, site)
-    workers = site / "assets" / "javascripts" / "workers"
-    material_worker = next(p.name for p in workers.glob("search.*.min.js"))
-    (workers / "ours.js").write_text(OURS_HARNESS, encoding="utf-8")
-    data = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    with serve(site) as url:
-        page = browser.new_page()
-        page.goto(url)
-        page.set_default_timeout(60_000)
-        ours = page.evaluate(COMPARE_PAGE.replace("harness.js", "ours.js#" + material_worker))
-        page.close()
-    assert ours is not None  # the prebuilt index was loaded, not built
-    del data["config"][lunrindex.KEY]
-    material = _materials_index(browser, _material_site(tmp_path / "material", data))
-    _assert_same(material, ours)
-    assert [v for _, v in ours["fieldVectors"]] == [v for _, v in material["fieldVectors"]]  # every score, exactly
-    assert sum(len(v) for _, v in ours["fieldVectors"]) > 10_000
-
-
 def test_unsupported_configurations_get_no_prebuilt_index(tmp_path):
     folder = tmp_path / "search"
     folder.mkdir()
@@ -175,46 +128,3 @@ def test_unsupported_configurations_get_no_prebuilt_index(tmp_path):
         assert not list(folder.glob("lunr_index.*"))  # an older build's index goes with it
     index.write_text(json.dumps({"config": {"lang": ["zh", "en"], "pipeline": [], "fields": FIELDS}, "docs": HOSTILE + HOSTILE[:1]}), encoding="utf-8")
     assert lunrindex.write(tmp_path) == 0  # two documents at one address: lunr would keep one of them
-
-
-def test_the_site_searches_with_the_prebuilt_index_and_without_it(default_site, tmp_path, browser):
-    built, _ = default_site
-    site = tmp_path / "site"
-    shutil.copytree(built, site)
-
-    def ask(query: str) -> tuple[list[str], list[str], list[str]]:
-        with serve(site) as url:
-            page = browser.new_page()
-            requests: list[str] = []
-            errors: list[str] = []
-            page.on("request", lambda r: requests.append(r.url))
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: m.type in ("error", "warning") and errors.append(m.text))
-            page.goto(url)
-            box = page.locator("input.md-search__input")
-            box.click()
-            box.fill(query)
-            box.press("End")
-            page.wait_for_selector(".md-search-result__item", timeout=20_000)
-            page.wait_for_timeout(300)
-            found = page.locator(".md-search-result__item > a").evaluate_all("links => links.map(a => a.pathname + a.search + a.hash)")
-            marked = page.locator(".md-search-result__item mark").all_inner_texts()
-            page.close()
-        assert not errors, errors
-        return found, marked, requests
-
-    queries = ["hopper tuning", "昇腾 DeepGEMM", "flashatention"]
-    with_index = [ask(q) for q in queries]
-    assert all(any("/search/lunr_index." in r for r in requests) for _, _, requests in with_index)
-    assert all(marked for _, marked, _ in with_index)  # the words are marked: positions were found
-    assert any(m.lower() == "hopper" for m in with_index[0][1]), with_index[0][1]
-
-    index = site / "search" / "search_index.json"
-    data = json.loads(index.read_text(encoding="utf-8"))
-    del data["config"][lunrindex.KEY]
-    index.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    built_in_browser = [ask(q) for q in queries]
-    assert not any("/search/lunr_index." in r for _, _, requests in built_in_browser for r in requests)
-    for (found, marked, _), (found_again, marked_again, _) in zip(with_index, built_in_browser, strict=True):
-        assert found == found_again  # the same results in the same order
-        assert sorted(marked) == sorted(marked_again)  # and the same words marked

@@ -162,6 +162,9 @@ def test_tune_index_file_rewrites_in_place_and_reports(tmp_path):
     stats = search.tune_index_file(path, _corpus(tmp_path, _source()))
     assert (stats.docs_before, stats.docs_after) == (2, 1)
     assert json.loads(path.read_text(encoding="utf-8"))["docs"][0]["text"] == "n"
+    # The documents go to the sharded index (fulltext.py) as entries; the pages read Material's config alone.
+    assert [(e.url, e.title, e.text) for e in stats.entries] == [("sources/x/", "X", "n")]
+    assert stats.config is not None and stats.config["docs"] == [] and stats.config["config"][search.ENTRIES_KEY] == 1
 
 
 # --- the built default site in Chromium -----------------------------------------------------
@@ -343,6 +346,8 @@ def test_the_index_tuned_in_memory_equals_the_index_tuned_from_materials_file(tm
     text, stats = search.tuned_json(index, corpus)
     assert text == path.read_text(encoding="utf-8")
     assert (stats.docs_before, stats.docs_after) == (from_file.docs_before, from_file.docs_after)
+    assert stats.entries == from_file.entries and stats.entries[0].title == "TileLang x"  # plain, no zero-width spaces (issue 37)
+    assert stats.config == from_file.config
     assert json_module.loads(text)["docs"][0]["title"] == "TileLang <b>x</b>"
 
 

@@ -111,6 +111,7 @@ class Settings:
     site_url: str = ""
     stale_after_days: int = 30
     glossary: tuple[str, ...] = ()  # terms Chinese search must keep whole, e.g. 昇腾
+    search_terms: tuple[tuple[str, ...], ...] = ()  # spellings of one term in Chinese and English, e.g. (稀疏注意力, sparse attention)
     timezone: str = "+08:00"  # the readers' zone: every time on the site is shown in it
     short_title: str = ""  # the header's and browser tabs' name; the title when empty
     # Sections used by later stages (fetch, watch), kept raw and validated there.

@@ -75,6 +75,7 @@ SETTINGS_FIELDS = {
     "site_url": (False, (str,), "a URL or empty"),
     "stale_after_days": (False, (int,), "a whole number of days"),
     "glossary": (False, (list,), "a list of terms search must keep whole, e.g. [昇腾, 算子]"),
+    "search_terms": (False, (list,), "a list of groups of one term's spellings in Chinese and English, e.g. [[稀疏注意力, sparse attention]]"),
     "timezone": (False, (str,), "an offset such as +08:00, or a zone name such as Asia/Shanghai"),
     "short_title": (False, (str,), "a short name for the header and browser tabs"),
     # Read by the fetch and watch stages, which validate their contents.
@@ -225,10 +226,42 @@ def _load_settings(checker: _Checker) -> Settings:
         site_url=_text(data, "site_url"),
         stale_after_days=days if isinstance(days, int) and not isinstance(days, bool) else 30,
         glossary=_str_list(checker, data, "glossary", display, "corpus.yaml"),
+        search_terms=_search_terms(checker, data, display),
         timezone=_timezone(checker, data, display),
         short_title=_text(data, "short_title").strip(),
         extra={k: data[k] for k in ("fetch", "rewrites", "fallbacks", "watch", "links", "offline", "archive_max_bytes") if k in data},
     )
+
+
+def _search_terms(checker: _Checker, data: LocatedMap, display: str) -> tuple[tuple[str, ...], ...]:
+    """`search_terms`: groups of two or more spellings of one term (site/crossterms.py)."""
+    value = data.get("search_terms")
+    if not isinstance(value, list):
+        return ()
+    groups = []
+    for index, group in enumerate(value):
+        line = value.line_of(index) if isinstance(value, LocatedList) else data.line_of("search_terms")
+        problem = _search_terms_problem(group)
+        if problem:
+            checker.error(display, line, f"item {index + 1} of 'search_terms' must list two or more spellings of one term, e.g. "
+                                         f"[稀疏注意力, sparse attention]: {problem}", code="wrong-type")
+            continue
+        forms = group
+        groups.append(tuple(f.strip() for f in forms))
+    return tuple(groups)
+
+
+def _search_terms_problem(group: Any) -> str:
+    if not isinstance(group, list):
+        return f"got {_kind_of(group)}"
+    if len(group) < 2:
+        return "it has only one" if group else "it is empty"
+    for number, form in enumerate(group, 1):
+        if not isinstance(form, str) or not form.strip():
+            return f"spelling {number} is {_kind_of(form) if not isinstance(form, str) else 'empty'}"
+        if len(form) > 60 or "\n" in form:
+            return f"spelling {number} is not one term (up to 60 characters on one line)"
+    return ""
 
 
 def _timezone(checker: _Checker, data: LocatedMap, display: str) -> str:

@@ -30,7 +30,8 @@ runs them with importScripts):
   is then optional in a query);
 - `p-<hash>.js`: passages' page, anchor, title and text: a page's passages a file, or
   several small pages' (CHUNK_CHARS);
-- `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese.
+- `fold-<hash>.js`: the folding tables, loaded only for a query with Chinese;
+- `d-<hash>.js`: in a large index, directories of the passage files (the manifest lists them).
 
 Files are named by their content: a rebuild that changes nothing gives the same names (a
 browser's cached files stay good), and a browser never mixes an old shard with a new
@@ -59,6 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.provenance import write_atomic
+from . import crossterms
 from .hanfold import HAN, Fold
 
 FOLDER = "search/fulltext"
@@ -68,12 +70,22 @@ BLOCK = 600  # characters of a passage block: one snippet's reach
 CHUNK_CHARS = 6_000
 SHARD_BYTES = 16_000
 SMALL_GROUP = 4  # small pages to a shared passage file, on average
+DIR_CHUNKS = 512  # passage files a directory file names, on average (_directories)
 MEAN_STEPS = 4  # a step is 19% (2 ** (1 / 4)): BM25's length term hardly moves
 MAX_POSTINGS = 2_000
 TITLE_WEIGHT = 3  # a word of a passage's heading counts as three of its text
 K1, B = 1.2, 0.75
 WEIGHT_STEPS = 31
-VERSION = 3  # 3: passage numbers kept between builds (Layout); files cut by content
+VERSION = 5  # 3: passage numbers kept between builds (Layout); files cut by content. 4: the site's own entries. 5: marks dropped
+# The site's own results (sources' titles, annotations and identifiers; hand-written pages' headings:
+# search.py's entries) share the index with the mirrors' passages, in a space of their own: their
+# terms start with ENTRY (a character no word holds), so their counts and shards are their own, and
+# their numbers come below the manifest's `entries`, the mirrors' above it. A word's weight in an
+# entry adds its fields' weights (lunr's field boosts, relative to the annotation's), each saturated
+# as BM25 with no length term (Material's lunr has b = 0).
+ENTRY = "!"
+ENTRY_FIELDS = {"title": 5.0, "keys": 7.5, "text": 1.0, "alt": 0.75, "tags": 0.5, "meta": 0.25}
+ENTRY_TEXT = 2_000  # characters of an entry's text kept for its snippet and phrase tiers
 
 _ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.S)
 # The mirror-text block of a text page (render/templates/text.md.j2, render/paper.py, render/thread.py).
@@ -86,8 +98,9 @@ _SKIP = re.compile(r'<(nav|script|style|template)\b.*?</\1>|<p class="cb-paper-p
 _BLOCK_END = re.compile(r"</(?:p|h[1-6]|li|pre|tr|div|dd|dt|blockquote|table|ul|ol)>|<br\s*/?>", re.I)
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"[ \t\r\f\v]+")
-# A word: letters and digits, inner underscores kept (enable_tma); then cut into Han and other runs (vllm昇腾).
-_WORDS = re.compile(r"[^\W_]+(?:_+[^\W_]+)*")
+# A word: letters, digits and Chinese characters (of folded text: no marks left), inner underscores kept
+# (enable_tma); then cut into Han and other runs (vllm昇腾). The worker's WORDS is the same.
+_WORDS = re.compile(rf"(?:[^\W_]|[{HAN}])+(?:_+(?:[^\W_]|[{HAN}])+)*")
 _PIECES = re.compile(f"[{HAN}]+|[^{HAN}]+")
 _HAN_RUN = re.compile(f"[{HAN}]+")
 _HAN_ANY = re.compile(f"[{HAN}]")
@@ -191,7 +204,7 @@ def terms(folded: str) -> list[str]:
 
 def stem(word: str) -> str:
     """Plural to singular, as the worker does: kernels → kernel, caches → cache (not: class, status)."""
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and not word[-2].isdigit():
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) and not "0" <= word[-2] <= "9":
         return word[:-1]
     return word
 
@@ -199,7 +212,11 @@ def stem(word: str) -> str:
 def encode(numbers: Iterable[int]) -> str:
     """Non-negative integers as text: 5-bit digits, the last of each number from _END, the others from _MORE."""
     out = []
+    end = _END
     for n in numbers:
+        if n < 32:  # most numbers (every weight, most gaps): one digit
+            out.append(end[n])
+            continue
         digits = [_END[n & 31]]
         n >>= 5
         while n:
@@ -269,6 +286,23 @@ def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
     return out, "".join(sorted(used))
 
 
+def analyse_entry(entry, fold: Fold) -> tuple[list, str]:
+    """An entry (search.Entry) as one passage row: [anchor, title, text, {ENTRY + term: weight}, -1, keys, boost]."""
+    weights: dict[str, float] = defaultdict(float)
+    used: set[str] = set()
+    for name, value in entry.fields:
+        relative = ENTRY_FIELDS.get(name, 0.0)
+        if not relative:
+            continue
+        folded = fold.text(value)
+        used.update(value)
+        used.update(folded)
+        for word, tf in Counter(terms(folded)).items():
+            weights[word] += relative * tf * (K1 + 1) / (tf + K1)
+    scaled = {ENTRY + word: max(1, round(entry.boost * w / (K1 + 1) * WEIGHT_STEPS)) for word, w in weights.items()}
+    return [entry.anchor, entry.title[:200], entry.text[:ENTRY_TEXT], scaled, -1, entry.keys, entry.boost], "".join(sorted(used))
+
+
 class PageCache:
     """Each page's analysis from the last build, by the page's bytes and the folding table: an edit
     re-analyses the pages it changed. One marshal file (plain data only: loading runs no code)."""
@@ -295,6 +329,17 @@ class PageCache:
             self.reused += 1
         else:
             found = analyse(data.decode("utf-8", "replace"), fold)
+        self.new[key] = found
+        return found
+
+    def entry(self, entry, fold: Fold) -> tuple[list, str]:
+        key = "entry:" + hashlib.sha1(json.dumps([entry.url, entry.anchor, entry.title, entry.text, entry.keys, entry.boost, entry.fields],
+                                                 ensure_ascii=False).encode("utf-8")).hexdigest()
+        found = self.old.get(key)
+        if found is not None:
+            self.reused += 1
+        else:
+            found = analyse_entry(entry, fold)
         self.new[key] = found
         return found
 
@@ -356,8 +401,10 @@ class Layout:
                                                 "slots": self.slots}))
 
 
-def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None) -> Stats:
-    """Index `pages` (built files under site_dir) into site_dir/search/fulltext/."""
+def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None, entries: Iterable = (),
+          search_terms: Iterable[Iterable[str]] = ()) -> Stats:
+    """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
+    with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own)."""
     started = time.process_time()
     folder = site_dir / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
@@ -377,29 +424,41 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
         used_chars.update(used)
         if analysed:
             found.setdefault(page.url, (page, analysed))
+    own: dict[str, tuple[Page, list[list]]] = {}
+    for entry in entries:
+        row, used = cache.entry(entry, fold)
+        used_chars.update(used)
+        if entry.url not in own:
+            own[entry.url] = (Page(entry.url, entry.title, Path()), [])
+        own[entry.url][1].append(row)
     cache.save()
-    firsts_of = layout.place({url: len(analysed) for url, (_page, analysed) in found.items()})
-    lengths = [0] * layout.end  # by passage number (unused numbers stay 0)
+    entry_firsts, space = _entry_slots({url: len(rows) for url, (_page, rows) in own.items()})
+    firsts_of = {url: space + first for url, first in layout.place({url: len(analysed) for url, (_page, analysed) in found.items()}).items()}
+    lengths = [0] * (space + layout.end)  # by passage number (unused numbers stay 0; an entry's -1: weights given)
     postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
     # (first passage number, page, passages) in number order: each term's postings come out in order.
-    runs = sorted(((firsts_of[url], page, analysed) for url, (page, analysed) in found.items()), key=lambda run: run[0])
+    runs = sorted([(entry_firsts[url], page, rows) for url, (page, rows) in own.items()]
+                  + [(firsts_of[url], page, analysed) for url, (page, analysed) in found.items()], key=lambda run: run[0])
     for first, _page, analysed in runs:
-        for offset, (_anchor, _title, _part, counts, length) in enumerate(analysed):
+        for offset, (_anchor, _title, _part, counts, length, *_rest) in enumerate(analysed):
             lengths[first + offset] = length
             for word, tf in counts.items():
                 postings[word].append((first + offset, tf))
-    total = sum(len(analysed) for _first, _page, analysed in runs)
-    mean = reference_mean((sum(lengths) / total) if total else 1.0)
+    total = sum(len(analysed) for _page, analysed in found.values())
+    mean = reference_mean((sum(n for n in lengths if n > 0) / total) if total else 1.0)
     shards, firsts = _write_shards(writer, postings, lengths, mean)
     chunks, starts = [], []
     for group in _chunk_groups(runs):
         starts.append(group[0][0])
-        pieces = [[page.url, page.title, first, [row[:3] for row in rows]] for first, page, rows in group]
+        pieces = [[page.url, page.title, first, [row[:3] + row[5:7] if row[4] < 0 else row[:3] for row in rows]] for first, page, rows in group]
         chunks.append(writer.put("p", _js("chunk", {"start": group[0][0], "pages": pieces})))
     fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
     manifest = {
-        "version": VERSION, "passages": total, "mean": mean, "starts": starts, "maxPostings": MAX_POSTINGS,
-        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "chunks": chunks, "fold": fold_file,
+        "version": VERSION, "passages": total, "entries": space, "entryCount": sum(len(rows) for _page, rows in own.values()),
+        "mean": mean, "maxPostings": MAX_POSTINGS,
+        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "fold": fold_file,
+        "terms": crossterms.table(search_terms, fold),
+        **_directories(writer, starts, chunks),
     }
     index = _js("manifest", manifest)
     write_atomic(folder / "index.js", index)
@@ -407,6 +466,52 @@ def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None
     layout.save(writer.names)
     return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
                  time.process_time() - started, cache.reused)
+
+
+def _directories(writer: Writer, starts: list[int], chunks: list[str]) -> dict:
+    """Where the passage files are: in the manifest itself (`starts`, `chunks`) while they are few, else
+    in directory files the manifest lists (`dirStarts`, `dirs`), each naming about DIR_CHUNKS passage
+    files, so that the manifest a reader loads on opening search stays small at any size of corpus
+    (a query then loads the directories of the passages it shows). A directory ends where a hash of
+    a file's first passage number says, as shards end: an edit rewrites the directory of the files it
+    renamed, not those after it."""
+    if len(chunks) <= DIR_CHUNKS:
+        return {"starts": starts, "chunks": chunks}
+    groups: list[list[int]] = [[]]
+    for i, start in enumerate(starts):
+        if len(groups[-1]) >= DIR_CHUNKS // 4 and (len(groups[-1]) >= 2 * DIR_CHUNKS or zlib.crc32(str(start).encode()) % DIR_CHUNKS == 0):
+            groups.append([])
+        groups[-1].append(i)
+    dirs = [writer.put("d", _js("directory", {"start": starts[g[0]], "starts": [starts[i] for i in g], "chunks": [chunks[i] for i in g]}))
+            for g in groups]
+    return {"dirStarts": [starts[g[0]] for g in groups], "dirs": dirs}
+
+
+def _entry_slots(counts: dict[str, int]) -> tuple[dict[str, int], int]:
+    """The first passage number of each entry page (url -> its entries' count), and the size of the
+    entries' space, where the mirrors' numbers start.
+
+    A page's numbers come from a hash of its address in a space eight times their number (the next
+    free range from there): they depend on the pages there are, never on the builds before, so an
+    incremental build writes the files a clean build writes (tests/test_incremental.py), and adding
+    or removing a page moves no other but the rare one whose range it takes. The space doubles, and
+    every number moves, only when the entries double."""
+    total = sum(counts.values())
+    space = 1 << max(10, (8 * total).bit_length())
+    taken = bytearray(space)
+    firsts: dict[str, int] = {}
+    for url in sorted(counts, key=lambda u: (zlib.crc32(u.encode("utf-8")), u)):
+        n = counts[url]
+        start = zlib.crc32(url.encode("utf-8")) % space
+        while True:
+            if start + n > space:
+                start = 0
+            if not any(taken[start:start + n]):
+                break
+            start += 1
+        taken[start:start + n] = b"\x01" * n
+        firsts[url] = start
+    return firsts, space
 
 
 def reference_mean(mean: float) -> float:
@@ -435,6 +540,9 @@ def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], le
         df = len(plist)
         scored = []
         for pid, tf in plist:
+            if lengths[pid] < 0:  # an entry's: the weight itself (analyse_entry)
+                scored.append((pid, tf))
+                continue
             key = (tf, lengths[pid])
             weight = weights.get(key)
             if weight is None:
@@ -527,10 +635,21 @@ def site_pages(files: Iterable, source_ids: set[str]) -> list[Page]:
     return out
 
 
-def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...]) -> Stats:
-    """Index the built site's mirror pages (with none, an empty manifest: the worker asks for it)."""
+def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = (), search_config: dict | None = None) -> Stats:
+    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
+    empty manifest: the worker asks for it). `search_config`: search.CONFIG_FILE's content, written
+    beside search_index.json (what the pages' script reads instead of it)."""
     from .hanfold import Fold, cached_fold
+    from .search import CONFIG_FILE
+
+    if search_config is not None:
+        target = site_dir / "search" / CONFIG_FILE
+        text = json.dumps(search_config, ensure_ascii=False, separators=(",", ":"))
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text)
 
     pages = site_pages(files, source_ids)
-    fold = cached_fold(cache_dir, glossary) if pages else Fold({}, {})
-    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and pages else None)
+    fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
+    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and (pages or entries) else None, entries, search_terms)

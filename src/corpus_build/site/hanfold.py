@@ -6,7 +6,10 @@ in English. Search folds every text and every query to one form, the same on bot
 sides (site/fulltext.py builds the index with `Fold.text`, the search worker folds the
 query with the tables `Fold.tables` ships):
 
-1. NFKC and lower case (ligatures such as U+FB01 become "fi", full-width letters ASCII);
+1. NFKC and lower case (ligatures such as U+FB01 become "fi", full-width letters ASCII),
+   then every combining mark dropped (a mark NFKC could not compose: q̇, the dot of the
+   Turkish İ, which lower-cases to i + U+0307, a variation selector after an emoji), so
+   that İstanbul, istanbul and ISTANBUL are one word and a mark never splits or starts one;
 2. each Traditional character to its Simplified one (OpenCC's t2s, character by
    character, so a position in the folded text is a position in the original);
 3. in text that had Traditional characters, Taiwanese terms to the mainland's
@@ -35,11 +38,26 @@ from typing import Any
 
 from ..core.provenance import write_atomic
 
-HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Chinese characters: Extension A, the unified block, the compatibility ideographs, and the astral
+# extensions B to H with the compatibility supplement (U+20000-U+323AF). The worker's pattern is the
+# same ranges (corpus-fulltext.js: HAN); tests/test_tokenizer_cases.py holds the two to one table.
+HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af"
 _HAN_WORD = re.compile(f"[{HAN}]{{2,6}}")
 # jieba dictionary words used to find Taiwanese terms: the commoner two- to four-character words.
 _DICT_MIN_FREQ = 3
 FORMAT = 1  # of the cached table (cached_fold)
+
+
+@functools.cache
+def marks() -> dict[int, None]:
+    """Every combining mark (Unicode categories Mn, Mc, Me) as a translation to nothing. Marks live in
+    the first two planes and among the variation selectors (plane 14): only those are scanned."""
+    found: dict[int, None] = {}
+    for low, high in ((0x300, 0x20000), (0xE0000, 0xE1000)):
+        for code in range(low, high):
+            if unicodedata.category(chr(code))[0] == "M":
+                found[code] = None
+    return found
 
 
 class Fold:
@@ -53,6 +71,8 @@ class Fold:
     def text(self, text: str) -> str:
         """The folded form of a passage: steps 1 and 2, and 3 if it had Traditional characters."""
         normal = unicodedata.normalize("NFKC", text).lower()
+        if not normal.isascii():
+            normal = normal.translate(marks())
         folded = normal.translate(self.table)
         if folded != normal and self._phrase_re is not None:
             folded = self._phrase_re.sub(lambda m: self.phrases[m.group(0)], folded)

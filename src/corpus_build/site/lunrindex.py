@@ -1,5 +1,9 @@
 """Material's lunr index, built once at build time instead of in every reader's browser.
 
+No longer used by the published site (issue 38): the search worker answers from the sharded
+index (site/fulltext.py, site/search.py's entries), and `write` writes nothing for an index
+marked so. Kept while the build and the preview still call it.
+
 Material's search worker builds a lunr index from search_index.json on every page view,
 before it can answer: at 1,000 sources about 0.8 s of CPU, growing with the corpus (issue
 24). This module builds that same index in Python and writes it beside the search index
@@ -67,7 +71,8 @@ def write(site_dir: Path) -> int:
     docs = data.get("docs", [])
     name = ""
     text = ""
-    if supported(config) and len({d.get("location") for d in docs}) == len(docs):
+    # An index whose documents the sharded index has (site/search.py's `corpus_entries`) needs none.
+    if supported(config) and not config.get("corpus_entries") and len({d.get("location") for d in docs}) == len(docs):
         text = "self.cbLunrIndex=" + json.dumps(build(data), ensure_ascii=False, separators=(",", ":")) + ";\n"
         name = PREFIX + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16] + ".js"
         write_atomic(folder / name, text)

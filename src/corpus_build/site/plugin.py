@@ -262,7 +262,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.search_tuning and self._files is not None:
             found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
                                         self._project / self.config.cache_dir,
-                                        tuple(self._corpus.settings.glossary))
+                                        tuple(self._corpus.settings.glossary), entries=stats.entries if stats is not None else (),
+                                        search_terms=self._corpus.settings.search_terms, search_config=stats.config if stats is not None else None)
             if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
                          f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "

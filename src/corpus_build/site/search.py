@@ -98,6 +98,68 @@ class TuneStats:
     docs_before: int
     docs_after: int
     alt_words: int
+    # Every tuned document as an entry of the sharded index (fulltext.py): the browser searches
+    # those; its page script reads only Material's configuration (`config`, search_config.json).
+    entries: tuple[Entry, ...] = ()
+    config: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One result of the site's own pages for the sharded index: a source (title, annotation,
+    identifiers, metadata) or a page or heading of a hand-written page (chapter, digest...).
+
+    `fields` are (field name, plain text) in FIELD_BOOSTS' names; `text` is what the result shows."""
+
+    url: str
+    anchor: str
+    title: str
+    text: str
+    keys: str
+    boost: float
+    fields: tuple[tuple[str, str], ...]
+
+
+# search_index.json's config says the documents are in the sharded index (corpus-search.js).
+ENTRIES_KEY = "corpus_entries"
+
+
+def entries_of(docs: list[dict[str, Any]]) -> tuple[Entry, ...]:
+    """The tuned documents as entries of the sharded index, in their order."""
+    out = []
+    for doc in docs:
+        page, _, anchor = doc["location"].partition("#")
+        fields = []
+        for name in FIELD_BOOSTS:
+            value = doc.get(name)
+            if isinstance(value, list):
+                value = " ".join(str(v) for v in value)
+            plain = _plain(str(value)) if value else ""
+            if plain:
+                fields.append((name, plain))
+        boost = doc.get("boost", 1.0)
+        title = " ".join(html.unescape(_TAG.sub("", str(doc.get("title", "")))).replace("\u200b", "").split())  # a heading's inline tags: no space
+        out.append(Entry(page, anchor, title, " ".join(_plain(str(doc.get("text", ""))).split()), _plain(str(doc.get("keys", ""))),
+                         float(boost) if isinstance(boost, (int, float)) else 1.0, tuple(fields)))
+    return tuple(out)
+
+
+# What the pages' script reads instead of search_index.json (site/overrides/main.html): Material's
+# configuration, marked, and no documents. search_index.json stays whole for whoever reads it (the
+# offline copy's search_index.js, tools); a reader's browser never downloads it.
+CONFIG_FILE = "search_config.json"
+
+
+def published(tuned: dict[str, Any]) -> dict[str, Any]:
+    """search_index.json once the documents are in the sharded index: the tuned documents, and
+    Material's configuration marked (ENTRIES_KEY: our worker answers from the sharded index)."""
+    return {**tuned, "config": {**tuned.get("config", {}), ENTRIES_KEY: 1}}
+
+
+def config_only(tuned: dict[str, Any]) -> dict[str, Any]:
+    """search_config.json: what Material's page script sends its worker (the worker needs no document)
+    and its highlighting reads (the separator)."""
+    return {"config": published(tuned)["config"], "docs": []}
 
 
 def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) -> TuneStats:
@@ -107,8 +169,9 @@ def tune_index_file(path: Path, corpus: Corpus, *, directory_urls: bool = True) 
     before = len(data.get("docs", []))
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
     del data
-    write_atomic(path, json.dumps(tuned, ensure_ascii=False, separators=(",", ":")))  # never through a link (engines.py)
-    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words)
+    entries = entries_of(tuned["docs"])
+    write_atomic(path, json.dumps(published(tuned), ensure_ascii=False, separators=(",", ":")))  # never through a link (engines.py)
+    return TuneStats(bytes_before, path.stat().st_size, before, len(tuned["docs"]), alt_words, entries, config_only(tuned))
 
 
 def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tuple[str, TuneStats]:
@@ -121,8 +184,9 @@ def tuned_json(index: Any, corpus: Corpus, *, directory_urls: bool = True) -> tu
     config = {key: index.config[key] for key in ("lang", "separator", "pipeline", "fields")}
     data = {"config": _as_json(config), "docs": _as_json(index.entries)}
     tuned, alt_words = tune(data, corpus, directory_urls=directory_urls)
-    out = json.dumps(tuned, ensure_ascii=False, separators=(",", ":"))
-    return out, TuneStats(0, len(out.encode("utf-8")), len(data["docs"]), len(tuned["docs"]), alt_words)
+    out = json.dumps(published(tuned), ensure_ascii=False, separators=(",", ":"))
+    return out, TuneStats(0, len(out.encode("utf-8")), len(data["docs"]), len(tuned["docs"]), alt_words, entries_of(tuned["docs"]),
+                          config_only(tuned))
 
 
 def _as_json(value: Any) -> Any:

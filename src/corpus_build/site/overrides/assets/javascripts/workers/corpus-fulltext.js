@@ -1,15 +1,17 @@
-/* corpus-build: full-text search over the mirrors, in the search worker (issue 24).
+/* corpus-build: the site's search, in the search worker (issues 24, 37, 38).
  *
- * corpus-search.js loads this beside Material's worker and, for every answer Material
- * gives, asks `cbFulltext.answer(query, result)` to add the mirror passages that match,
- * after Material's own results (annotations rank first). The index is site/fulltext.py's:
- * a manifest (search/fulltext/index.js), term shards sorted by term, passage files and
- * the Chinese folding tables, each a script that hands its JSON to `self.cbFulltext`
- * (over http the worker fetches the files side by side and reads the JSON; from file://
- * it runs them with importScripts, which fetch cannot replace there). A query loads the
- * manifest once, then only the shards holding its terms and the passage files of the
- * passages it shows. The manifest and the folding tables load when
- * the search box opens (Material then asks with an empty query), before the first word.
+ * corpus-search.js loads this when the reader opens search and answers each of Material's
+ * queries with `cbFulltext.answer(query, {items: []})`: the site's own entries (a source's
+ * title, annotation, identifiers and metadata; the headings of chapters, digests and other
+ * pages: site/search.py) and the mirrors' passages, in Material's result form. The index is
+ * site/fulltext.py's: a manifest (search/fulltext/index.js), term shards sorted by term (the
+ * entries' terms start with "!"), passage files (listed by directory files in a large index)
+ * and the Chinese folding tables, each a script that hands its JSON to `self.cbFulltext` (over
+ * http the worker fetches the files side by side and reads the JSON; from file:// it runs
+ * them with importScripts, which fetch cannot replace there). Search is ready once the
+ * manifest is in; a query then loads only the shards holding its terms, and the passage files
+ * of the results it shows. The manifest also carries the field's terms in both languages
+ * (site/crossterms.py), with which a query also searches its other-language spellings.
  *
  * The words of the query are cut and folded exactly as fulltext.py and hanfold.py cut
  * and fold the text (NFKC, lower case, Traditional to Simplified, Taiwanese terms to
@@ -25,11 +27,16 @@
   "use strict";
 
   var scope = self;
-  var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff";
-  var HAN_RUN = new RegExp("^[" + HAN + "]+$");
-  var HAN_ANY = new RegExp("[" + HAN + "]");
-  var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "g");
-  var WORDS = /[\p{L}\p{N}\p{M}]+(?:_+[\p{L}\p{N}\p{M}]+)*/gu;
+  // One tokenizer with site/fulltext.py and site/hanfold.py (tests/test_tokenizer_cases.py runs both on
+  // one table of hard cases): Chinese is hanfold.HAN's ranges, astral extensions included; a word is
+  // letters, digits and Chinese characters (of folded text, which has no marks), inner underscores kept.
+  var HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{323af}";
+  var HAN_RUN = new RegExp("^[" + HAN + "]+$", "u");
+  var HAN_ANY = new RegExp("[" + HAN + "]", "u");
+  var PIECES = new RegExp("[" + HAN + "]+|[^" + HAN + "]+", "gu");
+  var CHAR = "[\\p{L}\\p{N}" + HAN + "]";
+  var WORDS = new RegExp(CHAR + "+(?:_+" + CHAR + "+)*", "gu");
+  var MARK = /\p{M}/u;
   var END = "0123456789abcdefghijklmnopqrstuv";
   var MORE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&*";
   var PAGES = 10; // pages of passages in an answer
@@ -40,31 +47,57 @@
   var PREFIX_TERMS = 16; // words an unfinished last word may stand for
   var PREFIX_WEIGHT = 0.6;
   var SNIPPET = 220;
+  // The site's own entries (site/search.py: sources, headings of hand-written pages): their terms
+  // start with ENTRY, their numbers are below manifest.entries (site/fulltext.py).
+  var ENTRY = "!";
+  var ENTRIES_LOADED = 40; // entries a query ranks by tier (their files loaded)
+  var ENTRY_GROUPS = 40; // result groups of entries shown
+  var FUZZY_MIN = 5; // letters: shorter words find too many neighbours
+  var FUZZY_TWO = 8; // letters from which two edits are allowed
+  var FUZZY_WEIGHT = 0.2; // a neighbour counts a fifth of the word as typed, per edit away
+  var COMPOUND_WEIGHT = 1;
+  var THREAD_WEIGHT = 10;
+  var THREADS = /(?:\b(?:pr|pull|issues?)\s*[#\/]?\s*|#)(\d+)\b/gi;
+  var THREAD_WORDS = { pr: true, pull: true, issue: true, issues: true };
+  var CROSS_WEIGHT = 0.3; // a term found in the other language's spelling (site/crossterms.py)
 
   var base = null;
   var manifest = null;
   var shards = {}; // file -> Map(term -> [df, code])
   var chunks = {}; // file -> passages
+  var dirs = {}; // directory file -> {starts, chunks}: where the passage files are, in a large index
   var fold = null; // {chars: Map, pattern: RegExp|null, phrases: {}}
+  var cross = null; // the field's terms in both languages: see terms()
   var failed = false;
 
   var api = {
     init: function (workerUrl) { base = new URL("../../../search/fulltext/", workerUrl).href; },
-    manifest: function (data) { manifest = data; },
+    manifest: function (data) { manifest = data; cross = terms(data.terms); },
     // A shard says which it is by its first term, a passage file by its first passage.
     shard: function (rows) {
       var map = new Map();
       rows.forEach(function (r) { map.set(r[0], [r[1], r[2]]); });
       if (manifest && rows.length) shards[manifest.shards[shardOf(rows[0][0])]] = map;
     },
-    chunk: function (data) { if (manifest) chunks[manifest.chunks[chunkOf(data.start)]] = data; },
+    chunk: function (data) { var name = manifest ? chunkName(data.start) : null; if (name) chunks[name] = data; },
+    directory: function (data) { if (manifest && manifest.dirs) dirs[manifest.dirs[dirOf(data.start)]] = data; },
     fold: function (data) {
-      var chars = new Map();
-      for (var i = 0; i + 1 < data.chars.length; i += 2) chars.set(data.chars[i], data.chars[i + 1]);
+      var chars = new Map(), list = Array.from(data.chars); // by code point: a character may be astral
+      for (var i = 0; i + 1 < list.length; i += 2) chars.set(list[i], list[i + 1]);
       fold = { chars: chars, pattern: data.pattern ? new RegExp(data.pattern, "g") : null, phrases: data.phrases || {} };
     },
     answer: answer,
-    prefetch: prefetch
+    // The search box opened: the manifest, which every query needs (search is ready then), and the
+    // folding tables, which a Chinese query needs, fetched meanwhile.
+    open: function () { return then(ready(false), function () { ready(true); }); },
+    // The terms site/fulltext.py indexes for a text, and those a query looks up, clause by clause
+    // (tests/test_tokenizer_cases.py compares them with Python's).
+    indexTerms: indexTerms,
+    queryTerms: function (text) {
+      return parse(text + " ").clauses.map(function (alts) {
+        return alts.filter(function (alt) { return !alt.cross; }).map(function (alt) { return alt.terms; });
+      });
+    }
   };
   scope.cbFulltext = api;
 
@@ -79,7 +112,7 @@
   var parallel = typeof fetch === "function" && /^https?:/.test(scope.location && scope.location.protocol || "");
 
   // A file is `self.cbFulltext&&self.cbFulltext.<call>(<JSON>);` (fulltext.py: _js).
-  var CALL = /^self\.cbFulltext&&self\.cbFulltext\.(manifest|shard|chunk|fold)\(/;
+  var CALL = /^self\.cbFulltext&&self\.cbFulltext\.(manifest|shard|chunk|fold|directory)\(/;
 
   function run(text) {
     var call = CALL.exec(text);
@@ -125,11 +158,33 @@
 
   function simplified(c) { return fold && fold.chars.has(c) ? fold.chars.get(c) : c; }
 
-  // As hanfold.py's Fold.text, steps 1 and 2 (NFKC, lower case, Traditional → Simplified).
+  // As hanfold.py's Fold.text, steps 1 and 2 (NFKC, lower case, marks dropped, Traditional → Simplified).
   function foldChars(text) {
     var out = "";
-    var lower = text.normalize("NFKC").toLowerCase();
-    for (var i = 0; i < lower.length; i++) out += simplified(lower[i]);
+    for (var c of text.normalize("NFKC").toLowerCase()) { // by code point
+      if (!MARK.test(c)) out += simplified(c);
+    }
+    return out;
+  }
+
+  // hanfold.py's Fold.text exactly: steps 1 and 2, and step 3 where step 2 changed a character.
+  function indexFold(text) {
+    var normal = "", folded = "";
+    for (var c of text.normalize("NFKC").toLowerCase()) {
+      if (MARK.test(c)) continue;
+      normal += c;
+      folded += simplified(c);
+    }
+    return folded !== normal ? foldPhrases(folded) : folded;
+  }
+
+  // fulltext.py's terms(Fold.text(text)).
+  function indexTerms(text) {
+    var out = [];
+    pieces(indexFold(text)).forEach(function (word) {
+      if (HAN_RUN.test(word)) out.push.apply(out, pairs(word));
+      else out.push(stem(word));
+    });
     return out;
   }
 
@@ -139,8 +194,8 @@
   }
 
   function stem(word) {
-    if (word.length > 3 && word[word.length - 1] === "s" && !/(ss|us|is)$/.test(word) && !/\d/.test(word[word.length - 2])) return word.slice(0, -1);
-    return word;
+    if (word[word.length - 1] !== "s" || /(ss|us|is)$/.test(word) || /[0-9]/.test(word[word.length - 2])) return word;
+    return Array.from(word).length > 3 ? word.slice(0, -1) : word; // length in code points, as Python's len
   }
 
   function pieces(text) {
@@ -150,34 +205,188 @@
   }
 
   function pairs(run) {
-    if (run.length === 1) return [run];
+    var chars = Array.from(run); // by code point: Extension B and later are astral
+    if (chars.length === 1) return [run];
     var out = [];
-    for (var i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+    for (var i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
     return out;
   }
 
+  function length(text) { return Array.from(text).length; }
+
   // Clauses: each is a list of alternatives, each alternative the terms it needs and a weight.
+  // `clauses` search the mirrors' passages; `own` the site's entries (their terms start with
+  // ENTRY), where every Latin word may be unfinished (as Material's lunr adds a wildcard to
+  // each), a number after PR, issue or # also looks up that thread (pr2900: site/search.py's
+  // keys), two adjacent words also look up their compound (paged attention: PagedAttention),
+  // and a long word also its neighbours one or two edits away (added once its shard is in: fuzzy).
   function parse(query) {
     var folded = foldChars(query);
     var words = pieces(folded);
     var open = !/\s$/.test(query); // the last word may be unfinished
-    var clauses = [], needles = [];
+    var threads = [], match;
+    THREADS.lastIndex = 0;
+    while ((match = THREADS.exec(query)) !== null) threads.push(String(parseInt(match[1], 10)));
+    var clauses = [], needles = [], own = [], shown = [], latin = [], runs = [];
     words.forEach(function (word, i) {
       var last = open && i === words.length - 1;
       if (HAN_RUN.test(word)) {
         var other = foldPhrases(word);
-        var alts = [{ terms: pairs(word), weight: 1, prefix: word.length === 1 }];
-        if (other !== word) alts.push({ terms: pairs(other), weight: 1, prefix: other.length === 1 });
+        var alts = [{ terms: pairs(word), weight: 1, prefix: length(word) === 1 }];
+        if (other !== word) alts.push({ terms: pairs(other), weight: 1, prefix: length(other) === 1 });
         clauses.push(alts);
+        own.push(alts.map(function (alt) { return { terms: alt.terms.map(function (t) { return ENTRY + t; }), weight: 1, prefix: alt.prefix }; }));
+        shown.push(word);
         needles.push(word, other);
         variants(other).forEach(function (v) { needles.push(v); });
-      } else {
-        var term = stem(word);
-        clauses.push([{ terms: [term], weight: 1, prefix: last && word.length >= 2 }]);
-        needles.push(word, term);
+        latin.push(null);
+        runs.push(other !== word && !matchHan(word).length ? other : word);
+        return;
       }
+      if (threads.length && THREAD_WORDS[word]) return; // the PR of "PR 2900" names no word
+      var term = stem(word);
+      clauses.push([{ terms: [term], weight: 1, prefix: last && word.length >= 2 }]);
+      var mine = [{ terms: [ENTRY + term], weight: 1, prefix: word.length >= 2 }];
+      if (/^\d+$/.test(word) && threads.indexOf(String(parseInt(word, 10))) !== -1) {
+        ["pr", "issue"].forEach(function (kind) { mine.push({ terms: [ENTRY + kind + parseInt(word, 10)], weight: THREAD_WEIGHT }); });
+      }
+      own.push(mine);
+      shown.push(word);
+      needles.push(word, term);
+      latin.push(word);
+      runs.push(null);
     });
-    return { clauses: clauses, needles: needles.filter(Boolean), shown: words };
+    crossLatin(latin, clauses, own, needles);
+    crossHan(runs, clauses, own, needles);
+    latin.forEach(function (word, i) {
+      var next = latin[i + 1];
+      if (!word || !next) return;
+      var compound = { terms: [ENTRY + word + next], weight: COMPOUND_WEIGHT, prefix: true };
+      own[i].push(compound);
+      own[i + 1].push(compound);
+    });
+    // For the tiers: the query's words run together, and its longest run of adjacent Latin words.
+    var tokens = joinedWords(query);
+    var phrase = [], run = [];
+    tokens.concat([""]).forEach(function (token) {
+      if (token && !HAN_ANY.test(token)) { run.push(token); return; }
+      if (run.length > phrase.length) phrase = run;
+      run = [];
+    });
+    return {
+      clauses: clauses, own: own, latin: latin, needles: needles.filter(Boolean), shown: shown, threads: threads,
+      whole: tokens.join(""), phrase: phrase.length >= 2 ? phrase.join("") : ""
+    };
+  }
+
+  // --- the field's terms in both languages (site/crossterms.py) ----------------------------
+
+  // The manifest's table (groups of folded spellings) as lookups: an English spelling by its first
+  // word (words as the index cuts them, a plural's s dropped), a Chinese one by itself.
+  function terms(table) {
+    var out = { latin: new Map(), han: new Map(), longest: 0, groups: [] };
+    (table || []).forEach(function (forms, g) {
+      var group = { han: [], latin: [] };
+      forms.forEach(function (form) {
+        var tokens = pieces(String(form));
+        if (tokens.length === 1 && HAN_RUN.test(tokens[0])) {
+          if (length(tokens[0]) < 2) return;
+          group.han.push(tokens[0]);
+          if (!out.han.has(tokens[0])) out.han.set(tokens[0], g);
+          out.longest = Math.max(out.longest, tokens[0].length);
+        } else if (tokens.length && !tokens.some(function (t) { return HAN_ANY.test(t); })) {
+          var stems = tokens.map(stem);
+          group.latin.push(stems);
+          if (!out.latin.has(stems[0])) out.latin.set(stems[0], []);
+          out.latin.get(stems[0]).push({ tokens: stems, group: g });
+        }
+      });
+      out.groups.push(group);
+    });
+    return out;
+  }
+
+  // The table's Chinese terms in a run, longest first from the left: [{start, end, group}].
+  function matchHan(run) {
+    var out = [];
+    if (!cross || !cross.longest) return out;
+    for (var i = 0; i < run.length;) {
+      var hit = null;
+      for (var j = Math.min(run.length, i + cross.longest); j > i + 1; j--) {
+        if (cross.han.has(run.slice(i, j))) { hit = { start: i, end: j, group: cross.han.get(run.slice(i, j)) }; break; }
+      }
+      if (hit) { out.push(hit); i = hit.end; } else i++;
+    }
+    return out;
+  }
+
+  function entryTerm(term) { return Array.isArray(term) ? term.map(entryTerm) : ENTRY + term; }
+
+  function forBoth(clauses, own, i, alt) {
+    alt.cross = true;
+    clauses[i].push(alt);
+    own[i].push({ terms: alt.terms.map(entryTerm), optional: (alt.optional || []).map(entryTerm), weight: alt.weight, prefix: alt.prefix, cross: true });
+  }
+
+  // English words of the table (the longest spelling at each place) also search the group's other
+  // spellings: its Chinese ones (as character pairs) and its other English ones.
+  function crossLatin(latin, clauses, own, needles) {
+    if (!cross) return;
+    for (var i = 0; i < latin.length;) {
+      var best = null;
+      (latin[i] ? cross.latin.get(stem(latin[i])) || [] : []).forEach(function (candidate) {
+        if (best && candidate.tokens.length <= best.tokens.length) return;
+        for (var k = 0; k < candidate.tokens.length; k++) {
+          if (!latin[i + k] || stem(latin[i + k]) !== candidate.tokens[k]) return;
+        }
+        best = candidate;
+      });
+      if (!best) { i++; continue; }
+      var group = cross.groups[best.group], alts = [], mine = best.tokens.join(" ");
+      group.han.forEach(function (form) { alts.push({ terms: pairs(form), weight: CROSS_WEIGHT }); needles.push(form); });
+      group.latin.forEach(function (tokens) {
+        if (tokens.join(" ") === mine) return;
+        alts.push({ terms: tokens.slice(), weight: CROSS_WEIGHT });
+        needles.push(tokens.join(" "));
+      });
+      for (var k = 0; k < best.tokens.length; k++) alts.forEach(function (alt) { forBoth(clauses, own, i + k, alt); });
+      i += best.tokens.length;
+    }
+  }
+
+  // A Chinese run with terms of the table is also searched in English: each such term's English
+  // spellings are needed (one word of them, or each word of a phrase); the rest of the run counts
+  // where present but is not needed (原生稀疏注意力: sparse and attention, 原生 if there).
+  function crossHan(runs, clauses, own, needles) {
+    runs.forEach(function (run, i) {
+      if (!run) return;
+      var found = matchHan(run);
+      if (!found.length) return;
+      var slots = [], optional = [], at = 0;
+      var rest = function (piece) { if (piece.length >= 2) optional.push.apply(optional, pairs(piece)); };
+      found.forEach(function (hit) {
+        rest(run.slice(at, hit.start));
+        var group = cross.groups[hit.group];
+        var words = group.latin.filter(function (t) { return t.length === 1; }).map(function (t) { return t[0]; });
+        if (words.length) slots.push(words);
+        else if (group.latin.length) group.latin[0].forEach(function (t) { slots.push([t]); });
+        else rest(run.slice(hit.start, hit.end));
+        group.latin.forEach(function (t) { needles.push(t.join(" ")); });
+        at = hit.end;
+      });
+      rest(run.slice(at));
+      if (slots.length) forBoth(clauses, own, i, { terms: slots, optional: optional, weight: CROSS_WEIGHT });
+    });
+  }
+
+  // Words as the tiers compare them: lower case, cut at anything not a letter, digit or mark,
+  // Chinese apart from Latin letters beside it.
+  function joinedWords(text) {
+    var out = [];
+    (String(text).toLowerCase().match(WORDS) || []).forEach(function (w) {
+      w.split("_").forEach(function (part) { if (part) out.push.apply(out, part.match(PIECES)); });
+    });
+    return out;
   }
 
   // Taiwanese spellings of a folded run (内存 → 记忆体), for marking the snippet of a Taiwanese page.
@@ -194,8 +403,29 @@
   // --- the index ----------------------------------------------------------------------
 
   // The passage file holding passage `pid`: the last whose first passage is not after it.
-  function chunkOf(pid) {
-    var starts = manifest.starts || [], lo = 0, hi = starts.length - 1;
+  // The name of the passage file holding passage `pid` (null while its directory is not loaded).
+  function chunkName(pid) {
+    if (!manifest.dirs) return manifest.chunks[chunkOf(pid, manifest.starts)];
+    var dir = dirs[manifest.dirs[dirOf(pid)]];
+    return dir ? dir.chunks[chunkOf(pid, dir.starts)] : null;
+  }
+
+  function dirOf(pid) { return chunkOf(pid, manifest.dirStarts); }
+
+  // The directory files the passages `pids` need (none when the manifest holds the list itself).
+  function dirsFor(pids) {
+    if (!manifest.dirs) return [];
+    var names = [];
+    pids.forEach(function (pid) {
+      var name = manifest.dirs[dirOf(pid)];
+      if (!dirs[name] && names.indexOf(name) === -1) names.push(name);
+    });
+    return names;
+  }
+
+  // The last of `starts` (sorted) that is not after `pid`.
+  function chunkOf(pid, starts) {
+    var lo = 0, hi = (starts || []).length - 1;
     while (lo < hi) {
       var mid = (lo + hi + 1) >> 1;
       if (starts[mid] <= pid) lo = mid; else hi = mid - 1;
@@ -215,13 +445,20 @@
 
   function shardsFor(plan) {
     var names = [];
-    plan.clauses.forEach(function (alts) {
+    plan.clauses.concat(plan.own || []).forEach(function (alts) {
       alts.forEach(function (alt) {
-        alt.terms.forEach(function (term) {
+        var all = [];
+        alt.terms.concat(alt.optional || []).forEach(function (term) { all.push.apply(all, Array.isArray(term) ? term : [term]); });
+        all.forEach(function (term) {
           var from = shardOf(term), to = alt.prefix ? shardOf(term + "\uffff") : from;
           for (var i = from; i <= to && i < manifest.shards.length; i++) names.push(manifest.shards[i]);
         });
       });
+    });
+    (plan.latin || []).forEach(function (word) { // where a word one or two edits away may be
+      if (!word || word.length < FUZZY_MIN) return;
+      var at = shardOf(ENTRY + word);
+      [at - 1, at, at + 1].forEach(function (i) { if (i >= 0 && i < manifest.shards.length) names.push(manifest.shards[i]); });
     });
     return names;
   }
@@ -256,8 +493,7 @@
     return out; // [pid, weight, pid, weight, ...]
   }
 
-  function idf(df) {
-    var total = manifest.passages;
+  function idf(df, total) {
     return Math.log(1 + (total - df + 0.5) / (df + 0.5));
   }
 
@@ -269,7 +505,8 @@
     if (alt.prefix) withPrefix(term).forEach(function (other) { var more = entry(other); if (more) lists.push([more, PREFIX_WEIGHT]); });
     var scores = new Map(), cut = lists.length > 0, unit = (manifest.k1 + 1) / manifest.weightSteps;
     lists.forEach(function (pair) {
-      var df = pair[0][0], flat = postings(pair[0][1]), w = idf(df) * pair[1] * alt.weight * unit;
+      var total = term.charAt(0) === ENTRY ? manifest.entryCount || 0 : manifest.passages;
+      var df = pair[0][0], flat = postings(pair[0][1]), w = idf(df, total) * pair[1] * alt.weight * unit;
       if (df <= manifest.maxPostings) cut = false;
       for (var i = 0; i < flat.length; i += 2) scores.set(flat[i], Math.max(scores.get(flat[i]) || 0, flat[i + 1] * w));
     });
@@ -279,11 +516,29 @@
   // pid -> score of one alternative: the passages holding enough of its terms (see `combine`). A
   // term so common that the index kept only its best passages (cut) counts where present.
   function scoreAlternative(alt) {
-    var parts = alt.terms.map(function (term) { return termScores(term, alt); });
+    var parts = alt.terms.map(function (term) { return Array.isArray(term) ? slotScores(term, alt) : termScores(term, alt); });
     if (!parts.length || parts.length < 3 && parts.some(function (part) { return !part.found; })) return { scores: new Map(), optional: false };
     var hard = parts.filter(function (part) { return !part.cut; });
     var soft = parts.filter(function (part) { return part.cut; });
+    (alt.optional || []).forEach(function (term) {
+      var extra = termScores(term, alt);
+      if (extra.found) soft.push(extra);
+    });
     return { scores: combine(hard, soft), optional: !hard.length };
+  }
+
+  // One of several words (a slot of a cross-language alternative): each passage's best.
+  function slotScores(slot, alt) {
+    var out = { scores: new Map(), cut: true, found: false };
+    slot.forEach(function (term) {
+      var got = termScores(term, alt);
+      if (!got.found) return;
+      out.found = true;
+      if (!got.cut) out.cut = false;
+      got.scores.forEach(function (s, pid) { out.scores.set(pid, Math.max(out.scores.get(pid) || 0, s)); });
+    });
+    if (!out.found) out.cut = false;
+    return out;
   }
 
   // The passages in enough maps of `hard` (in any of `soft` when there is none), scores added.
@@ -316,18 +571,123 @@
   function rank(plan) {
     var hard = [], soft = [];
     plan.clauses.forEach(function (alts) {
-      var best = new Map(), optional = true;
-      alts.forEach(function (alt) {
-        var got = scoreAlternative(alt);
-        if (!got.optional) optional = false;
-        got.scores.forEach(function (s, pid) { best.set(pid, Math.max(best.get(pid) || 0, s)); });
-      });
+      var optional = true;
+      var best = bestOf(alts, function (got) { if (!got.optional) optional = false; });
       (optional ? soft : hard).push({ scores: best });
     });
     var ranked = [];
     combine(hard, soft).forEach(function (s, pid) { ranked.push([pid, s]); });
     ranked.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
     return ranked;
+  }
+
+  // pid -> score of a clause: its best alternative in the query's language, plus its best in the
+  // other (site/crossterms.py): a text that holds the term in both languages is the likelier answer.
+  function bestOf(alts, each) {
+    var native = new Map(), other = new Map();
+    alts.forEach(function (alt) {
+      var got = scoreAlternative(alt), into = alt.cross ? other : native;
+      if (each) each(got);
+      got.scores.forEach(function (s, pid) { into.set(pid, Math.max(into.get(pid) || 0, s)); });
+    });
+    other.forEach(function (s, pid) { native.set(pid, (native.get(pid) || 0) + s); });
+    return native;
+  }
+
+  // --- the site's own entries ------------------------------------------------------------
+
+  // Neighbours of the query's long Latin words, one or two edits away, among the entries' terms
+  // of the shards loaded for them: added to the word's clause at a low weight.
+  function fuzzy(plan) {
+    plan.latin.forEach(function (word, i) {
+      if (!word || word.length < FUZZY_MIN || !/[a-z]/.test(word)) return;
+      var reach = word.length >= FUZZY_TWO ? 2 : 1, seen = {};
+      var at = shardOf(ENTRY + word);
+      [at - 1, at, at + 1].forEach(function (k) {
+        var map = k >= 0 && k < manifest.shards.length ? shards[manifest.shards[k]] : null;
+        if (!map) return;
+        map.forEach(function (value, term) {
+          if (term.charAt(0) !== ENTRY || seen[term]) return;
+          var bare = term.slice(1);
+          if (bare === word || bare === stem(word) || Math.abs(bare.length - word.length) > reach) return;
+          var edits = distance(word, bare, reach);
+          if (edits > 0 && edits <= reach) {
+            seen[term] = true;
+            plan.own[i].push({ terms: [term], weight: FUZZY_WEIGHT / edits, fuzzy: true });
+          }
+        });
+      });
+    });
+  }
+
+  // Edits from a to b (insert, delete, replace, swap two neighbours), or more than `most`.
+  function distance(a, b, most) {
+    var rows = [], i, j;
+    for (i = 0; i <= a.length; i++) { rows.push([i]); }
+    for (j = 1; j <= b.length; j++) rows[0][j] = j;
+    for (i = 1; i <= a.length; i++) {
+      var low = Infinity;
+      for (j = 1; j <= b.length; j++) {
+        var cost = a[i - 1] === b[j - 1] ? 0 : 1;
+        var d = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2][j - 2] + 1);
+        rows[i][j] = d;
+        if (d < low) low = d;
+      }
+      if (low > most) return most + 1;
+    }
+    return rows[a.length][b.length];
+  }
+
+  // The entries that match, best first: {pid, score, hits (the clauses they match)}. An entry
+  // matching only some of the query's words is kept (shown after the mirrors, words missing).
+  function rankEntries(plan) {
+    var sums = new Map(), hits = new Map(), n = plan.own.length;
+    plan.own.forEach(function (alts, c) {
+      var best = bestOf(alts);
+      best.forEach(function (s, pid) {
+        sums.set(pid, (sums.get(pid) || 0) + s);
+        (hits.get(pid) || hits.set(pid, []).get(pid)).push(c);
+      });
+    });
+    var out = [];
+    sums.forEach(function (s, pid) {
+      var got = hits.get(pid);
+      out.push({ pid: pid, score: s * got.length / n, hits: got, complete: got.length === n });
+    });
+    out.sort(function (a, b) { return (b.complete - a.complete) || b.score - a.score || a.pid - b.pid; });
+    return out;
+  }
+
+  // Tier 4: the PR or issue the query names by number. Tier 3: the page (not a heading in one)
+  // the query names: its whole title (deepgemm ascend for DeepGEMM-Ascend) or its repository's
+  // one-word name (a `keys` word). Tier 2: a title that holds the query's Latin words as a phrase
+  // (adjacent, in order; paged attention is also PagedAttention). Tier 1: a text that does.
+  // Pages weighed down (site/search.py: digests, chapters, listings) keep their place by score.
+  function tierOf(p, plan) {
+    if (!(p.boost >= 1)) return 0;
+    var keys = joinedWords(p.keys || "");
+    if (plan.threads.some(function (n) { return keys.indexOf("pr" + n) !== -1 || keys.indexOf("issue" + n) !== -1; })) return 4;
+    if (!plan.whole) return 0;
+    var title = joined(p.title);
+    var named = title.all === plan.whole || (/^[a-z0-9.]+$/.test(plan.whole) && keys.indexOf(plan.whole) !== -1);
+    if (named && !p.anchor) return 3;
+    if (plan.phrase && holds(title, plan.phrase)) return 2;
+    if (plan.phrase && holds(joined(p.text), plan.phrase)) return 1;
+    return 0;
+  }
+
+  function joined(text) {
+    var all = "", starts = new Set();
+    joinedWords(text).forEach(function (word) { starts.add(all.length); all += word; });
+    return { all: all, starts: starts };
+  }
+
+  function holds(field, phrase) {
+    for (var at = field.all.indexOf(phrase); at !== -1; at = field.all.indexOf(phrase, at + 1)) {
+      if (field.starts.has(at) || !/[a-z0-9]/.test(field.all.charAt(at - 1))) return true;
+    }
+    return false;
   }
 
   // --- the answer ---------------------------------------------------------------------
@@ -340,46 +700,70 @@
     }
     var han = HAN_ANY.test(query);
     return then(ready(han), function () {
-      if (!manifest || !manifest.passages) return result;
+      if (!manifest || !(manifest.passages || manifest.entryCount)) return result;
       var plan = parse(query);
-      if (!plan.clauses.length) return result;
+      if (!plan.clauses.length && !plan.own.length) return result;
       var needed = shardsFor(plan).filter(function (name) { return !shards[name]; });
       return then(load(needed), function () {
-        var ranked = rank(plan).slice(0, LOADED);
-        // The files of the best passages, a page's passages sharing one: about one file per page shown.
-        var files = [];
-        ranked.forEach(function (pair) {
-          var name = manifest.chunks[chunkOf(pair[0])];
-          if (name && files.indexOf(name) === -1 && files.length < FILES) files.push(name);
+        fuzzy(plan);
+        var ranked = manifest.passages && plan.clauses.length ? rank(plan).slice(0, LOADED) : [];
+        var own = manifest.entryCount ? rankEntries(plan).slice(0, ENTRIES_LOADED) : [];
+        var pids = own.map(function (e) { return e.pid; }).concat(ranked.map(function (pair) { return pair[0]; }));
+        return then(load(dirsFor(pids)), function () {
+          // The files of the best entries and passages, a page's passages sharing one.
+          var files = [];
+          function need(pid, most) {
+            var name = chunkName(pid);
+            if (name && files.indexOf(name) === -1 && files.length < most) files.push(name);
+          }
+          own.forEach(function (e) { need(e.pid, FILES + 4); });
+          var mine = files.length;
+          ranked.forEach(function (pair) { need(pair[0], mine + FILES); });
+          files = files.filter(function (name) { return !chunks[name]; });
+          return then(load(files), function () { return merge(result, ranked, own, plan); });
         });
-        files = files.filter(function (name) { return !chunks[name]; });
-        return then(load(files), function () { return merge(result, ranked, plan); });
       });
     });
   }
 
-  // Called as a query arrives, before Material searches: over http the query's shards are
-  // fetched while Material's lunr answers (answer() then waits for the same fetches).
-  function prefetch(query) {
-    if (!parallel || !base || failed || !manifest || typeof query !== "string" || !query.trim()) return;
-    if (HAN_ANY.test(query) && !fold) return;
-    var plan = parse(query);
-    load(shardsFor(plan).filter(function (name) { return !shards[name]; }));
-  }
-
   // A passage file holds runs of passages, [url, page title, first number, [[anchor, title, text], ...]]
-  // (numbers between runs are unused: a page's room to grow, fulltext.py's Layout).
+  // (an entry's row also has its keys and weight: fulltext.py). Numbers between runs are unused:
+  // a page's room to grow, fulltext.py's Layout.
   function passage(pid) {
-    var data = chunks[manifest.chunks[chunkOf(pid)]];
+    var name = chunkName(pid), data = name ? chunks[name] : null;
     if (!data) return null;
     for (var i = 0; i < data.pages.length; i++) {
       var run = data.pages[i], row = run[3][pid - run[2]];
-      if (pid >= run[2] && row) return { url: run[0], pageTitle: run[1], anchor: row[0], title: row[1], text: row[2] };
+      if (pid >= run[2] && row) return { url: run[0], pageTitle: run[1], anchor: row[0], title: row[1], text: row[2], keys: row[3] || "", boost: row.length > 4 ? row[4] : 1 };
     }
     return null;
   }
 
-  function merge(result, ranked, plan) {
+  // The answer, in Material's form: groups of items, a page and its sections. The site's own
+  // entries that hold every word of the query come first (by tier, then score), then the
+  // mirrors' passages grouped by page, then entries that miss a word.
+  function merge(result, ranked, own, plan) {
+    var entryGroups = new Map(), listed = [];
+    own.forEach(function (e) {
+      var p = passage(e.pid);
+      if (!p) return;
+      var group = entryGroups.get(p.url);
+      if (!group) {
+        if (listed.length >= ENTRY_GROUPS) return;
+        group = { url: p.url, title: p.pageTitle, members: [], tier: 0, complete: false, score: 0 };
+        entryGroups.set(p.url, group);
+        listed.push(group);
+      }
+      group.members.push([p, e]);
+      group.tier = Math.max(group.tier, tierOf(p, plan));
+      group.complete = group.complete || e.complete;
+      group.score = Math.max(group.score, e.score);
+    });
+    // Equal scores in the order of the pages' addresses (numbers come from a hash of them: fulltext.py).
+    listed.sort(function (a, b) { return (b.complete - a.complete) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
+    var complete = listed.filter(function (g) { return g.complete; }).map(function (g) { return entryItems(g, plan); });
+    var partial = listed.filter(function (g) { return !g.complete; }).map(function (g) { return entryItems(g, plan); });
+
     var groups = new Map(), order = [];
     ranked.forEach(function (pair) {
       var p = passage(pair[0]);
@@ -387,44 +771,43 @@
       var group = groups.get(p.url);
       if (!group) {
         if (order.length >= PAGES) return;
-        group = { page: p, items: [], score: pair[1] };
+        group = { page: p, items: [] };
         groups.set(p.url, group);
         order.push(group);
       }
-      if (group.items.length < PER_PAGE) group.items.push([p, pair[1]]);
+      if (group.items.length < PER_PAGE) group.items.push(p);
     });
     var terms = {};
     plan.shown.forEach(function (word) { terms[word] = true; });
-    // Material's results that hold every word of the query come first (annotations rank above
-    // mirror text), then the passages, then Material's results that miss some word.
-    var material = result && result.items ? result.items : [];
-    var complete = material.filter(function (group) { return group.some(whole); });
-    var items = complete.slice(), partial = material.filter(function (group) { return !group.some(whole); });
-    order.forEach(function (group) {
-      var top = group.score;
-      var list = [{ location: group.page.url, title: escape(group.page.pageTitle), text: "", score: top, terms: {} }];
-      group.items.forEach(function (pair, i) {
-        var p = pair[0];
-        list.push({
-          location: p.url + "#" + p.anchor,
-          title: escape(p.title || group.page.pageTitle),
-          text: snippet(p.text, plan.needles),
-          score: i < SHOWN ? top : top / 2,
-          terms: terms
-        });
+    var passages = order.map(function (group) {
+      var list = [{ location: group.page.url, title: escape(group.page.pageTitle), text: "", terms: {} }];
+      group.items.forEach(function (p, i) {
+        list.push({ location: p.url + "#" + p.anchor, title: escape(p.title || group.page.pageTitle), text: snippet(p.text, plan.needles), terms: terms, more: i >= SHOWN });
       });
-      items.push(list);
+      return list;
     });
-    items.push.apply(items, partial);
+    var items = complete.concat(passages, partial);
+    // Material's Enter opens the result of the highest score: the first group's.
+    items.forEach(function (list, i) {
+      list.forEach(function (item) { item.score = (items.length - i) * (item.more ? 0.5 : 1); delete item.more; });
+    });
     var out = {};
     Object.keys(result || {}).forEach(function (key) { out[key] = result[key]; });
     out.items = items;
     return out;
   }
 
-  function whole(item) {
-    var terms = item.terms || {};
-    return Object.keys(terms).length > 0 && Object.keys(terms).every(function (t) { return terms[t]; });
+  // An entry group's items: the page first (its own entry, or its title alone), then its headings.
+  function entryItems(group, plan) {
+    function item(pair) {
+      var p = pair[0], e = pair[1], terms = {};
+      plan.shown.forEach(function (word, c) { terms[word] = terms[word] || e.hits.indexOf(c) !== -1; });
+      return { location: p.url + (p.anchor ? "#" + p.anchor : ""), title: escape(p.title || group.title), text: snippet(p.text, plan.needles), terms: terms };
+    }
+    var page = group.members.filter(function (pair) { return !pair[0].anchor; })[0];
+    var list = [page ? item(page) : { location: group.url, title: escape(group.title), text: "", terms: {} }];
+    group.members.forEach(function (pair) { if (pair[0].anchor && list.length <= PER_PAGE) list.push(item(pair)); });
+    return list;
   }
 
   function escape(text) {
