@@ -101,13 +101,13 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         yield feed.SOURCES_FEED, feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
         # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
         yield from export.export_files(corpus, bib_facts).items()
-        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info).items()
+        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK)
         # A repository's own docs and the files notes cite (render/repodocs.py).
         yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 
     for path, content in pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
-    yield from mirror.extra_files(corpus, builder.mirror_info).items()
+    yield from mirror.extra_files(corpus, builder.mirror_info, builder.reuse)
     yield from repodocs.files(corpus, builder.mirror_info).items()
     # The pages' own stylesheet and scripts come with the package, so a new project needs none.
     for asset in ASSETS:
@@ -138,11 +138,11 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
         pages.add(relative)
         console.progress("rendering pages", len(pages), max(expected, len(pages)))
-        reuse.note(relative, content, GENERATED_MARK)
         target = docs_dir / relative
         if target.parent not in checked:
             checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
+        reuse.note(relative, content, GENERATED_MARK, data)
         try:
             existing = target.read_bytes()
         except OSError:

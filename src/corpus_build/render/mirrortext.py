@@ -9,8 +9,10 @@ thread pages (thread.py) all build on these.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ..core import mdtext as md
 from ..core import safepath
@@ -26,6 +28,16 @@ _ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"ali
 _NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
 
+# A block of finished HTML in a generated page (a mirror's text): the `corpus` plugin takes it
+# out before MkDocs reads the page's Markdown and puts it back, cleaned, into the built page
+# (site/mirrorblocks.py). Comments: an engine without the plugin passes them through.
+OPAQUE_BEGIN = "<!-- cb-block -->"
+OPAQUE_END = "<!-- /cb-block -->"
+
+
+def opaque(block: str) -> str:
+    """`block` (HTML, balanced) marked as finished: blank lines around it keep it a block of its own."""
+    return f"{OPAQUE_BEGIN}\n\n{block}\n\n{OPAQUE_END}"
 
 
 def text_page_path(source: Source) -> str:
@@ -41,6 +53,26 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     return safepath.mirror_member(raw, name)
 
 
+_CONVERTERS = threading.local()
+
+
+def _converter() -> Any:
+    """The one configuration for extracted text (core/mdtext: `check` lists the same heading ids),
+    one converter per thread, reset for each text.
+
+    Making a converter loads its extensions: 10 ms, as long as converting a 20 KB text, and a
+    thread page converts every comment on its own. A reset converter gives the very output of a
+    new one (tests/test_mirror_cache.py).
+    """
+    converter = getattr(_CONVERTERS, "markdown", None)
+    if converter is None:
+        import markdown
+
+        converter = markdown.Markdown(extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html")
+        _CONVERTERS.markdown = converter
+    return converter.reset()
+
+
 def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset(),
                       resolve: Callable[[str, str], str | None] | None = None) -> str:
     """Extracted Markdown -> clean HTML (python-markdown, then nh3 with an allow-list).
@@ -51,13 +83,9 @@ def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozen
     every link's href and image's src is what `resolve(tag, value)` makes of it (None: none),
     and images are kept where it gives them one.
     """
-    import markdown
     import nh3
 
-    # The one configuration for extracted text (core/mdtext): `check` lists the same heading ids.
-    rendered = markdown.markdown(
-        md.escape_markup(text), extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html",
-    )
+    rendered = _converter().convert(md.escape_markup(text))
     tags, attributes = _TAGS, _ATTRIBUTES
     if image_prefix is not None or resolve is not None:
         tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}

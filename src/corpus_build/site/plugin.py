@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, lunrindex, navmemo, preview, search, serve, slim
+from . import buildcache, engines, fulltext, hosting, lunrindex, mirrorblocks, navmemo, preview, search, serve, slim
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -63,6 +63,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
         self._navmemo: navmemo.NavMemo | None = None
         self._frozen = False  # gc.freeze() for this build (on_pre_build)
+        self._blocks: mirrorblocks.Blocks | None = None  # the mirror text blocks of the last build (mirrorblocks.py)
         self._pages_done = self._pages_total = 0
 
     def on_startup(self, *, command, dirty):
@@ -158,6 +159,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.build_cache:
             self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary),
                                                  finish_page=slim.html)
+        if self._blocks is not None:
+            self._blocks.close()
+        self._blocks = mirrorblocks.Blocks(sanitize.clean_page, self._cache)
 
     def on_nav(self, nav, config, files):
         self._nav = nav
@@ -169,6 +173,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
+        if self._blocks is not None and mirrorblocks.OPAQUE_BEGIN in markdown and _generated_and_unsearched(page, markdown):
+            # The mirror's text, finished by render, never goes through MkDocs' Markdown step (mirrorblocks.py).
+            markdown = page.markdown = self._blocks.take(markdown, page.file.src_uri)
         if self._cache is not None:
             self._cache.wrap_render(page, files)
         return markdown
@@ -202,6 +209,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_build_error(self, error):
         self._thaw()
+        if self._blocks is not None:
+            self._blocks.cache = None
         if self._cache is not None:
             self._cache.abandon()  # a failed build prunes nothing
             self._cache = None
@@ -221,6 +230,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         # the builders' own escaping of registry and mirror text. The user's own pages in docs/
         # are theirs and keep what they wrote.
         if render.GENERATED_MARK.strip() in (page.markdown or ""):
+            if self._blocks is not None and page.present_anchor_ids is not None:
+                page.present_anchor_ids |= self._blocks.anchors(page.file.src_uri)  # the ids MkDocs' scan of the blocks would have found
             # With the cache: the allow-list's output for this very HTML, when a build made it before.
             return self._cache.cleaned(html, sanitize.clean_page) if self._cache is not None else sanitize.clean_page(html)
         return html
@@ -230,6 +241,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         console.progress("building pages", self._pages_done, self._pages_total)
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
+        if self._blocks is not None:
+            output = self._blocks.put_back(output, page.file.src_uri)  # the mirror text blocks, cleaned (mirrorblocks.py)
         output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
@@ -265,6 +278,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
             log.info(f"corpus: navigation sidebar drawn {drawn} time(s) for {drawn + memo.reused} unlisted page(s)")
+        if self._blocks is not None:
+            log.info(f"corpus: {self._blocks.taken} mirror text block(s) kept from the Markdown step, {self._blocks.cleaned} cleaned afresh")
+            self._blocks.cache = None  # the preview's pages (serving) clean their few blocks themselves
+            if not self._serving:
+                self._blocks.close()
+                self._blocks = None
         if self._cache is not None:
             if self._serving:
                 self._cache.keep_cuts()  # for the preview's pages (preview.py)
@@ -299,6 +318,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
 _HTML_LANG = re.compile(r'<html lang="[^"]*"')
 _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+def _generated_and_unsearched(page: Any, markdown: str) -> bool:
+    """A generated page that Material's search leaves out (its index is made before the template)."""
+    meta = page.meta.get("search") if page.meta else None
+    return render.GENERATED_MARK.strip() in markdown and isinstance(meta, dict) and meta.get("exclude") is True
 
 
 def page_lang(output: str, lang: object) -> str:
