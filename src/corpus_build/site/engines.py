@@ -348,17 +348,35 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
     from ..render import changes
     from ..render.offlinelink import enabled as offline_enabled
+    from . import uptodate
 
-    site_dir = build(project, corpus=corpus, **options)
-    from . import offline
+    project = Path(project).resolve()
+    config_file = project / "mkdocs.yml"
+    site_option = options.get("site_dir")
+    target = Path(site_option).resolve() if site_option else (project / _configured_site_dir(config_file)).resolve()
+    # What decides the bytes built, besides the files (site/uptodate.py).
+    stamp_options = {"engine": pick_engine(options.get("engine")), "strict": bool(options.get("strict"))}
+    last = uptodate.unchanged(project, target, stamp_options) if config_file.exists() else None
+    if last is not None:
+        uptodate.replay(last)
+        print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
+        return target
+    uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
+    previous = changes.load(corpus)
+    with uptodate.warnings_kept() as warnings:
+        site_dir = build(project, corpus=corpus, **options)
+        from . import offline
 
-    if offline_enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
-        try:
-            offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
-        except SiteError as exc:
-            if options.get("strict") or options.get("engine") != "zensical":
-                raise
-            # The site itself is built (by Zensical); without MkDocs there is no offline flavour to zip.
-            print(f"warning: {exc}; the site was built without site/offline.zip", file=sys.stderr)
+        if offline_enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
+            try:
+                offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
+            except SiteError as exc:
+                if options.get("strict") or options.get("engine") != "zensical":
+                    raise
+                # The site itself is built (by Zensical); without MkDocs there is no offline flavour to zip.
+                print(f"warning: {exc}; the site was built without site/offline.zip", file=sys.stderr)
+    # The home page listed what changed since the build before (render/changes.py); the next build lists what changed since this one.
+    home_unchanged = previous is None or not any(changes.compare(previous, changes.take(corpus)).values())
     changes.save(corpus)
+    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=home_unchanged, warnings=warnings)
     return site_dir
