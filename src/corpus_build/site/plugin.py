@@ -306,6 +306,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
+        # File events, not a scan of every watched file twice a second (serve.py).
+        if not serve.use_events(server):
+            log.info("corpus: no file events on this system: the live server scans the watched files for changes")
         self._docs_watch = serve.DocsWatch(server, config.docs_dir)
         self._docs_watch.install()
         if self._preview is None:
