@@ -153,3 +153,38 @@ def test_the_blocks_anchors_are_the_ids_mkdocs_scan_finds():
     scan.close()
     assert set(anchor_ids(cleaned)) == scan.present_anchor_ids == {"page-1", "sec-1", "after-gt", "café"}  # `name` is not on the allow-list
     assert json.dumps(sorted(anchor_ids(cleaned)))
+
+
+def test_a_render_resolves_each_folder_once_and_finds_what_the_one_rule_finds(tmp_path):
+    """mirror_file within a render (folders' real paths kept) answers as core/safepath's rule does, on hostile names."""
+    from corpus_build.core import safepath
+    from corpus_build.render import mirrortext
+
+    root = tmp_path / "corpus"
+    raw = root / "s" / "raw" / "x"
+    (raw / "images").mkdir(parents=True)
+    (raw / "text.md").write_text("ok", encoding="utf-8")
+    (raw / "images" / "a.png").write_text("p", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere" / "dir"
+    elsewhere.mkdir(parents=True)
+    (tmp_path / "elsewhere" / "text.md").write_text("secret", encoding="utf-8")
+    (elsewhere / "f.md").write_text("secret", encoding="utf-8")
+    (raw / "sym").symlink_to(elsewhere)
+    (raw / "link.md").symlink_to(tmp_path / "elsewhere" / "text.md")
+    (raw / "imgs").symlink_to(raw / "images")  # a link that stays inside the mirror
+    out = root / "s" / "raw" / "y"
+    out.symlink_to(elsewhere)  # a mirror folder that points out of the corpus
+    names = ["text.md", "images/a.png", "sym/../text.md", "sym/f.md", "link.md", "../x/text.md", "", "/etc/passwd", "images", "images/..",
+             "imgs/a.png", "missing", "images/../text.md", "./text.md", "a\0b", "sym/../../x/text.md", "f.md"]
+    found = 0
+    for folder in (raw, out):
+        for name in names:
+            try:
+                rule = safepath.mirror_member(folder, name) if safepath.is_inside(folder, root) else None
+            except ValueError:
+                rule = None
+            with mirrortext.resolving_once():
+                kept = mirrortext._member(folder, root, name)
+            assert kept == rule, (folder.name, name, kept, rule)
+            found += kept is not None
+    assert found == 6  # text.md, images/a.png, ../x/text.md, imgs/a.png, images/../text.md, ./text.md

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..core import bibfacts, console, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
-from . import export, feed, mirror, repodocs
+from . import export, feed, mirror, mirrortext, repodocs
 from .labels import Labels
 from .linknotice import status_section as link_status_section
 from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder
@@ -132,9 +132,27 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         previous = set(json.loads(manifest_path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         previous = set()
+    expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
+    with mirrortext.resolving_once():
+        written, unchanged = _write_pages(corpus, docs_dir, directory_urls, reuse, previous, pages, expected)
+    removed = []
+    for relative in sorted(previous - set(pages)):
+        target = docs_dir / relative
+        if target.is_file() and safepath.is_inside(target, docs_dir):
+            target.unlink()
+            removed.append(relative)
+            _remove_empty_parents(target.parent, docs_dir)
+    reuse.save()
+    new_manifest = json.dumps(sorted(pages), indent=0)
+    if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
+        manifest_path.write_text(new_manifest, encoding="utf-8")
+    return RenderResult(tuple(written), unchanged, tuple(removed))
+
+
+def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Reuse, previous: set[str], pages: set[str], expected: int) -> tuple[list[str], int]:
+    """Write every generated file whose content changed; returns (written, unchanged count)."""
     written, unchanged = [], 0
     checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
-    expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
     for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
         pages.add(relative)
         console.progress("rendering pages", len(pages), max(expected, len(pages)))
@@ -164,18 +182,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
             tmp.unlink(missing_ok=True)
             raise
         written.append(relative)
-    removed = []
-    for relative in sorted(previous - set(pages)):
-        target = docs_dir / relative
-        if target.is_file() and safepath.is_inside(target, docs_dir):
-            target.unlink()
-            removed.append(relative)
-            _remove_empty_parents(target.parent, docs_dir)
-    reuse.save()
-    new_manifest = json.dumps(sorted(pages), indent=0)
-    if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
-        manifest_path.write_text(new_manifest, encoding="utf-8")
-    return RenderResult(tuple(written), unchanged, tuple(removed))
+    return written, unchanged
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:

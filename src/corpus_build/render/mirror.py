@@ -387,7 +387,7 @@ def _archive_key(corpus: Corpus, source: Source, record: Provenance, page: Path,
     if reuse is None:
         return None
     try:
-        parts: list[object] = [source.id, record.to_json(), _file_digest(page)]
+        parts: list[object] = [source.id, repr(record), _file_digest(page)]
         for saved in record.document.style_files:
             found = mirror_file(corpus, source, saved.path) if saved.path else None
             parts.append((saved.path, _file_digest(found) if found is not None else None))
@@ -658,7 +658,7 @@ def _text_page_key(corpus: Corpus, source: Source, record: Provenance, t: Labels
             contents.append((name, _file_digest(path) if path is not None else None))
         except OSError:
             contents.append((name, None))
-    facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, record.to_json(), repr(corpus.settings),
+    facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, repr(record), repr(corpus.settings),
              str(display_zone(corpus)), directory_urls, back, tuple(contents))
     return reuse.key("mirror-text-page", t.lang, facts)
 

@@ -8,9 +8,12 @@ thread pages (thread.py) all build on these.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +51,58 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     """A file a provenance record names, only if it is a regular file inside the source's mirror
     (core/safepath.mirror_member) and the mirror itself is inside the corpus."""
     raw = corpus.raw_dir(source)
+    if _REAL is not None:  # within one render: the same rule, each folder resolved once (below)
+        return _member(raw, corpus.root, name)
     if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
         return None
     return safepath.mirror_member(raw, name)
+
+
+# While render runs (`resolving_once`): each folder's real path, resolved once. A render asks
+# for ten files of each mirror, and resolving a path reads every folder on its way (40% of a
+# render with nothing to write, at 1,000 mirrored sources).
+_REAL: dict[str, str] | None = None
+
+
+@contextlib.contextmanager
+def resolving_once() -> Iterator[None]:
+    global _REAL
+    outer, _REAL = _REAL, {}
+    try:
+        yield
+    finally:
+        _REAL = outer
+
+
+def _real(folder: str) -> str:
+    assert _REAL is not None
+    found = _REAL.get(folder)
+    if found is None:
+        try:
+            found = os.path.realpath(folder)
+        except (OSError, ValueError):  # a loop of symlinks, a NUL byte
+            found = "/nonexistent-unsafe-path"
+        _REAL[folder] = found
+    return found
+
+
+def _member(raw: Path, root: Path, name: str) -> Path | None:
+    """safepath.is_inside(raw, root) and safepath.mirror_member(raw, name), with the folders' real paths kept."""
+    real_raw, real_root = _real(str(raw)), _real(str(root))
+    if not (real_raw == real_root or real_raw.startswith(real_root.rstrip(os.sep) + os.sep)):
+        return None
+    if not name or os.path.isabs(name) or "\0" in name:
+        return None
+    path = os.path.join(raw, name)
+    try:
+        info = os.lstat(path)  # the file itself a symlink: refused, wherever it points
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    folder, leaf = os.path.split(path)  # not normalised: `sym/../x` is resolved as the system resolves it
+    real = os.path.join(_real(folder), leaf)  # its folder resolved (a symlinked `images/` counts), the file is no link
+    return Path(path) if real.startswith(real_raw.rstrip(os.sep) + os.sep) else None
 
 
 _CONVERTERS = threading.local()
