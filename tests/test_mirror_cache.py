@@ -188,3 +188,43 @@ def test_a_render_resolves_each_folder_once_and_finds_what_the_one_rule_finds(tm
             assert kept == rule, (folder.name, name, kept, rule)
             found += kept is not None
     assert found == 6  # text.md, images/a.png, ../x/text.md, imgs/a.png, images/../text.md, ./text.md
+
+
+def test_the_full_text_index_is_linked_when_no_mirror_page_changed(tmp_path, caplog):
+    """A note edited, no mirror page changed: the full-text index's files are the published ones, linked
+    (site/stepoutput.py), byte for byte what running the index would write; a mirror edited: it runs."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    index = project / "site" / "search" / "fulltext"
+
+    def inodes() -> dict[str, int]:
+        return {p.relative_to(index).as_posix(): p.stat().st_ino for p in index.rglob("*") if p.is_file()}
+
+    before = inodes()
+    assert len(before) > 3
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Held-out document 1.", "Held-out document 1, edited."), encoding="utf-8")
+    twin = tmp_path / "twin"  # the same state, without the stamp: the index runs
+    shutil.copytree(project, twin, symlinks=True)
+    (twin / ".corpus-build" / "cache" / "output-fulltext.json").unlink()
+    caplog.clear()
+    site.build(project, strict=True)
+    assert any("linked from the published site" in r.getMessage() for r in caplog.records)
+    assert inodes() == before, "the index's files were written again"
+    caplog.clear()
+    site.build(twin, strict=True)
+    assert not any("linked from the published site" in r.getMessage() for r in caplog.records)
+    ran = {p.relative_to(twin / "site").as_posix(): p.read_bytes() for p in (twin / "site" / "search" / "fulltext").rglob("*") if p.is_file()}
+    assert {p.relative_to(project / "site").as_posix(): p.read_bytes() for p in index.rglob("*") if p.is_file()} == ran
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    data = json.loads((raw / "structure.json").read_text(encoding="utf-8"))
+    data["blocks"].append({"page": 2, "kind": "text", "text": "An added yakword paragraph."})
+    (raw / "structure.json").write_text(json.dumps(data), encoding="utf-8")
+    caplog.clear()
+    site.build(project, strict=True)
+    assert not any("linked from the published site" in r.getMessage() for r in caplog.records)
+    assert any("yakword" in p.read_text(encoding="utf-8") for p in index.glob("p-*.js"))

@@ -193,11 +193,13 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
     static files); a file written any other way is written as it always was. Linking
     needs both folders on one file system; anywhere it fails, the file is written.
     """
+    global _BUILDING
     utils: Any = importlib.import_module(f"{name}.utils")
     write_file, copy_file = utils.write_file, utils.copy_file
     if not published.is_dir():
         yield
         return
+    _BUILDING = (published, staging)
     root = str(staging) + os.sep
 
     def twin(output_path: str, size: int) -> str | None:
@@ -245,6 +247,22 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         yield
     finally:
         utils.write_file, utils.copy_file = write_file, copy_file
+        _BUILDING = None
+
+
+# (published site, staging folder) while `_unchanged_files_linked` wraps a build.
+_BUILDING: tuple[Path, Path] | None = None
+
+
+def published_twin(path: Path) -> Path | None:
+    """Where `path`, in the staging folder of the build under way, is in the published site (None outside such a build)."""
+    if _BUILDING is None:
+        return None
+    published, staging = _BUILDING
+    try:
+        return published / Path(path).resolve().relative_to(staging)
+    except ValueError:
+        return None
 
 
 class _TolerantLoader(yaml.SafeLoader):

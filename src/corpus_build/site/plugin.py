@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, lunrindex, mirrorblocks, navmemo, preview, search, serve, slim
+from . import buildcache, engines, fulltext, hosting, lunrindex, mirrorblocks, navmemo, preview, search, serve, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -64,6 +64,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._navmemo: navmemo.NavMemo | None = None
         self._frozen = False  # gc.freeze() for this build (on_pre_build)
         self._blocks: mirrorblocks.Blocks | None = None  # the mirror text blocks of the last build (mirrorblocks.py)
+        self._fulltext_stamp: str | None = None  # what the full-text index of this build is made of (stepoutput.py)
         self._pages_done = self._pages_total = 0
 
     def on_startup(self, *, command, dirty):
@@ -266,10 +267,11 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if size:
                 log.info(f"corpus: lunr index built for the browser, {size} bytes")
         self._tuned = None
-        if self.config.search_tuning and self._files is not None:
+        if self.config.search_tuning and self._files is not None and not self._fulltext_as_last(config):
             found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
                                         self._project / self.config.cache_dir,
                                         tuple(self._corpus.settings.glossary))
+            self._fulltext_made(config)
             if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
                          f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
@@ -292,6 +294,49 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._serving:
             self._remember_for_preview(config)
         self._thaw()
+
+    # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
+
+    def _fulltext_key(self, config) -> str | None:
+        """Everything fulltext.index_site reads: the mirror pages as built, the corpus's ids and glossary, the code."""
+        import hashlib
+        from importlib import metadata
+
+        from ..core.cachekeys import digest, versions
+
+        try:
+            opencc = metadata.version("opencc")
+        except metadata.PackageNotFoundError:
+            opencc = ""
+        ids = {s.id for s in self._corpus.sources}
+        pages = []
+        for page in fulltext.site_pages(self._files.documentation_pages(), ids):
+            try:
+                pages.append([page.url, page.title, hashlib.sha256(page.path.read_bytes()).hexdigest()])
+            except OSError:
+                return None
+        return digest("fulltext", versions(), opencc, sorted(ids), list(self._corpus.settings.glossary), pages)
+
+    def _fulltext_as_last(self, config) -> bool:
+        self._fulltext_stamp = None
+        if self._serving:
+            return False
+        key = self._fulltext_key(config)
+        if key is None:
+            return False
+        self._fulltext_stamp = key
+        linked = stepoutput.link_last(self._project / self.config.cache_dir, "fulltext", key, Path(config.site_dir) / fulltext.FOLDER)
+        if linked is None:
+            return False
+        log.info(f"corpus: full text of the mirror pages as at the last build: its {linked} file(s) linked from the published site")
+        return True
+
+    def _fulltext_made(self, config) -> None:
+        cache_dir = self._project / self.config.cache_dir
+        if self._fulltext_stamp is None:
+            stepoutput.forget(cache_dir, "fulltext")
+        else:
+            stepoutput.remember(cache_dir, "fulltext", self._fulltext_stamp, Path(config.site_dir) / fulltext.FOLDER)
 
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:

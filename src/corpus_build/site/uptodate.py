@@ -59,6 +59,21 @@ def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
             h.update(f"{entry.path[base:]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode("utf-8", "surrogateescape"))
 
 
+def _read_config(config_file: Path) -> dict[str, Any]:
+    """mkdocs.yml's plain values, its tags (`!!python/…`, `!ENV`) read as nothing, as engines.py reads it."""
+    import yaml
+
+    class Tolerant(yaml.SafeLoader):
+        pass
+
+    Tolerant.add_multi_constructor("", lambda loader, suffix, node: None)
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=Tolerant)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _distributions() -> list[str]:
     """The installed distributions' names and versions (their dist-info folders), and our own code's hash."""
     from ..core.cachekeys import versions
@@ -86,8 +101,6 @@ def _config_inputs(project: Path) -> tuple[list[Path], list[str]]:
             break
         names += re.findall(r"!ENV\s*\[?\s*([A-Za-z_][A-Za-z0-9_]*)", text)
         names += re.findall(r"!ENV\s*\[([^\]]*)\]", text)
-        from .engines import _read_config
-
         data = _read_config(config)
         theme = data.get("theme")
         if isinstance(theme, dict) and isinstance(theme.get("custom_dir"), str):
@@ -105,8 +118,6 @@ def _config_inputs(project: Path) -> tuple[list[Path], list[str]]:
 
 def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
     """What the next build would be made of (everything but the site and the clock), as one digest."""
-    from .engines import _read_config
-
     project = Path(project).resolve()
     h = hashlib.sha256()
     h.update(json.dumps([SCHEMA, _distributions(), sorted(options.items()), str(site_dir)], default=str).encode())
