@@ -94,7 +94,8 @@ def use_events(server: Any) -> bool:
         moved = {}
         for watch in list(old.emitters):
             for handler in list(old._handlers.get(watch.watch, ())):
-                moved[watch.watch] = new.schedule(handler, watch.watch.path, recursive=watch.watch.is_recursive)
+                # raw_path: for a file (mkdocs.yml) `path` is its folder, and only the file's own events count
+                moved[watch.watch] = new.schedule(handler, watch.watch.raw_path, recursive=watch.watch.is_recursive)
         new.start()  # here, where a failure (no inotify instance or watch left) can still fall back to polling
     except (OSError, AttributeError, RuntimeError):
         with contextlib.suppress(Exception):
