@@ -394,7 +394,8 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
                 # The site itself is built (by Zensical); without MkDocs there is no offline flavour to zip.
                 print(f"warning: {exc}; the site was built without site/offline.zip", file=sys.stderr)
     # The home page listed what changed since the build before (render/changes.py); the next build lists what changed since this one.
-    home_unchanged = previous is None or not any(changes.compare(previous, changes.take(corpus)).values())
     changes.save(corpus)
+    saved = changes.load(corpus)
+    home_unchanged = previous is None or (saved is not None and not any(changes.compare(previous, saved).values()))
     uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=home_unchanged, warnings=warnings)
     return site_dir
