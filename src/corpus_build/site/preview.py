@@ -326,7 +326,7 @@ class _Pages:
 
 def _engine_error(exc: BaseException) -> bool:
     """An error the site engine reports for the user to fix (its exceptions' common base), not a bug."""
-    return any(cls.__name__ == "MkDocsException" and cls.__module__.endswith(".exceptions") for cls in type(exc).__mro__)
+    return any(cls.__name__ in ("MkDocsException", "ProperDocsException") and cls.__module__.endswith(".exceptions") for cls in type(exc).__mro__)
 
 
 def _configuration_error(exc: BaseException) -> bool:
