@@ -325,7 +325,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if key is None:
             return False
         self._fulltext_stamp = key
-        linked = stepoutput.link_last(self._project / self.config.cache_dir, "fulltext", key, Path(config.site_dir) / fulltext.FOLDER)
+        linked = stepoutput.link_last(self._project / self.config.cache_dir, _fulltext_stamp_name(config), key, Path(config.site_dir) / fulltext.FOLDER)
         if linked is None:
             return False
         log.info(f"corpus: full text of the mirror pages as at the last build: its {linked} file(s) linked from the published site")
@@ -334,9 +334,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def _fulltext_made(self, config) -> None:
         cache_dir = self._project / self.config.cache_dir
         if self._fulltext_stamp is None:
-            stepoutput.forget(cache_dir, "fulltext")
+            stepoutput.forget(cache_dir, _fulltext_stamp_name(config))
         else:
-            stepoutput.remember(cache_dir, "fulltext", self._fulltext_stamp, Path(config.site_dir) / fulltext.FOLDER)
+            stepoutput.remember(cache_dir, _fulltext_stamp_name(config), self._fulltext_stamp, Path(config.site_dir) / fulltext.FOLDER)
 
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:
@@ -366,6 +366,11 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
 _HTML_LANG = re.compile(r'<html lang="[^"]*"')
 _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+def _fulltext_stamp_name(config: Any) -> str:
+    """One stamp per flavour: the offline copy's build (site/offline.py) must not replace the site's."""
+    return "fulltext-offline" if config.extra.get(offlinelink.COPY_FLAG) else "fulltext"
 
 
 def _generated_and_unsearched(page: Any, markdown: str) -> bool:
