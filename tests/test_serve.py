@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -66,14 +67,28 @@ class Log:
         return "".join(self.lines)
 
 
-def start_serve(project: Path) -> tuple[subprocess.Popen, Log, str]:
-    """`mkdocs serve` (or `properdocs serve`) of the project on a free port: the process, its log, the base URL."""
+def start_serve(project: Path, *, startup: str = "") -> tuple[subprocess.Popen, Log, str]:
+    """`mkdocs serve` (or `properdocs serve`) of the project on a free port: the process, its log, the base URL.
+
+    `startup`: Python run in the server before anything else (a sitecustomize), to change a setting or slow a step.
+    """
     port = _free_port()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if startup:
+        folder = project.parent / f"startup-{port}"
+        folder.mkdir()
+        (folder / "sitecustomize.py").write_text(startup, encoding="utf-8")
+        env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")])
     server = subprocess.Popen(
         [str(SERVE), "serve", "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
     )
     return server, Log(server), f"http://127.0.0.1:{port}/"
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Reloads:
@@ -163,14 +178,112 @@ def test_serve_started_on_a_broken_registry_answers_with_the_errors(project):
         server.wait(timeout=30)
 
 
-def test_pages_are_shown_early_only_when_the_rest_is_late():
-    from corpus_build.site.preview import _ShowLater
+# A machine so busy that rendering the registry takes over a second (issue 37: a 0.62 s rebuild of a
+# 5-source corpus once took the two-reload path meant for thousands of sources).
+SLOW_RENDER = """
+import time
+import corpus_build.render as render
 
-    shown, said = [], []
-    late = _ShowLater(lambda: shown.append("late"), 0.0, lambda: said.append(1))
-    assert _wait_for(lambda: late.shown, 5)
-    late.cancel()
-    quick = _ShowLater(lambda: shown.append("quick"), 0.5, lambda: said.append(1))
-    quick.cancel()  # the rebuild ended first: its own reload is the only one
-    time.sleep(1)
-    assert shown == ["late"] and said == [1] and not quick.shown
+_real = render.render
+
+
+def slow(*args, **kwargs):
+    time.sleep(1.2)
+    return _real(*args, **kwargs)
+
+
+render.render = slow
+"""
+
+
+def _one_edit(project: Path, startup: str, text: str) -> tuple[list[int], Log, str]:
+    """Serve, save one edit of a note, wait until it shows and the server is done: (reloads, log, page)."""
+    server, log, base = start_serve(project, startup=startup)
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    try:
+        assert _wait_for(lambda: _get(base + "sources/tilelang/")[0] == 200, 120), "mkdocs serve did not start:\n" + log.text()
+        time.sleep(2)
+        browser = Reloads(base, "sources/tilelang/")
+        time.sleep(1)
+        path.write_text(path.read_text(encoding="utf-8").replace("Second line of the note.", text), encoding="utf-8")
+        assert _wait_for(lambda: log.count("page(s) rebuilt in") == 1, 90), log.text()
+        time.sleep(3)
+        page = _get(base + "sources/tilelang/")[1]
+        return browser.seen, log, page
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_small_corpus_reloads_once_per_edit_however_slow_the_machine(project):
+    seen, log, page = _one_edit(project, SLOW_RENDER, "Edited on a slow machine.")
+    assert "Edited on a slow machine." in page
+    assert log.count("page(s) shown in") == 0 and len(seen) == 1, f"{len(seen)} reload(s):\n" + log.text()
+
+
+def test_a_large_corpus_shows_the_edited_page_first_then_the_rest(project):
+    """SHOW_FIRST_FROM sources or more: the edited source's page reloads at once, the rest after."""
+    startup = SLOW_RENDER + "\nimport corpus_build.site.preview as preview\npreview.SHOW_FIRST_FROM = 1\n"
+    seen, log, page = _one_edit(project, startup, "Edited in a large corpus.")
+    assert "Edited in a large corpus." in page
+    assert log.count("page(s) shown in") == 1 and len(seen) == 2, f"{len(seen)} reload(s):\n" + log.text()
+    assert "Traceback" not in log.text()
+
+
+def test_an_idle_server_does_not_scan_the_files_it_watches(project):
+    """An idle server costs nothing, however many files corpus/ holds (file events, not polling)."""
+    junk = project / "corpus" / "01-gpu" / "raw" / "tilelang" / "checkout"
+    for i in range(100):
+        folder = junk / f"d{i:03d}"
+        folder.mkdir(parents=True)
+        for j in range(50):
+            (folder / f"f{j:02d}.txt").write_text("x", encoding="utf-8")
+    server, log, base = start_serve(project)
+    try:
+        assert _wait_for(lambda: _get(base + "sources/tilelang/")[0] == 200, 120), "mkdocs serve did not start:\n" + log.text()
+        time.sleep(3)
+        builds = log.count("Building documentation") + log.count("page(s) rebuilt in")
+        before, started = _cpu_seconds(server.pid), time.monotonic()
+        for i in range(10):  # a file beside mkdocs.yml (a log, an editor's swap file) is no change of mkdocs.yml
+            with open(project / "notes.log", "a", encoding="utf-8") as log_file:
+                log_file.write(f"line {i}\n")
+            time.sleep(1)
+        cores = (_cpu_seconds(server.pid) - before) / (time.monotonic() - started)
+        assert cores <= 0.02, f"the idle server used {cores:.3f} core watching 5,000 files"
+        assert log.count("Building documentation") + log.count("page(s) rebuilt in") == builds, "a build started with nothing changed:\n" + log.text()
+        # And a change is still seen, at once.
+        path = project / "corpus" / "01-gpu" / "sources.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("Second line of the note.", "Seen by events."), encoding="utf-8")
+        assert _wait_for(lambda: "Seen by events." in _get(base + "sources/tilelang/")[1], 60), log.text()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_broken_mkdocs_yml_while_serving_is_one_message_and_the_last_good_site(project):
+    server, log, base = start_serve(project)
+    config = project / "mkdocs.yml"
+    good = config.read_text(encoding="utf-8")
+    try:
+        assert _wait_for(lambda: _get(base + "sources/tilelang/")[0] == 200, 120), "mkdocs serve did not start:\n" + log.text()
+        time.sleep(2)
+        before = _get(base + "sources/tilelang/")[1]
+        config.write_text(good + "\nnav: [\n", encoding="utf-8")  # unparsable YAML
+        assert _wait_for(lambda: log.count("the site served is still the last good one") == 1, 60), log.text()
+        for page in ("", "sources/tilelang/", "sections/01-gpu/"):
+            status, body, seconds = _get(base + page, timeout=10)
+            assert status == 200 and seconds < 2, (page, status, seconds)
+        same = re.compile(r"livereload\((\d+), \d+\)")  # the epoch, and a number for the request
+        assert same.sub(r"\1", _get(base + "sources/tilelang/")[1]) == same.sub(r"\1", before)  # the same site, no reload
+        config.write_text(good.replace("theme:\n  name: material", "theme:\n  name: no-such-theme"), encoding="utf-8")  # a theme not installed
+        assert _wait_for(lambda: log.count("the site served is still the last good one") == 2, 60), log.text()
+        assert _get(base + "sources/tilelang/", timeout=10)[0] == 200
+        config.write_text(good, encoding="utf-8")  # fixed: a full build, the banner-free site
+        assert _wait_for(lambda: log.count("Reloading browsers") >= 1 and _get(base + "sources/tilelang/")[0] == 200
+                         and log.text().rfind("Building documentation") > log.text().rfind("still the last good one"), 120), log.text()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    text = log.text()
+    assert "Traceback" not in text and "appear stuck" not in text, text
+    assert str(config) in text

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..core import bibfacts, console, jsondata, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
-from . import export, feed, mirror, repodocs
+from . import export, feed, mirror, mirrortext, repodocs
 from .labels import Labels
 from .linknotice import status_section as link_status_section
 from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder
@@ -102,13 +102,13 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         yield feed.SOURCES_FEED, feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
         # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
         yield from export.export_files(corpus, bib_facts).items()
-        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info).items()
+        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK)
         # A repository's own docs and the files notes cite (render/repodocs.py).
         yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 
     for path, content in pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
-    yield from mirror.extra_files(corpus, builder.mirror_info).items()
+    yield from mirror.extra_files(corpus, builder.mirror_info, builder.reuse)
     yield from repodocs.files(corpus, builder.mirror_info).items()
     # The pages' own stylesheet and scripts come with the package, so a new project needs none.
     for asset in ASSETS:
@@ -135,17 +135,35 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         previous = set(jsondata.loads(manifest_path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         previous = set()
+    expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
+    with mirrortext.resolving_once():
+        written, unchanged = _write_pages(corpus, docs_dir, directory_urls, reuse, previous, pages, expected)
+    removed = []
+    for relative in sorted(previous - set(pages)):
+        target = docs_dir / relative
+        if target.is_file() and safepath.is_inside(target, docs_dir):
+            target.unlink()
+            removed.append(relative)
+            _remove_empty_parents(target.parent, docs_dir)
+    reuse.save()
+    new_manifest = json.dumps(sorted(pages), indent=0)
+    if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
+        manifest_path.write_text(new_manifest, encoding="utf-8")
+    return RenderResult(tuple(written), unchanged, tuple(removed))
+
+
+def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Reuse, previous: set[str], pages: set[str], expected: int) -> tuple[list[str], int]:
+    """Write every generated file whose content changed; returns (written, unchanged count)."""
     written, unchanged = [], 0
     checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
-    expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
     for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
         pages.add(relative)
         console.progress("rendering pages", len(pages), max(expected, len(pages)))
-        reuse.note(relative, content, GENERATED_MARK)
         target = docs_dir / relative
         if target.parent not in checked:
             checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
+        reuse.note(relative, content, GENERATED_MARK, data)
         try:
             existing = target.read_bytes()
         except OSError:
@@ -167,18 +185,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
             tmp.unlink(missing_ok=True)
             raise
         written.append(relative)
-    removed = []
-    for relative in sorted(previous - set(pages)):
-        target = docs_dir / relative
-        if target.is_file() and safepath.is_inside(target, docs_dir):
-            target.unlink()
-            removed.append(relative)
-            _remove_empty_parents(target.parent, docs_dir)
-    reuse.save()
-    new_manifest = json.dumps(sorted(pages), indent=0)
-    if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
-        manifest_path.write_text(new_manifest, encoding="utf-8")
-    return RenderResult(tuple(written), unchanged, tuple(removed))
+    return written, unchanged
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from ..core.model import Corpus, Source
 from ..core.provenance import Declined, Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
+from .reuse import Reuse
 from .snapshotstyles import PublishedStyles, archive_budget, inline_fonts, published_styles, restyle
 from .views import (
     Badge,
@@ -356,9 +357,12 @@ def snapshot_page(data: bytes, page_urls: tuple[str, ...] = (), images: Mapping[
 Lookup = Callable[[Source], MirrorInfo]
 
 
-def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes | Path]:
-    """Archived copies published beside the source pages (path under docs/ -> bytes, or a file to copy)."""
-    files: dict[str, bytes | Path] = {}
+def extra_files(corpus: Corpus, lookup: Lookup | None = None, reuse: Reuse | None = None) -> Iterator[tuple[str, bytes | Path]]:
+    """Archived copies published beside the source pages (path under docs/, bytes or a file to copy), one at a time.
+
+    An archived page is made safe to publish (`snapshot_page`: a parse of the whole page);
+    with `reuse`, one whose inputs are as the last render had them is read back from docs/.
+    """
     for source in corpus.sources:
         record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None:
@@ -367,20 +371,45 @@ def extra_files(corpus: Corpus, lookup: Lookup | None = None) -> dict[str, bytes
         images = [(image, mirror_file(corpus, source, image.path) if LOCAL_IMAGE.fullmatch(image.path) else None) for image in record.document.image_files]
         for image, copy in images:
             if copy is not None:
-                files[f"sources/{source.id}/{image.path}"] = copy
+                yield f"sources/{source.id}/{image.path}", copy
         for kind, name, path in _archived(corpus, source, record):
             target = f"{archive_dir(source)}/{name}"
-            if kind == "html":
-                styles = published_styles(corpus, source, record, archive_budget(corpus, source, record, path))
-                try:
-                    files[target], made = snapshot_page(path.read_bytes(), _page_urls(record), _kept_images(images), styles)
-                except OSError:
-                    continue
-                for style_name, content in inline_fonts({**styles.files, **made}, styles.fonts).items():
-                    files[f"{archive_dir(source)}/{style_name}"] = content
-            else:
-                files[target] = path
-    return files
+            if kind != "html":
+                yield target, path
+                continue
+            key = _archive_key(corpus, source, record, path, images, reuse)
+            kept = reuse.get_files(key) if reuse is not None else None
+            if kept is not None:
+                yield from kept.items()
+                continue
+            styles = published_styles(corpus, source, record, archive_budget(corpus, source, record, path))
+            try:
+                page, made = snapshot_page(path.read_bytes(), _page_urls(record), _kept_images(images), styles)
+            except OSError:
+                continue
+            group: dict[str, bytes | Path] = {target: page}
+            # A font many rules name is published once (render/snapshotstyles.py: the font bomb).
+            for style_name, content in inline_fonts({**styles.files, **made}, styles.fonts).items():
+                group[f"{archive_dir(source)}/{style_name}"] = content
+            if reuse is not None:
+                reuse.made_files(key, group)
+            yield from group.items()
+
+
+def _archive_key(corpus: Corpus, source: Source, record: Provenance, page: Path, images: list[tuple[SavedImage, Path | None]], reuse: Reuse | None) -> str | None:
+    """What an archived page's published files are made of: its record, its bytes, its kept styles' bytes, which images are kept."""
+    if reuse is None:
+        return None
+    try:
+        # The source's cap on published archive bytes decides which styles are kept (archive_budget).
+        parts: list[object] = [source.id, repr(record), _file_digest(page), repr(corpus.settings.extra.get("archive_max_bytes"))]
+        for saved in record.document.style_files:
+            found = mirror_file(corpus, source, saved.path) if saved.path else None
+            parts.append((saved.path, _file_digest(found) if found is not None else None))
+    except OSError:
+        return None
+    parts.append(tuple((image.path, copy is not None) for image, copy in images))
+    return reuse.key("mirror-archive", "", tuple(parts))
 
 
 def _page_urls(record: Provenance) -> tuple[str, ...]:
@@ -600,28 +629,73 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
     return render("text.md.j2", view=view, t=t)
 
 
-def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Lookup | None = None) -> dict[str, str]:
-    """Extracted-text pages of every mirrored source (path under docs/ -> Markdown)."""
-    pages: dict[str, str] = {}
+def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Lookup | None = None,
+                reuse: Reuse | None = None, mark: str = "") -> Iterator[tuple[str, str]]:
+    """Extracted-text pages of every mirrored source (path under docs/, Markdown), one at a time.
+
+    With `reuse` (render/reuse.py), a page whose inputs are all as the last render had them is
+    read back from docs/ instead of being made again: its mirror's text is not converted twice.
+    """
     for source in corpus.sources:
         record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None or not record.text_file:
             continue
-        page = None
         back = _rel(text_page_path(source), f"sources/{source.id}.md")
-        if record.document.page_count:
-            from .paper import paper_page  # text with headings and page anchors (render/paper.py)
-
-            page = paper_page(corpus, source, record, t, back)
-        if record.thread is not None and record.body_file:
-            from .thread import thread_page  # the conversation, not the flat text (render/thread.py)
-
-            page = thread_page(corpus, source, record, t, text_page_path(source), back)
+        key = _text_page_key(corpus, source, record, t, directory_urls, back, reuse)
+        page = reuse.get(key, mark) if reuse is not None else None
         if page is None:
-            page = _text_page(corpus, source, record, t, directory_urls)
+            page = _make_text_page(corpus, source, record, t, directory_urls, back)
+        if page is not None and reuse is not None:
+            reuse.made(key, page)  # remembered for the next render, made or read back
         if page is not None:
-            pages[text_page_path(source)] = page
-    return pages
+            yield text_page_path(source), page
+
+
+def _make_text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, directory_urls: bool, back: str) -> str | None:
+    page = None
+    if record.document.page_count:
+        from .paper import paper_page  # text with headings and page anchors (render/paper.py)
+
+        page = paper_page(corpus, source, record, t, back)
+    if record.thread is not None and record.body_file:
+        from .thread import thread_page  # the conversation, not the flat text (render/thread.py)
+
+        page = thread_page(corpus, source, record, t, text_page_path(source), back)
+    if page is None:
+        page = _text_page(corpus, source, record, t, directory_urls)
+    return page
+
+
+def _text_page_key(corpus: Corpus, source: Source, record: Provenance, t: Labels, directory_urls: bool, back: str, reuse: Reuse | None) -> str | None:
+    """What a text page is made of: the source's fields the builders read, its provenance record, the
+    settings, and the bytes of every mirror file they read (hashed: a hand edit of text.md counts)."""
+    if reuse is None:
+        return None
+    from ..core.pdf_structure import STRUCTURE
+    from .thread import display_zone
+
+    names = [record.text_file, STRUCTURE, record.body_file if record.thread is not None else ""]
+    names += [image.path for image in record.document.image_files if LOCAL_IMAGE.fullmatch(image.path)]
+    contents = []
+    for name in dict.fromkeys(n for n in names if n):
+        path = mirror_file(corpus, source, name)
+        try:
+            contents.append((name, _file_digest(path) if path is not None else None))
+        except OSError:
+            contents.append((name, None))
+    facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, repr(record), repr(corpus.settings),
+             str(display_zone(corpus)), directory_urls, back, tuple(contents))
+    return reuse.key("mirror-text-page", t.lang, facts)
+
+
+def _file_digest(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 __all__ = ["extra_files", "extra_pages", "info", "panel", "panel_view", "status_page", "text_page_path", "thread_badge"]

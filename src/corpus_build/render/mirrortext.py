@@ -8,9 +8,14 @@ thread pages (thread.py) all build on these.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
-from collections.abc import Callable
+import stat
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..core import mdtext as md
 from ..core import safepath
@@ -26,6 +31,16 @@ _ATTRIBUTES = {"*": {"id"}, "a": {"href", "title"}, "th": {"align"}, "td": {"ali
 _NO_SRC_IMG = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 LOCAL_IMAGE = re.compile(r"images/[0-9a-f]{20}\.(?:png|jpg|gif|webp|avif|bmp)")
 
+# A block of finished HTML in a generated page (a mirror's text): the `corpus` plugin takes it
+# out before MkDocs reads the page's Markdown and puts it back, cleaned, into the built page
+# (site/mirrorblocks.py). Comments: an engine without the plugin passes them through.
+OPAQUE_BEGIN = "<!-- cb-block -->"
+OPAQUE_END = "<!-- /cb-block -->"
+
+
+def opaque(block: str) -> str:
+    """`block` (HTML, balanced) marked as finished: blank lines around it keep it a block of its own."""
+    return f"{OPAQUE_BEGIN}\n\n{block}\n\n{OPAQUE_END}"
 
 
 def text_page_path(source: Source) -> str:
@@ -36,9 +51,78 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
     """A file a provenance record names, only if it is a regular file inside the source's mirror
     (core/safepath.mirror_member) and the mirror itself is inside the corpus."""
     raw = corpus.raw_dir(source)
+    if _REAL is not None:  # within one render: the same rule, each folder resolved once (below)
+        return _member(raw, corpus.root, name)
     if not safepath.is_inside(raw, corpus.root):  # raw/<id> itself a symlink out of the corpus
         return None
     return safepath.mirror_member(raw, name)
+
+
+# While render runs (`resolving_once`): each folder's real path, resolved once. A render asks
+# for ten files of each mirror, and resolving a path reads every folder on its way (40% of a
+# render with nothing to write, at 1,000 mirrored sources).
+_REAL: dict[str, str] | None = None
+
+
+@contextlib.contextmanager
+def resolving_once() -> Iterator[None]:
+    global _REAL
+    outer, _REAL = _REAL, {}
+    try:
+        yield
+    finally:
+        _REAL = outer
+
+
+def _real(folder: str) -> str:
+    assert _REAL is not None
+    found = _REAL.get(folder)
+    if found is None:
+        try:
+            found = os.path.realpath(folder)
+        except (OSError, ValueError):  # a loop of symlinks, a NUL byte
+            found = "/nonexistent-unsafe-path"
+        _REAL[folder] = found
+    return found
+
+
+def _member(raw: Path, root: Path, name: str) -> Path | None:
+    """safepath.is_inside(raw, root) and safepath.mirror_member(raw, name), with the folders' real paths kept."""
+    real_raw, real_root = _real(str(raw)), _real(str(root))
+    if not (real_raw == real_root or real_raw.startswith(real_root.rstrip(os.sep) + os.sep)):
+        return None
+    if not name or os.path.isabs(name) or "\0" in name:
+        return None
+    path = os.path.join(raw, name)
+    try:
+        info = os.lstat(path)  # the file itself a symlink: refused, wherever it points
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    folder, leaf = os.path.split(path)  # not normalised: `sym/../x` is resolved as the system resolves it
+    real = os.path.join(_real(folder), leaf)  # its folder resolved (a symlinked `images/` counts), the file is no link
+    return Path(path) if real.startswith(real_raw.rstrip(os.sep) + os.sep) else None
+
+
+_CONVERTERS = threading.local()
+
+
+def _converter() -> Any:
+    """The one configuration for extracted text (core/mdtext: `check` lists the same heading ids),
+    one converter per thread, reset for each text.
+
+    Making a converter loads its extensions: 10 ms, as long as converting a 20 KB text, and a
+    thread page converts every comment on its own. A reset converter gives the very output of a
+    new one (tests/test_mirror_cache.py).
+    """
+    converter = getattr(_CONVERTERS, "markdown", None)
+    if converter is None:
+        import markdown
+
+        converter = markdown.Markdown(extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html")
+        _CONVERTERS.markdown = converter
+    return converter.reset()
 
 
 def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozenset[str] = frozenset(),
@@ -51,13 +135,9 @@ def sanitize_markdown(text: str, image_prefix: str | None = None, images: frozen
     every link's href and image's src is what `resolve(tag, value)` makes of it (None: none),
     and images are kept where it gives them one.
     """
-    import markdown
     import nh3
 
-    # The one configuration for extracted text (core/mdtext): `check` lists the same heading ids.
-    rendered = markdown.markdown(
-        md.escape_markup(text), extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html",
-    )
+    rendered = _converter().convert(md.escape_markup(text))
     tags, attributes = _TAGS, _ATTRIBUTES
     if image_prefix is not None or resolve is not None:
         tags, attributes = _TAGS | {"img"}, {**_ATTRIBUTES, "img": {"src", "alt", "title"}}

@@ -19,7 +19,7 @@ from ..core import pdf_structure
 from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, read_provenance
 from .labels import Labels
-from .mirrortext import DISPLAY_LIMIT, mirror_file, text_page_path
+from .mirrortext import DISPLAY_LIMIT, mirror_file, opaque, text_page_path
 from .views import safe_url as _safe_url
 
 
@@ -108,4 +108,4 @@ def paper_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, ba
     body.append("</div>")
     if cut:
         out += f"*{t('text_truncated', n=f'{DISPLAY_LIMIT:,}', path=f'corpus/{source.section}/raw/{source.id}/{pdf_structure.STRUCTURE_MD}')}*\n\n"
-    return out + "\n".join(body) + "\n"
+    return out + opaque("\n".join(body)) + "\n"

@@ -37,16 +37,20 @@ class Reuse:
         # Our code and templates, Jinja's and MarkupSafe's versions (and the other rendering libraries').
         self.code = cachekeys.digest(SCHEMA, cachekeys.versions()) if docs_dir is not None else ""
         self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
+        self.groups: dict[str, list[tuple[str, str]]] = {}  # key -> every (path, sha256) made from it (made_files)
         self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
+        self.file_outputs: dict[str, str] = {}  # path of a file made or reused in this render (made_files) -> its key
         self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render
         self.reused = 0
         if docs_dir is None:
             return
         try:
             index = jsondata.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
-            self.previous = {str(key): (str(path), str(sha)) for path, (key, sha) in index.items()}
+            for path, (key, sha) in index.items():
+                self.previous[str(key)] = (str(path), str(sha))
+                self.groups.setdefault(str(key), []).append((str(path), str(sha)))
         except (OSError, ValueError, TypeError, AttributeError):
-            self.previous = {}
+            self.previous, self.groups = {}, {}
 
     def key(self, template: str, lang: str, view: object) -> str | None:
         if self.docs_dir is None:
@@ -78,9 +82,37 @@ class Reuse:
             self.outputs[output] = key
         return output
 
-    def note(self, path: str, content: Any, mark: str) -> None:
-        """A page as written (after build_pages marked it): remember its key, if a layout made it."""
-        if self.docs_dir is None or not isinstance(content, str) or not content.endswith(mark):
+    def get_files(self, key: str | None) -> dict[str, bytes] | None:
+        """The files made from this key last time (path under docs/ -> bytes), if docs/ still holds exactly them all."""
+        if key is None or self.docs_dir is None or key not in self.groups:
+            return None
+        found = {}
+        for path, sha in self.groups[key]:
+            try:
+                data = (self.docs_dir / path).read_bytes()
+            except OSError:
+                return None
+            if hashlib.sha256(data).hexdigest() != sha:
+                return None
+            found[path] = data
+        self.reused += 1
+        self.made_files(key, found)
+        return found
+
+    def made_files(self, key: str | None, files: dict[str, Any]) -> None:
+        """Files made together from one key (an archived page and its style files): remembered as they are written."""
+        if key is not None:
+            for path in files:
+                self.file_outputs[path] = key
+
+    def note(self, path: str, content: Any, mark: str, data: bytes | None = None) -> None:
+        """A page or file as written (after build_pages marked it): remember its key, if a layout or made_files made it."""
+        if self.docs_dir is None:
+            return
+        if path in self.file_outputs and data is not None:
+            self.index[path] = [self.file_outputs.pop(path), hashlib.sha256(data).hexdigest()]
+            return
+        if not isinstance(content, str) or not content.endswith(mark):
             return
         key = self.outputs.pop(content[: -len(mark)], None)  # popped: the page's text is not kept
         if key is not None:

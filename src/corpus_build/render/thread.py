@@ -25,7 +25,7 @@ from ..core.model import Corpus, Source
 from ..core.provenance import Provenance, parse_time
 from ..core.threads import CommentThread, Commit, Conversation, Event, conversation
 from .labels import Labels
-from .mirrortext import DISPLAY_LIMIT, mirror_file, sanitize_markdown
+from .mirrortext import DISPLAY_LIMIT, mirror_file, opaque, sanitize_markdown
 from .views import CODE_SPAN, plain_title, title_md
 from .views import safe_url as _safe_url
 
@@ -201,7 +201,7 @@ class ThreadPage:
             item = self.event(e, i)
             shown += len(item)
             items.append(item)
-        out += '<ol class="cb-timeline">\n' + "".join(items) + "</ol>\n\n"
+        out += opaque('<ol class="cb-timeline">\n' + "".join(items) + "</ol>") + "\n\n"
         if cut:
             out += f"*{md.text(t('thread_events_cut', n=cut))}*\n\n"
         unavailable = [str(x) for x in data.get("unavailable") or () if isinstance(x, str)]
@@ -240,7 +240,7 @@ class ThreadPage:
             parts.append(f'<details class="cb-diff"><summary>{summary}</summary>\n<pre class="cb-hunk"><code>{_e(item.patch)}</code></pre>\n</details>\n')
         if not parts and not cut:
             return ""
-        out = f"## {t('thread_diff')}\n\n" + '<div class="cb-diffs">\n' + "".join(parts) + "</div>\n\n"
+        out = f"## {t('thread_diff')}\n\n" + opaque('<div class="cb-diffs">\n' + "".join(parts) + "</div>") + "\n\n"
         if cut:
             out += f"*{t('thread_diff_cut', n=f'{PATCH_LIMIT:,}')}*\n\n"
         return out

@@ -566,12 +566,31 @@ class BuildCache:
 
     # --- the allow-list -------------------------------------------------------------------
 
+    def _clean_base(self, clean: Callable[[str], str]) -> str:
+        return self._clean_bases.get(clean) or self._clean_bases.setdefault(clean, digest(SCHEMA, self.versions, stable(clean)))
+
+    def block(self, html: str, clean: Callable[[str], str]) -> tuple[str, list[str]] | None:
+        """A mirror text block's `clean(html)` and its anchor ids, when a build stored them (site/mirrorblocks.py)."""
+        try:
+            key = digest(self._clean_base(clean), "block", html)
+        except Unstable:
+            return None
+        text = self.store.get("clean", key)
+        if text is None:
+            return None
+        cleaned, ids = json.loads(text)
+        return str(cleaned), [str(i) for i in ids]
+
+    def keep_block(self, html: str, clean: Callable[[str], str], cleaned: str, ids: list[str]) -> None:
+        with suppress(Unstable):
+            self.store.put("clean", digest(self._clean_base(clean), "block", html), json.dumps([cleaned, ids], ensure_ascii=False))
+
     def cleaned(self, html: str, clean: Callable[[str], str]) -> str:
         """`clean(html)`, reused when this exact HTML went through this same `clean` before."""
         if not self.enabled:
             return clean(html)
         try:
-            base = self._clean_bases.get(clean) or self._clean_bases.setdefault(clean, digest(SCHEMA, self.versions, stable(clean)))
+            base = self._clean_base(clean)
         except Unstable:
             return clean(html)
         key = digest(base, html)

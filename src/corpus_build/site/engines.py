@@ -213,11 +213,13 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
     static files); a file written any other way is written as it always was. Linking
     needs both folders on one file system; anywhere it fails, the file is written.
     """
+    global _BUILDING
     utils: Any = importlib.import_module(f"{name}.utils")
     write_file, copy_file = utils.write_file, utils.copy_file
     if not published.is_dir():
         yield
         return
+    _BUILDING = (published, staging)
     root = str(staging) + os.sep
 
     def twin(output_path: str, size: int) -> str | None:
@@ -265,6 +267,22 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         yield
     finally:
         utils.write_file, utils.copy_file = write_file, copy_file
+        _BUILDING = None
+
+
+# (published site, staging folder) while `_unchanged_files_linked` wraps a build.
+_BUILDING: tuple[Path, Path] | None = None
+
+
+def published_twin(path: Path) -> Path | None:
+    """Where `path`, in the staging folder of the build under way, is in the published site (None outside such a build)."""
+    if _BUILDING is None:
+        return None
+    published, staging = _BUILDING
+    try:
+        return published / Path(path).resolve().relative_to(staging)
+    except ValueError:
+        return None
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -370,7 +388,7 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
     from ..render import changes
     from ..render.offlinelink import enabled as offline_enabled
-    from . import offline
+    from . import offline, uptodate
 
     def add_offline_zip(staging: Path) -> None:
         """corpus.yaml `offline: true`: the home page links offline.zip, so it is in the site before the site is published."""
@@ -382,6 +400,22 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
             # The site itself is built (by Zensical); without MkDocs there is no offline flavour to zip.
             print(f"warning: {exc}; the site was built without site/offline.zip", file=sys.stderr)
 
-    site_dir = build(project, corpus=corpus, before_swap=add_offline_zip if offline_enabled(corpus) else None, **options)
+    project = Path(project).resolve()
+    config_file = project / "mkdocs.yml"
+    site_option = options.get("site_dir")
+    target = Path(os.path.abspath(site_option)) if site_option else Path(os.path.abspath(project / _configured_site_dir(config_file)))
+    # What decides the bytes built, besides the files (site/uptodate.py).
+    stamp_options = {"engine": pick_engine(options.get("engine")), "strict": bool(options.get("strict"))}
+    last = uptodate.unchanged(project, target, stamp_options) if config_file.is_file() else None
+    if last is not None:
+        uptodate.replay(last)
+        print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
+        return target
+    uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
+    with uptodate.warnings_kept() as warnings:
+        site_dir = build(project, corpus=corpus, before_swap=add_offline_zip if offline_enabled(corpus) else None, **options)
     changes.save(corpus)
+    # The home page's change list is the same on the next build when nothing changed (render/changes.py
+    # keeps the snapshot before the last change), so a stamp never has to wait for the list to empty.
+    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings)
     return site_dir

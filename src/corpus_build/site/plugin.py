@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, lunrindex, navmemo, preview, search, serve, sitedir, slim
+from . import buildcache, engines, fulltext, hosting, lunrindex, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -63,6 +63,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._tuned: search.TuneStats | None = None  # set when Material wrote the tuned index itself
         self._navmemo: navmemo.NavMemo | None = None
         self._frozen = False  # gc.freeze() for this build (on_pre_build)
+        self._blocks: mirrorblocks.Blocks | None = None  # the mirror text blocks of the last build (mirrorblocks.py)
+        self._fulltext_stamp: str | None = None  # what the full-text index of this build is made of (stepoutput.py)
         self._pages_done = self._pages_total = 0
 
     def on_startup(self, *, command, dirty):
@@ -163,6 +165,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.build_cache:
             self._cache = buildcache.BuildCache(self._project / self.config.cache_dir, config, dictionary, lambda: _load_search_dictionary(dictionary),
                                                  finish_page=slim.html)
+        if self._blocks is not None:
+            self._blocks.close()
+        self._blocks = mirrorblocks.Blocks(sanitize.clean_page, self._cache)
 
     def on_nav(self, nav, config, files):
         self._nav = nav
@@ -174,6 +179,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
+        if self._blocks is not None and mirrorblocks.OPAQUE_BEGIN in markdown and _generated_and_unsearched(page, markdown):
+            # The mirror's text, finished by render, never goes through MkDocs' Markdown step (mirrorblocks.py).
+            markdown = page.markdown = self._blocks.take(markdown, page.file.src_uri)
         if self._cache is not None:
             self._cache.wrap_render(page, files)
         return markdown
@@ -207,6 +215,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_build_error(self, error):
         self._thaw()
+        if self._blocks is not None:
+            self._blocks.cache = None
         if self._cache is not None:
             self._cache.abandon()  # a failed build prunes nothing
             self._cache = None
@@ -226,6 +236,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         # the builders' own escaping of registry and mirror text. The user's own pages in docs/
         # are theirs and keep what they wrote.
         if render.GENERATED_MARK.strip() in (page.markdown or ""):
+            if self._blocks is not None and page.present_anchor_ids is not None:
+                page.present_anchor_ids |= self._blocks.anchors(page.file.src_uri)  # the ids MkDocs' scan of the blocks would have found
             # With the cache: the allow-list's output for this very HTML, when a build made it before.
             return self._cache.cleaned(html, sanitize.clean_page) if self._cache is not None else sanitize.clean_page(html)
         return html
@@ -235,6 +247,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         console.progress("building pages", self._pages_done, self._pages_total)
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
+        if self._blocks is not None:
+            output = self._blocks.put_back(output, page.file.src_uri)  # the mirror text blocks, cleaned (mirrorblocks.py)
         output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
 
@@ -259,11 +273,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if size:
                 log.info(f"corpus: lunr index built for the browser, {size} bytes")
         self._tuned = None
-        if self.config.search_tuning and self._files is not None:
+        # The sources' own entries and the term table go into the sharded index too (site/search.py, crossterms.py).
+        entries = stats.entries if stats is not None else ()
+        search_config = stats.config if stats is not None else None
+        if self.config.search_tuning and self._files is not None and not self._fulltext_as_last(config, entries, search_config):
             found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
                                         self._project / self.config.cache_dir,
-                                        tuple(self._corpus.settings.glossary), entries=stats.entries if stats is not None else (),
-                                        search_terms=self._corpus.settings.search_terms, search_config=stats.config if stats is not None else None)
+                                        tuple(self._corpus.settings.glossary), entries=entries,
+                                        search_terms=self._corpus.settings.search_terms, search_config=search_config)
+            self._fulltext_made(config)
             if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
                          f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
@@ -272,6 +290,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
             log.info(f"corpus: navigation sidebar drawn {drawn} time(s) for {drawn + memo.reused} unlisted page(s)")
+        if self._blocks is not None:
+            log.info(f"corpus: {self._blocks.taken} mirror text block(s) kept from the Markdown step, {self._blocks.cleaned} cleaned afresh")
+            self._blocks.cache = None  # the preview's pages (serving) clean their few blocks themselves
+            if not self._serving:
+                self._blocks.close()
+                self._blocks = None
         if self._cache is not None:
             if self._serving:
                 self._cache.keep_cuts()  # for the preview's pages (preview.py)
@@ -280,6 +304,51 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._serving:
             self._remember_for_preview(config)
         self._thaw()
+
+    # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
+
+    def _fulltext_key(self, config, entries: Any = (), search_config: Any = None) -> str | None:
+        """Everything fulltext.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
+        glossary and search terms, Material's search config, the code."""
+        import hashlib
+        from importlib import metadata
+
+        from ..core.cachekeys import digest, versions
+
+        try:
+            opencc = metadata.version("opencc")
+        except metadata.PackageNotFoundError:
+            opencc = ""
+        ids = {s.id for s in self._corpus.sources}
+        pages = []
+        for page in fulltext.site_pages(self._files.documentation_pages(), ids):
+            try:
+                pages.append([page.url, page.title, hashlib.sha256(page.path.read_bytes()).hexdigest()])
+            except OSError:
+                return None
+        return digest("fulltext", versions(), opencc, sorted(ids), list(self._corpus.settings.glossary), pages,
+                      repr(entries), repr(self._corpus.settings.search_terms), repr(search_config))
+
+    def _fulltext_as_last(self, config, entries: Any = (), search_config: Any = None) -> bool:
+        self._fulltext_stamp = None
+        if self._serving:
+            return False
+        key = self._fulltext_key(config, entries, search_config)
+        if key is None:
+            return False
+        self._fulltext_stamp = key
+        linked = stepoutput.link_last(self._project / self.config.cache_dir, _fulltext_stamp_name(config), key, Path(config.site_dir) / fulltext.FOLDER)
+        if linked is None:
+            return False
+        log.info(f"corpus: full text of the mirror pages as at the last build: its {linked} file(s) linked from the published site")
+        return True
+
+    def _fulltext_made(self, config) -> None:
+        cache_dir = self._project / self.config.cache_dir
+        if self._fulltext_stamp is None:
+            stepoutput.forget(cache_dir, _fulltext_stamp_name(config))
+        else:
+            stepoutput.remember(cache_dir, _fulltext_stamp_name(config), self._fulltext_stamp, Path(config.site_dir) / fulltext.FOLDER)
 
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:
@@ -294,6 +363,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
+        # File events, not a scan of every watched file twice a second (serve.py).
+        if not serve.use_events(server):
+            log.info("corpus: no file events on this system: the live server scans the watched files for changes")
         self._docs_watch = serve.DocsWatch(server, config.docs_dir)
         self._docs_watch.install()
         if self._preview is None:
@@ -306,6 +378,17 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
 _HTML_LANG = re.compile(r'<html lang="[^"]*"')
 _LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+def _fulltext_stamp_name(config: Any) -> str:
+    """One stamp per flavour: the offline copy's build (site/offline.py) must not replace the site's."""
+    return "fulltext-offline" if config.extra.get(offlinelink.COPY_FLAG) else "fulltext"
+
+
+def _generated_and_unsearched(page: Any, markdown: str) -> bool:
+    """A generated page that Material's search leaves out (its index is made before the template)."""
+    meta = page.meta.get("search") if page.meta else None
+    return render.GENERATED_MARK.strip() in markdown and isinstance(meta, dict) and meta.get("exclude") is True
 
 
 def page_lang(output: str, lang: object) -> str:

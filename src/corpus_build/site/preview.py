@@ -13,10 +13,11 @@ alone does the work in the order a curator looks at it:
 2. Render the whole registry (only changed files are written into docs/), build the
    other pages whose Markdown changed (the section page, the "All sources" page holding
    the row, exports…), copy changed data files, write the full search index. The
-   browsers reload once, when this is done. Only when step 2 is still running
-   `SHOW_EARLY_AFTER` after the save (thousands of sources) are they let reload into
-   step 1's pages first, with the server answering while the rest is built, and
-   then once more.
+   browsers reload once, when this is done. Only in a corpus of SHOW_FIRST_FROM sources
+   or more, where step 2 takes seconds, are they let reload into step 1's pages first,
+   with the server answering while the rest is built, and then once more. The corpus's
+   size decides, not the time step 2 took: on a busy machine a small corpus's edit would
+   otherwise reload twice.
 
 Anything else takes MkDocs' own full build, as before: a change to mkdocs.yml, the
 theme or a user's own page in docs/; a source, section, chapter or digest added or
@@ -33,7 +34,6 @@ import functools
 import hashlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,12 +46,10 @@ from ..core.provenance import write_atomic
 from . import hosting, lunrindex, search
 
 log = logging.getLogger("mkdocs.plugins.corpus")
-# How long a reader waits for an edit (from the start of the rebuild) before the edited
-# sources' pages are shown on their own. The default corpus rebuilds within it (0.1-0.2 s):
-# one reload. At 5,000 sources rendering the rest takes 3-6 s: the edited page shows after
-# about a second (measured: median 1.0 s, against 0.66 s when shown without waiting), and
-# the browsers reload again when the rest is done.
-SHOW_EARLY_AFTER = 0.5
+# From this many sources the edited sources' pages are shown as soon as they are built, and the
+# browsers reload again when the rest is done (scripts/bench_mirrored.py: at 1,000 mirrored
+# sources the rest takes seconds). Below it one reload, when everything is built.
+SHOW_FIRST_FROM = 1000
 
 
 class NeedFullBuild(Exception):
@@ -99,6 +97,7 @@ class Preview:
         self.full: Callable[[], None] | None = None
         self.last: str = ""  # "fast" or "full": what the last rebuild was (for the log and the tests)
         self.shown_early = False  # the last rebuild let the browsers reload before it was done
+        self.config_file = ""  # mkdocs.yml, for messages
 
     # --- wiring (plugin.py) ---------------------------------------------------
 
@@ -119,6 +118,7 @@ class Preview:
     def remember(self, config: Any, files: Any, nav: Any, env: Any, corpus: Corpus) -> None:
         """After a successful full build while serving."""
         self.built = _Built(config, files, nav, env, corpus, render.nav(corpus), _fingerprint(self._outside(config)))
+        self.config_file = str(config.config_file_path or "")
         _release_cache_hooks(env, _search_plugin(config))
 
     def _outside(self, config: Any) -> list[Path]:
@@ -152,7 +152,33 @@ class Preview:
             if self.shown_early:
                 self._bump()  # the browsers saw the first pages: the full build's result is a new version
             assert self.full is not None
-            self.full()
+            try:
+                self.full()
+            except Exception as exc:
+                if not _engine_error(exc):
+                    raise
+                self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        """MkDocs' full build stopped (mkdocs.yml unreadable, a theme or plugin missing): say so once,
+        in one message, and let the server answer at once with what it has.
+
+        MkDocs' own loop would print a traceback and hold every request until a build succeeds
+        ("the server will appear stuck"). A configuration that does not load stops the build
+        before it touches the served site: the last good site stays, and saving a fixed file
+        builds again.
+        """
+        where = f"{self.config_file}: " if self.config_file else ""
+        reason = str(exc).strip() or type(exc).__name__
+        if _configuration_error(exc):
+            log.error(f"{where}{reason}; the site served is still the last good one. Fix the file and save it: the site builds again then")
+        else:
+            log.error(f"the build stopped: {reason}; the site served may lack pages until a build succeeds. Fix the cause and save a file again")
+        server = self.server
+        if server is not None and hasattr(server, "_epoch_cond"):
+            with server._epoch_cond:  # nothing new to show: no reload, and no request waits for one
+                server._wanted_epoch = server._visible_epoch
+                server._epoch_cond.notify_all()
 
     def _fast(self, started: float) -> bool:
         built = self.built
@@ -190,28 +216,23 @@ class Preview:
         if watch is not None:
             watch.remember([Path(built.config.docs_dir) / relative for relative in first])
         pages.build(first)
-        early = None
-        if first:
+        if first and len(corpus.sources) >= SHOW_FIRST_FROM:
+            self._show()  # the pages the curator is looking at, now; the rest follows
+            self.shown_early = True
+            log.info(f"corpus: {len(first)} changed source page(s) shown in {time.perf_counter() - started:.2f} s; the rest follows")
             pages.publish_index(corpus, partial=True)
-            early = _ShowLater(self._show, started + SHOW_EARLY_AFTER - time.perf_counter(),
-                               lambda: log.info(f"corpus: {len(first)} changed source page(s) shown in {time.perf_counter() - started:.2f} s; the rest follows"))
         # 2. Everything else the edit changed, while the server answers.
-        try:
-            if watch is not None:
-                watch.begin()
-            result = render.render(corpus, Path(built.config.docs_dir), directory_urls=built.config.use_directory_urls)
-            if watch is not None:
-                watch.remember()
-            if result.removed:
-                raise NeedFullBuild("generated pages were removed")
-            pages.build(list(result.written))
-            built.corpus = corpus
-            self.on_corpus(corpus)  # the plugin's hook tunes the index for this corpus
-            pages.publish_index(corpus, partial=False)
-        finally:
-            if early is not None:
-                early.cancel()
-                self.shown_early = early.shown
+        if watch is not None:
+            watch.begin()
+        result = render.render(corpus, Path(built.config.docs_dir), directory_urls=built.config.use_directory_urls)
+        if watch is not None:
+            watch.remember()
+        if result.removed:
+            raise NeedFullBuild("generated pages were removed")
+        pages.build(list(result.written))
+        built.corpus = corpus
+        self.on_corpus(corpus)  # the plugin's hook tunes the index for this corpus
+        pages.publish_index(corpus, partial=False)
         self.last = "fast"
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
         if self.shown_early:
@@ -230,38 +251,6 @@ class Preview:
         server = self.server
         with server._epoch_cond:
             server._wanted_epoch = max(server._wanted_epoch + 1, time.monotonic_ns() // 1_000_000)
-
-
-class _ShowLater:
-    """Show the pages built so far if the rest is not done in time (a timer thread).
-
-    One edit, one reload: when the whole rebuild ends within `SHOW_EARLY_AFTER`, the
-    browsers reload once, when it is done (the live server does that as the rebuild
-    returns). Only a rebuild that takes longer (thousands of sources) lets them reload
-    into the edited pages first, and then once more for the rest.
-    """
-
-    def __init__(self, show: Callable[[], None], delay: float, said: Callable[[], None]):
-        self._show, self._said = show, said
-        self._lock = threading.Lock()
-        self._done = False
-        self.shown = False
-        self._timer = threading.Timer(max(0.0, delay), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        with self._lock:  # never after cancel(): the rebuild's own reload is then the only one
-            if self._done:
-                return
-            self.shown = True
-            self._show()
-        self._said()
-
-    def cancel(self) -> None:
-        with self._lock:
-            self._done = True
-        self._timer.cancel()
 
 
 class _Pages:
@@ -333,6 +322,15 @@ class _Pages:
         data["docs"] = rest[:at] + tuned + rest[at:]
         data["config"] = {k: v for k, v in data.get("config", {}).items() if k != lunrindex.KEY}  # its lunr index is of the old pages: built in the browser
         write_atomic(target, json.dumps(data, ensure_ascii=False, separators=(",", ":")))  # a reader never sees half an index
+
+
+def _engine_error(exc: BaseException) -> bool:
+    """An error the site engine reports for the user to fix (its exceptions' common base), not a bug."""
+    return any(cls.__name__ in ("MkDocsException", "ProperDocsException") and cls.__module__.endswith(".exceptions") for cls in type(exc).__mro__)
+
+
+def _configuration_error(exc: BaseException) -> bool:
+    return type(exc).__name__ in ("ConfigurationError", "Abort") and "strict mode" not in str(exc)
 
 
 def _write_docs(target: Path, text: str) -> bool:

@@ -8,6 +8,12 @@ good render, lets the build succeed, and `banner` puts the list of problems
 browser reloads as usual and shows it at once; fixing the registry rebuilds the
 site without the banner.
 
+MkDocs' live server finds changes by scanning every watched file twice a second (a polling
+observer): at thousands of sources a busy core while nothing happens. `use_events` gives it
+the platform's file events instead (inotify on Linux, FSEvents, ReadDirectoryChangesW), with
+only changes counted (our own build opening and reading corpus/ is no event); where those are
+not available, polling goes on as before.
+
 The plugin writes into docs/, which MkDocs watches: each edit of corpus/ used to be
 two builds and two reloads (the second one caused by our own writes). `DocsWatch`
 replaces MkDocs' watch of docs/ with one that ignores files exactly as the last
@@ -16,6 +22,7 @@ render left them, so only the user's own changes there trigger a build.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 from collections.abc import Iterable, Sequence
@@ -53,6 +60,53 @@ def inject(page_html: str, block: str) -> str:
         return block + page_html
     end = page_html.find(">", start)
     return page_html[: end + 1] + block + page_html[end + 1 :]
+
+
+def use_events(server: Any) -> bool:
+    """Replace the live server's polling observer by an event-based one, before it starts; True when done.
+
+    Every path already watched moves over (MkDocs watches docs/ and mkdocs.yml before the
+    plugins' on_serve); later `server.watch` calls schedule on the new observer.
+    """
+    try:
+        import watchdog.events as ev
+        import watchdog.observers
+        import watchdog.observers.polling
+    except ImportError:
+        return False
+    old = getattr(server, "observer", None)
+    if not isinstance(old, watchdog.observers.polling.PollingObserver) or old.is_alive() or watchdog.observers.Observer is watchdog.observers.polling.PollingObserver:
+        return False
+    changes = [ev.FileCreatedEvent, ev.FileModifiedEvent, ev.FileDeletedEvent, ev.FileMovedEvent, ev.FileClosedEvent, ev.FileAttribEvent,
+               ev.DirCreatedEvent, ev.DirDeletedEvent, ev.DirMovedEvent, ev.DirModifiedEvent]
+
+    class Events(watchdog.observers.Observer):  # type: ignore[misc,valid-type]
+        def schedule(self, event_handler: Any, path: Any, *, recursive: bool = False, event_filter: Any = None, follow_symlink: bool = False) -> Any:
+            # Changes only: inotify also reports every open and read, and the build reads corpus/.
+            return super().schedule(event_handler, path, recursive=recursive, event_filter=event_filter or changes, follow_symlink=follow_symlink)
+
+        def start(self) -> None:  # started here already; the server's own start() finds it running
+            if not self.is_alive():
+                super().start()
+
+    new = Events()
+    refs = getattr(server, "_watch_refs", {})
+    try:
+        moved = {}
+        for watch in list(old.emitters):
+            for handler in list(old._handlers.get(watch.watch, ())):
+                # raw_path: for a file (mkdocs.yml) `path` is its folder, and only the file's own events count
+                moved[watch.watch] = new.schedule(handler, watch.watch.raw_path, recursive=watch.watch.is_recursive)
+        new.start()  # here, where a failure (no inotify instance or watch left) can still fall back to polling
+    except (OSError, AttributeError, RuntimeError):
+        with contextlib.suppress(Exception):
+            new.stop()
+        return False
+    for path, ref in list(refs.items()):
+        if ref in moved:
+            refs[path] = moved[ref]
+    server.observer = new
+    return True
 
 
 def _where(problem: Problem) -> str:

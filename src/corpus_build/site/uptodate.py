@@ -1,0 +1,238 @@
+"""`corpus-build build` with nothing changed: the last build's site stands, after a few file checks.
+
+A build's output depends on the project's files (mkdocs.yml, corpus/ with every mirror, docs/,
+the theme folder and hooks mkdocs.yml names), on the code that builds (our code, every installed
+distribution), on the build's options and environment, on the home page's "since the last
+build" snapshot, and on the clock (a mirror turns stale, the freshness chart's buckets, the
+sitemap's date). After each successful build the stamp `.corpus-build/last-site.json` records
+all of it, and the published site's own files (path, size, modification time, inode). The next
+build whose stamp is the same, before the stamp's expiry, and whose site folder still holds
+exactly those files, does nothing: building again would give these very bytes.
+
+Files are compared by size and modification time (as make does), not read: a file changed
+and given back its old time and size is the one change this does not see (`corpus-build
+clean`, or any edit, makes the next build a real one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from ..core.provenance import write_atomic
+
+STAMP = Path(".corpus-build") / "last-site.json"
+SCHEMA = 1
+_SKIP_DIRS = {".git", "__pycache__"}
+_ENV = ("CORPUS_BUILD_SITE_URL", "SOURCE_DATE_EPOCH", "CORPUS_BUILD_OFFLINE")
+MAX_WARNINGS = 200
+
+
+def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
+    """Every file under `root` (not following links into folders): path, size, modification time."""
+    stack = [str(root)]
+    base = len(str(root)) + 1
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            h.update(f"!{folder[base:]}\0".encode())
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SKIP_DIRS and (skip is None or entry.path not in skip):
+                        stack.append(entry.path)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            h.update(f"{entry.path[base:]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode("utf-8", "surrogateescape"))
+
+
+def _read_config(config_file: Path) -> dict[str, Any]:
+    """mkdocs.yml's plain values, its tags (`!!python/…`, `!ENV`) read as nothing, as engines.py reads it."""
+    import yaml
+
+    class Tolerant(yaml.SafeLoader):
+        pass
+
+    Tolerant.add_multi_constructor("", lambda loader, suffix, node: None)
+    try:
+        data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=Tolerant)
+    except (OSError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _distributions() -> list[str]:
+    """The installed distributions' names and versions (their dist-info folders), and our own code's hash."""
+    from ..core.cachekeys import versions
+
+    found = [json.dumps(versions(), sort_keys=True)]
+    for folder in sorted({p for p in sys.path if p and os.path.isdir(p)}):
+        with suppress(OSError):
+            found += sorted(name for name in os.listdir(folder) if name.endswith((".dist-info", ".egg-info", ".pth")))
+    return found
+
+
+def _config_inputs(project: Path) -> tuple[list[Path], list[str]]:
+    """Files mkdocs.yml brings in (INHERIT chain, theme folder, hooks) and the environment variables it reads (!ENV)."""
+    import re
+
+    files, names = [], []
+    seen: set[Path] = set()
+    config = project / "mkdocs.yml"
+    while config not in seen:
+        seen.add(config)
+        files.append(config)
+        try:
+            text = config.read_text(encoding="utf-8")
+        except OSError:
+            break
+        names += re.findall(r"!ENV\s*\[?\s*([A-Za-z_][A-Za-z0-9_]*)", text)
+        names += re.findall(r"!ENV\s*\[([^\]]*)\]", text)
+        data = _read_config(config)
+        theme = data.get("theme")
+        if isinstance(theme, dict) and isinstance(theme.get("custom_dir"), str):
+            files.append(config.parent / theme["custom_dir"])
+        for hook in data.get("hooks") or []:
+            if isinstance(hook, str):
+                files.append(config.parent / hook)
+        parent = data.get("INHERIT")
+        if not isinstance(parent, str):
+            break
+        config = (config.parent / parent).resolve()
+    flat = sorted({n.strip() for group in names for n in group.split(",") if n.strip()})
+    return files, flat
+
+
+def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
+    """What the next build would be made of (everything but the site and the clock), as one digest."""
+    project = Path(project).resolve()
+    h = hashlib.sha256()
+    h.update(json.dumps([SCHEMA, _distributions(), sorted(options.items()), str(site_dir)], default=str).encode())
+    extra_files, env_names = _config_inputs(project)
+    h.update(json.dumps({name: os.environ.get(name) for name in sorted({*_ENV, *env_names})}).encode())
+    docs = project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs")
+    cache = project / ".corpus-build"
+    for path in [project / "corpus", docs, *extra_files]:
+        h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
+        if path.is_dir():
+            _tree(path, h, skip={str(site_dir)})
+        else:
+            with suppress(OSError):
+                info = path.stat()
+                h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
+    # The snapshot the home page compares with ("since the last build"): read, not only stated.
+    with suppress(OSError):
+        h.update(hashlib.sha256((cache / "last-build.json").read_bytes()).digest())
+    return h.hexdigest()
+
+
+def site_state(site_dir: Path) -> str:
+    h = hashlib.sha256()
+    if not site_dir.is_dir():
+        return ""
+    _tree(site_dir, h)
+    return h.hexdigest()
+
+
+def expiry(corpus: Any, now: dt.datetime) -> float:
+    """The first moment the same registry would build differently: the next UTC midnight (the
+    sitemap's date, arXiv months), or a mirror's age crossing a week, a month or `stale_after_days`."""
+    from ..core.provenance import RawListing, parse_time, read_provenance
+
+    midnight = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(0), tzinfo=dt.UTC)
+    soonest = midnight
+    listing = RawListing(corpus.root)
+    for source in corpus.sources:
+        if listing.never_fetched(source.section, source.id):
+            continue
+        record = read_provenance(corpus.raw_dir(source))
+        when = parse_time(record.checked_at or record.fetched_at) if record is not None else None
+        if when is None:
+            continue
+        for days in (8, 32, corpus.settings.stale_after_days):  # charts.freshness' buckets, provenance.mirror_state's stale
+            moment = when + dt.timedelta(days=days)
+            if now < moment < soonest:
+                soonest = moment
+    return soonest.timestamp()
+
+
+def _stamp_path(project: Path) -> Path:
+    return Path(project) / STAMP
+
+
+def unchanged(project: Path, site_dir: Path, options: dict[str, Any]) -> dict | None:
+    """The last build's stamp when this build would change nothing, else None."""
+    try:
+        stamp = json.loads(_stamp_path(project).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("schema") != SCHEMA or not stamp.get("home_unchanged"):
+        return None
+    now = dt.datetime.now(dt.UTC)
+    if not isinstance(stamp.get("expires"), (int, float)) or now.timestamp() >= stamp["expires"]:
+        return None
+    if stamp.get("inputs") != fingerprint(project, site_dir, options) or stamp.get("site") != site_state(site_dir):
+        return None
+    return stamp
+
+
+def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, *, home_unchanged: bool, warnings: list[tuple[str, int, str]]) -> None:
+    """After a successful build (the snapshot saved): what the next build compares with."""
+    now = dt.datetime.now(dt.UTC)
+    stamp = {
+        "schema": SCHEMA,
+        "built_at": now.strftime("%Y-%m-%d %H:%M"),
+        "sources": len(corpus.sources),
+        "expires": expiry(corpus, now),
+        # A build whose home page listed changes since the one before: the next one lists none (or others).
+        "home_unchanged": home_unchanged,
+        "inputs": fingerprint(project, site_dir, options),
+        "site": site_state(site_dir),
+        "warnings": warnings[:MAX_WARNINGS],
+    }
+    with suppress(OSError):  # without the stamp the next build is a real one: nothing lost
+        write_atomic(_stamp_path(project), json.dumps(stamp, ensure_ascii=False))
+
+
+def forget(project: Path) -> None:
+    with suppress(OSError):
+        _stamp_path(project).unlink()
+
+
+def replay(stamp: dict) -> None:
+    """The last build's warnings, said again: this build would have said them."""
+    for name, level, message in stamp.get("warnings") or []:
+        logging.getLogger(str(name)).log(int(level), str(message))
+
+
+@contextmanager
+def warnings_kept() -> Iterator[list[tuple[str, int, str]]]:
+    """The warnings the engine and the plugin log during the build, for `replay`."""
+    found: list[tuple[str, int, str]] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            found.append((record.name, record.levelno, record.getMessage()))
+
+    handler = Keep(logging.WARNING)
+    targets = [logging.getLogger(name) for name in ("mkdocs", "properdocs", "corpus_build")]
+    for logger in targets:
+        logger.addHandler(handler)
+    try:
+        yield found
+    finally:
+        for logger in targets:
+            logger.removeHandler(handler)

@@ -1,0 +1,230 @@
+"""Mirror text made once (issue 38): render converts a mirror's text once per content, and MkDocs'
+Markdown step never reads it (site/mirrorblocks.py); the published pages are those MkDocs would
+have made of the blocks itself.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus_build import site
+from corpus_build.core import mdtext
+from tests.fulltext_fixture import write_fulltext_project
+
+pytestmark = pytest.mark.slow
+
+DOCUMENTS = [
+    {"id": "doc-html", "kind": "html", "lang": "en", "title": "Swizzle notes", "passages": [
+        {"heading": "Layouts", "text": "The okapiword layout swizzles *shared* memory banks."},
+        {"heading": "Copies", "text": "Asynchronous copies with `cp.async` and a [link](https://example.org/)."},
+    ]},
+    {"id": "doc-pdf", "kind": "pdf", "lang": "en", "title": "A paper", "passages": [
+        {"text": "First page of the quaggaword paper."},
+        {"text": "Second page: results."},
+    ]},
+    {"id": "doc-thread", "kind": "thread", "lang": "zh-Hans", "title": "An issue", "passages": [
+        {"author": "octo", "text": "线程里的第一条 narwhalword 评论。"},
+        {"author": "cat", "text": "Second comment with **bold** text."},
+    ]},
+]
+WORDS = ("okapiword", "quaggaword", "narwhalword")
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _project(root: Path) -> Path:
+    project = write_fulltext_project(root, DOCUMENTS)
+    # A digest that links to the paper's second page: the anchor is in a block MkDocs never reads,
+    # and the strict build (validation.anchors: warn) must still find it.
+    digests = project / "corpus" / "digests"
+    digests.mkdir(exist_ok=True)
+    (digests / "2026-10-23.md").write_text("---\ntitle: Digest\ndate: 2026-10-23\n---\n\nSee [[doc-pdf#page-2]].\n", encoding="utf-8")
+    return project
+
+
+def test_a_reused_converter_converts_as_a_new_one():
+    import markdown
+
+    from corpus_build.render.mirrortext import _converter
+
+    pieces = ["# Title", "## Same", "## Same", "```python\nx = 1 < 2\n```", "~~~\ncode\n~~~", "| a | b |\n|---|---|\n| 1 | 2 |",
+              "term\n:   definition", "    indented code", "[link](http://x.org) and [ref][r]\n\n[r]: http://y.org", "*em* **strong** `code`",
+              "1. one\n2. two", "- a\n- b", "> quote", "text with &amp; and < >", "### 标题 中文", "Setext\n======", "```\nunclosed fence",
+              "![img](images/abc.png)", "<div>raw</div>"]
+    rng = random.Random(3)
+    for _ in range(300):
+        text = mdtext.escape_markup("\n\n".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))))
+        fresh = markdown.markdown(text, extensions=mdtext.TEXT_EXTENSIONS, extension_configs=mdtext.TEXT_EXTENSION_CONFIGS, output_format="html")
+        assert _converter().convert(text) == fresh, text
+
+
+def test_mkdocs_never_reads_mirror_text_and_the_site_is_what_it_would_have_built(tmp_path, monkeypatch):
+    import markdown
+
+    seen: list[str] = []
+    convert = markdown.Markdown.convert
+
+    def recording(self, source):
+        seen.append(source)
+        return convert(self, source)
+
+    monkeypatch.setattr(markdown.Markdown, "convert", recording)
+    project = _project(tmp_path / "blocks")
+    site.build(project, strict=True)
+    fast = _tree(project / "site")
+    # What MkDocs converted, besides render's own conversion of the extracted text (which reads it once).
+    text_pages = [s for s in seen if "cb-extracted" in s or "cb-paper" in s or "cb-timeline" in s]
+    assert text_pages == [], "MkDocs' Markdown step read a mirror's text"
+    for word in WORDS:
+        assert any(word.encode() in body for path, body in fast.items() if path.startswith("sources/doc-") and "/text/" in path), word
+
+    from corpus_build.site import mirrorblocks
+
+    # The same project, the blocks left in the Markdown (their marks dropped) for MkDocs to read: the very same site.
+    monkeypatch.setattr(mirrorblocks.Blocks, "take", lambda self, text, uri: text.replace(mirrorblocks.OPAQUE_BEGIN, "").replace(mirrorblocks.OPAQUE_END, ""))
+    slow = _project(tmp_path / "inline")
+    site.build(slow, strict=True)
+    assert _tree(slow / "site") == fast
+
+
+def test_a_rebuild_converts_only_the_mirror_text_that_changed(tmp_path, monkeypatch):
+    from corpus_build.render import mirror, paper, thread
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    converted: list[str] = []
+    made: list[str] = []
+
+    def counting(module, name, log, what):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            log.append(what(*args))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(mirror, "sanitize_markdown", converted, lambda text, *rest: text)
+    counting(thread, "sanitize_markdown", converted, lambda text, *rest: text)
+    for module, name in ((mirror, "_text_page"), (paper, "paper_page"), (thread, "thread_page")):
+        counting(module, name, made, lambda corpus, source, *rest: source.id)
+    site.build(project, strict=True)
+    assert made == [] and converted == [], (made, len(converted))
+
+    # One mirror's text changed (as fetch would leave it): that page, and only it, is made again.
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-html"
+    (raw / "text.md").write_text((raw / "text.md").read_text(encoding="utf-8") + "\n\n## Added\n\nA zebraword section.\n", encoding="utf-8")
+    site.build(project, strict=True)
+    assert made == ["doc-html"] and len(converted) == 1
+    page = (project / "site" / "sources" / "doc-html" / "text" / "index.html").read_text(encoding="utf-8")
+    assert "zebraword" in page
+
+    # The site equals a build from nothing (but for the full-text index, whose passage numbers an
+    # incremental build keeps: tests/test_fulltext_incremental.py compares what it means).
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    site.build(fresh, strict=True)
+
+    def pages(folder: Path) -> dict[str, bytes]:
+        return {path: data for path, data in _tree(folder).items() if not path.startswith("search/fulltext/")}
+
+    assert pages(fresh / "site") == pages(project / "site")
+
+
+def test_the_blocks_anchors_are_the_ids_mkdocs_scan_finds():
+    from mkdocs.structure.pages import _HTMLHandler
+
+    from corpus_build.render.sanitize import clean_page
+    from corpus_build.site.mirrorblocks import anchor_ids
+
+    block = ('<div class="cb-paper"><p id="page-1">x</p><h2 id="sec-1">A &amp; "b" id="fake"</h2><!-- <p id="in-comment"> -->'
+             '<a name="n1" href="#x">a</a><span title="a > b" id="after-gt">t</span><p>text id="nope"</p>'
+             '<pre><code>&lt;p id="code"&gt;</code></pre><h3 id="caf&eacute;">c</h3></div>')
+    cleaned = clean_page(block)
+    scan = _HTMLHandler()
+    scan.feed(cleaned.replace("<!-- <p id=\"in-comment\"> -->", ""))
+    scan.close()
+    assert set(anchor_ids(cleaned)) == scan.present_anchor_ids == {"page-1", "sec-1", "after-gt", "café"}  # `name` is not on the allow-list
+    assert json.dumps(sorted(anchor_ids(cleaned)))
+
+
+def test_a_render_resolves_each_folder_once_and_finds_what_the_one_rule_finds(tmp_path):
+    """mirror_file within a render (folders' real paths kept) answers as core/safepath's rule does, on hostile names."""
+    from corpus_build.core import safepath
+    from corpus_build.render import mirrortext
+
+    root = tmp_path / "corpus"
+    raw = root / "s" / "raw" / "x"
+    (raw / "images").mkdir(parents=True)
+    (raw / "text.md").write_text("ok", encoding="utf-8")
+    (raw / "images" / "a.png").write_text("p", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere" / "dir"
+    elsewhere.mkdir(parents=True)
+    (tmp_path / "elsewhere" / "text.md").write_text("secret", encoding="utf-8")
+    (elsewhere / "f.md").write_text("secret", encoding="utf-8")
+    (raw / "sym").symlink_to(elsewhere)
+    (raw / "link.md").symlink_to(tmp_path / "elsewhere" / "text.md")
+    (raw / "imgs").symlink_to(raw / "images")  # a link that stays inside the mirror
+    out = root / "s" / "raw" / "y"
+    out.symlink_to(elsewhere)  # a mirror folder that points out of the corpus
+    names = ["text.md", "images/a.png", "sym/../text.md", "sym/f.md", "link.md", "../x/text.md", "", "/etc/passwd", "images", "images/..",
+             "imgs/a.png", "missing", "images/../text.md", "./text.md", "a\0b", "sym/../../x/text.md", "f.md"]
+    found = 0
+    for folder in (raw, out):
+        for name in names:
+            try:
+                rule = safepath.mirror_member(folder, name) if safepath.is_inside(folder, root) else None
+            except ValueError:
+                rule = None
+            with mirrortext.resolving_once():
+                kept = mirrortext._member(folder, root, name)
+            assert kept == rule, (folder.name, name, kept, rule)
+            found += kept is not None
+    assert found == 6  # text.md, images/a.png, ../x/text.md, imgs/a.png, images/../text.md, ./text.md
+
+
+def test_the_full_text_index_is_linked_when_no_mirror_page_changed(tmp_path, caplog):
+    """A note edited, no mirror page changed: the full-text index's files are the published ones, linked
+    (site/stepoutput.py), byte for byte what running the index would write; a mirror edited: it runs."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    index = project / "site" / "search" / "fulltext"
+
+    def inodes() -> dict[str, int]:
+        return {p.relative_to(index).as_posix(): p.stat().st_ino for p in index.rglob("*") if p.is_file()}
+
+    before = inodes()
+    assert len(before) > 3
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Held-out document 1.", "Held-out document 1, edited."), encoding="utf-8")
+    twin = tmp_path / "twin"  # the same state, without the stamp: the index runs
+    shutil.copytree(project, twin, symlinks=True)
+    (twin / ".corpus-build" / "cache" / "output-fulltext.json").unlink()
+    caplog.clear()
+    site.build(project, strict=True)
+    assert any("linked from the published site" in r.getMessage() for r in caplog.records)
+    assert inodes() == before, "the index's files were written again"
+    caplog.clear()
+    site.build(twin, strict=True)
+    assert not any("linked from the published site" in r.getMessage() for r in caplog.records)
+    ran = {p.relative_to(twin / "site").as_posix(): p.read_bytes() for p in (twin / "site" / "search" / "fulltext").rglob("*") if p.is_file()}
+    assert {p.relative_to(project / "site").as_posix(): p.read_bytes() for p in index.rglob("*") if p.is_file()} == ran
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    data = json.loads((raw / "structure.json").read_text(encoding="utf-8"))
+    data["blocks"].append({"page": 2, "kind": "text", "text": "An added yakword paragraph."})
+    (raw / "structure.json").write_text(json.dumps(data), encoding="utf-8")
+    caplog.clear()
+    site.build(project, strict=True)
+    assert not any("linked from the published site" in r.getMessage() for r in caplog.records)
+    assert any("yakword" in p.read_text(encoding="utf-8") for p in index.glob("p-*.js"))
