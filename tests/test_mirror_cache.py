@@ -228,3 +228,36 @@ def test_the_full_text_index_is_linked_when_no_mirror_page_changed(tmp_path, cap
     site.build(project, strict=True)
     assert not any("linked from the published site" in r.getMessage() for r in caplog.records)
     assert any("yakword" in p.read_text(encoding="utf-8") for p in index.glob("p-*.js"))
+
+
+def test_the_offline_flavour_and_the_site_share_their_text_pages(tmp_path, monkeypatch):
+    """A corpus with `offline: true` renders docs/ for both flavours at every build (directory URLs,
+    then the offline copy's page.html URLs): a text page without images is the same in both, and
+    neither render converts the mirror's text again."""
+    from corpus_build import registry, render
+    from corpus_build.render import mirror, thread
+
+    project = _project(tmp_path / "p")
+    corpus = registry.load(project / "corpus")
+    docs = project / "docs"
+    render.render(corpus, docs, directory_urls=True)
+    first = (docs / "sources" / "doc-html" / "text.md").read_bytes()
+    converted: list[str] = []
+    real = mirror.sanitize_markdown
+
+    def counting(text, *args, **kwargs):
+        converted.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(mirror, "sanitize_markdown", counting)
+    monkeypatch.setattr(thread, "sanitize_markdown", counting)
+    render.render(corpus, docs, directory_urls=False)
+    render.render(corpus, docs, directory_urls=True)
+    assert converted == []
+    assert (docs / "sources" / "doc-html" / "text.md").read_bytes() == first
+    fresh = tmp_path / "fresh-docs"
+    render.render(corpus, fresh, directory_urls=False)
+    assert len(converted) > 0  # a fresh folder converts
+    for page in ("sources/doc-html/text.md", "sources/doc-pdf/text.md", "sources/doc-thread/text.md"):
+        render.render(corpus, docs, directory_urls=False)
+        assert (docs / page).read_bytes() == (fresh / page).read_bytes(), page

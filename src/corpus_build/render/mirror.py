@@ -683,8 +683,12 @@ def _text_page_key(corpus: Corpus, source: Source, record: Provenance, t: Labels
             contents.append((name, _file_digest(path) if path is not None else None))
         except OSError:
             contents.append((name, None))
+    # The site's two flavours (directory URLs, and the offline copy's page.html URLs) make the same
+    # text page unless it shows images (their path from the page differs): render alternates between
+    # them at every build of a corpus with `offline: true`, and each would make every page again.
+    flavour = directory_urls if any(LOCAL_IMAGE.fullmatch(image.path) for image in record.document.image_files) else None
     facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, repr(record), repr(corpus.settings),
-             str(display_zone(corpus)), directory_urls, back, tuple(contents))
+             str(display_zone(corpus)), flavour, back, tuple(contents))
     return reuse.key("mirror-text-page", t.lang, facts)
 
 
