@@ -179,13 +179,10 @@ TABLE = """
 功耗 | power consumption | power
 能效 | energy efficiency
 图灵 | turing
-伏特 | volta
 安培 | ampere
-霍珀 | hopper
-布莱克韦尔 | blackwell
 英伟达 | 輝達 | nvidia
 统一计算设备架构 | cuda
-微基准 | 微基准测试 | 微基準 | microbenchmark | microbenchmarks | microbenchmarking
+微基准 | 微基准测试 | 微基準 | microbenchmark | microbenchmarks | microbenchmarking | benchmarking
 实测 | 测量 | 实测数据 | measured | measurement | measurements
 厂商 | 供应商 | vendor | vendors
 官方数据 | 宣称 | 声称 | claims | claimed
@@ -294,6 +291,8 @@ TABLE = """
 模板 | template | templates
 装饰器 | decorator
 函数 | 函式 | function | functions
+程序 | 程式 | program | programs
+进程 | process | processes
 变量 | variable | variables
 指针 | pointer | pointers
 数组 | 阵列 | array | arrays

@@ -680,9 +680,9 @@
         if (!map) return;
         map.forEach(function (value, term) {
           if (term.charAt(0) !== ENTRY || seen[term]) return;
-          var bare = term.slice(1);
-          if (bare === word || bare === stem(word) || Math.abs(bare.length - word.length) > reach) return;
-          var edits = distance(word, bare, reach);
+          var bare = term.slice(1), mine = stem(word); // the index holds stems: puzzels is puzzel, one swap from puzzle
+          if (bare === word || bare === mine || Math.abs(bare.length - mine.length) > reach) return;
+          var edits = distance(mine, bare, reach);
           if (edits > 0 && edits <= reach) {
             seen[term] = true;
             plan.own[i].push({ terms: [term], weight: FUZZY_WEIGHT / edits, fuzzy: true });
@@ -711,6 +711,15 @@
     return rows[a.length][b.length];
   }
 
+  // How fully an entry answers a query of n clauses (words, Chinese runs) when it matches `got` of
+  // them, in any language: 2 all; 1 all but a few of a long query (three in four of four or more, as
+  // the passages' `combine`: a filler word such as 写的 need not be there); 0 fewer. Entries of
+  // level 1 and 2 come before the mirrors' passages, each level by tier and score.
+  function level(got, n) {
+    if (got === n) return 2;
+    return n >= 4 && got >= Math.ceil(n * 0.75) ? 1 : 0;
+  }
+
   // The entries that match, best first: {pid, score, hits (the clauses they match)}. An entry
   // matching only some of the query's words is kept (shown after the mirrors, words missing).
   function rankEntries(plan) {
@@ -725,9 +734,9 @@
     var out = [];
     sums.forEach(function (s, pid) {
       var got = hits.get(pid);
-      out.push({ pid: pid, score: s * got.length / n, hits: got, complete: got.length === n });
+      out.push({ pid: pid, score: s * got.length / n, hits: got, level: level(got.length, n) });
     });
-    out.sort(function (a, b) { return (b.complete - a.complete) || b.score - a.score || a.pid - b.pid; });
+    out.sort(function (a, b) { return (b.level - a.level) || b.score - a.score || a.pid - b.pid; });
     return out;
   }
 
@@ -822,19 +831,19 @@
       var group = entryGroups.get(p.url);
       if (!group) {
         if (listed.length >= ENTRY_GROUPS) return;
-        group = { url: p.url, title: p.pageTitle, members: [], tier: 0, complete: false, score: 0 };
+        group = { url: p.url, title: p.pageTitle, members: [], tier: 0, level: 0, score: 0 };
         entryGroups.set(p.url, group);
         listed.push(group);
       }
       group.members.push([p, e]);
       group.tier = Math.max(group.tier, tierOf(p, plan));
-      group.complete = group.complete || e.complete;
+      group.level = Math.max(group.level, e.level);
       group.score = Math.max(group.score, e.score);
     });
     // Equal scores in the order of the pages' addresses (numbers come from a hash of them: fulltext.py).
-    listed.sort(function (a, b) { return (b.complete - a.complete) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
-    var complete = listed.filter(function (g) { return g.complete; }).map(function (g) { return entryItems(g, plan); });
-    var partial = listed.filter(function (g) { return !g.complete; }).map(function (g) { return entryItems(g, plan); });
+    listed.sort(function (a, b) { return (b.level - a.level) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
+    var complete = listed.filter(function (g) { return g.level > 0; }).map(function (g) { return entryItems(g, plan); });
+    var partial = listed.filter(function (g) { return !g.level; }).map(function (g) { return entryItems(g, plan); });
 
     var groups = new Map(), order = [];
     ranked.forEach(function (pair) {
