@@ -61,8 +61,8 @@ def table(extra: Iterable[Iterable[str]], fold: Fold) -> list[list[str]]:
             seen.add(tuple(forms))
             groups.append(forms)
     listed = {form for group in groups for form in group if _HAN.fullmatch(form)}
-    for group, more in zip(groups, taiwanese(groups, fold, listed), strict=True):
-        group.extend(form for form in more if form not in group)
+    for forms, more in zip(groups, taiwanese(groups, fold, listed), strict=True):
+        forms.extend(form for form in more if form not in forms)
     return groups
 
 
