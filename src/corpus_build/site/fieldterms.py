@@ -660,4 +660,179 @@ TABLE = """
 分叉 | fork
 镜像 | mirror
 归档 | 存档 | archive | archived
+# --- makers, labs, models, products: the names Chinese writers use ---------------------------------
+深度求索 | deepseek
+通义千问 | 千问 | qwen
+阿里巴巴 | 阿里 | 阿里云 | alibaba | alibaba cloud
+字节跳动 | 字节 | bytedance
+腾讯 | tencent
+百度 | baidu
+智谱 | zhipu | glm
+月之暗面 | moonshot | kimi
+零一万物 | 01.ai
+百川 | baichuan
+智源 | 北京智源 | baai
+清华大学 | 清华 | tsinghua | tsinghua university
+北京大学 | 北大 | peking university | pku
+上海交通大学 | 上海交大 | 交大 | sjtu | shanghai jiao tong university
+中国科学院 | 中科院 | chinese academy of sciences | cas
+微软 | microsoft
+谷歌 | google
+苹果 | apple
+亚马逊 | amazon | aws
+超威 | 超微半导体 | amd
+英特尔 | intel
+高通 | qualcomm
+三星 | samsung
+台积电 | tsmc
+抱抱脸 | hugging face | huggingface
+知乎 | zhihu
+壁仞 | 壁仞科技 | biren
+燧原 | 燧原科技 | enflame
+天数智芯 | iluvatar
+昆仑芯 | kunlunxin | kunlun
+平头哥 | t head
+海思 | hisilicon
+鲲鹏 | kunpeng
+鸿蒙 | harmonyos
+飞桨 | paddlepaddle | paddle
+国产 | 国产化 | domestic | localization
+出口管制 | export control | export controls
+# --- Ascend, CANN in more detail --------------------------------------------------------------------
+昇腾算子 | ascend operator | ascend kernel | ascend c operator
+昇腾处理器 | 昇腾芯片 | ascend processor | ascend chip | ascend npu
+算子编译 | operator compilation | kernel compilation
+算子调优 | operator tuning | kernel tuning
+算子开发工具 | operator development tools
+单算子 | 单算子模式 | single operator | single op
+图模式 | graph mode
+静态图 | static graph
+动态图 | 即时执行 | eager mode | dynamic graph | eager
+集合通信库 | collective communication library | hccl | nccl
+华为集合通信库 | hccl
+切分策略 | 分核 | tiling strategy | tiling function
+多核 | multi core | multicore
+核间同步 | inter core synchronization | cross core synchronization
+核间通信 | inter core communication
+搬入 | copy in | copyin
+搬出 | copy out | copyout
+队列 | 佇列 | queue | queues
+流水线同步 | pipeline synchronization
+标志位 | flag | flags
+事件同步 | event synchronization
+# --- compilers and runtimes in more detail ----------------------------------------------------------
+张量中间表示 | tensor ir | tensorir
+张量表达式 | tensor expression | te
+调度空间 | schedule space
+元调度 | metaschedule | meta schedule
+程序变换 | program transformation | program transformations
+程序综合 | 程序合成 | program synthesis
+超优化 | superoptimization | superoptimizer
+等式饱和 | equality saturation | e graph | egraph
+重写 | 改写 | rewrite | rewriting | rewrites
+规则 | rule | rules
+模式匹配 | pattern matching
+合法化 | legalization | legalize
+转换 | 变换 | conversion | transformation | transform
+分析遍 | analysis pass
+常量折叠 | constant folding
+死代码消除 | dead code elimination | dce
+公共子表达式消除 | common subexpression elimination | cse
+内联 | inline | inlining
+循环不变量外提 | loop invariant code motion | licm
+指令选择 | instruction selection
+指令调度 | instruction scheduling
+寄存器分配 | register allocation
+内存规划 | memory planning
+内存复用 | memory reuse
+别名分析 | alias analysis
+依赖分析 | dependence analysis | dependency analysis
+数据依赖 | data dependency | data dependence
+同步插入 | synchronization insertion | sync insertion
+自动同步 | automatic synchronization | auto sync
+自动向量化 | auto vectorization | automatic vectorization
+自动并行 | auto parallelization | automatic parallelization
+自动微分 | automatic differentiation | autodiff | autograd
+计算图优化 | graph optimization
+图融合 | graph fusion
+内核生成 | kernel generation
+代码模板 | code template
+源到源 | source to source
+前端语言 | frontend language
+绑定 | binding | bindings
+外部函数接口 | ffi | foreign function interface
+应用二进制接口 | abi | application binary interface
+二进制 | binary
+可执行文件 | executable
+共享库 | 动态库 | shared library
+静态库 | static library
+头文件 | header | headers
+命令行 | 命令列 | command line | cli
+环境变量 | environment variable | environment variables
+日志 | log | logging | logs
+报错信息 | 错误信息 | error message | error messages
+警告 | warning | warnings
+断言 | assertion | assert
+单步调试 | stepping
+可视化 | visualization | visualize
+追踪 | 跟踪 | trace | tracing
+时间线 | timeline
+计时 | timing
+火焰图 | flame graph
+热点 | hotspot | hot spot
+# --- serving and systems --------------------------------------------------------------------------
+推理加速 | inference acceleration
+推理优化 | inference optimization
+部署推理 | 模型部署 | model deployment | model serving
+服务器 | 伺服器 | server
+客户端 | client
+请求 | request | requests
+调度策略 | scheduling policy
+抢占 | preemption | preempt
+卸载到主机 | host offload | cpu offload
+分离式推理 | 预填充解码分离 | 存算分离 | disaggregated inference | disaggregation | pd disaggregation
+张量切分 | tensor sharding
+权重加载 | weight loading
+模型权重 | model weights
+开源模型 | open source model | open weights
+闭源 | closed source
+基座模型 | 基础模型 | base model | foundation model
+指令微调 | instruction tuning
+对话 | chat | conversation
+提示词 | 提示 | prompt | prompts
+上下文学习 | in context learning
+检索增强生成 | retrieval augmented generation | rag
+向量数据库 | vector database
+嵌入模型 | embedding model
+生成 | generation | generate
+评测集 | benchmark suite | eval set
+排行榜 | leaderboard
+# --- algorithms and math ---------------------------------------------------------------------------
+线性代数 | linear algebra
+矩阵分解 | matrix decomposition | matrix factorization
+低秩 | low rank
+奇异值分解 | singular value decomposition | svd
+快速傅里叶变换 | 傅里叶变换 | fast fourier transform | fft | fourier transform
+指数 | exponential | exp
+对数 | logarithm | log
+近似 | approximation | approximate
+数值精度 | numerical precision
+误差 | error | errors
+收敛 | convergence | converge
+概率 | probability
+分布 | distribution
+优化问题 | optimization problem
+搜索 | search
+贪心 | greedy
+动态规划 | dynamic programming
+图算法 | graph algorithm
+启发式 | heuristic | heuristics
+代价 | cost
+开销 | overhead
+上界 | upper bound
+下界 | lower bound
+理论 | theory | theoretical
+实验 | experiment | experiments | experimental
+消融实验 | ablation | ablation study
+复现 | reproduce | reproduction | reproducibility
 """
