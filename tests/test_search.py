@@ -377,3 +377,12 @@ def test_bench_reads_a_held_out_query_table_and_names_a_bad_entry(tmp_path, monk
         table.write_text(text, encoding="utf-8")
         with pytest.raises(bench.QueryTableError, match=re.escape(message)):
             bench.read_cases(table, corpus)
+
+
+def test_parts_of_camel_and_snake_case_names_in_a_title_are_alternatives(tmp_path):
+    # The index keeps atomic_add one word; its parts let `atomic add` (and 原子加 through the
+    # cross-language table) find the title that names it.
+    source = _source(id="i", title="Vectorized `T.atomic_add` downgrades `memory_order` in FlashMLA", kind="issue")
+    tuned, _ = search.tune(_index({"location": "sources/i/", "title": source.title, "text": ""}), _corpus(tmp_path, source))
+    alt = set(tuned["docs"][0]["alt"].split())
+    assert {"atomic", "add", "memory", "order", "flash", "mla"} <= alt

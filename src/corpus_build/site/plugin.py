@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, lunrindex, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, fulltext, hosting, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -268,10 +268,6 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             stats = search.tune_index_file(index, self._corpus, directory_urls=config.use_directory_urls)
         if stats is not None:
             log.info(f"corpus: search index {stats.docs_before} -> {stats.docs_after} entries, {stats.bytes_after} bytes")
-        if self.config.search_tuning and index.is_file():
-            size = lunrindex.write(Path(config.site_dir))  # the browser loads lunr's index instead of building it
-            if size:
-                log.info(f"corpus: lunr index built for the browser, {size} bytes")
         self._tuned = None
         # The sources' own entries and the term table go into the sharded index too (site/search.py, crossterms.py).
         entries = stats.entries if stats is not None else ()

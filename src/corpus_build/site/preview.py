@@ -43,7 +43,7 @@ from .. import registry, render
 from ..core.errors import CorpusBuildError
 from ..core.model import Corpus, Source
 from ..core.provenance import write_atomic
-from . import hosting, lunrindex, search
+from . import hosting, search
 
 log = logging.getLogger("mkdocs.plugins.corpus")
 # From this many sources the edited sources' pages are shown as soon as they are built, and the
@@ -310,7 +310,6 @@ class _Pages:
             self.search.on_post_build(config=self.config)  # Material writes its index (tuned, by the plugin's hook)
             if "generate_search_index" not in vars(self.search.search_index):
                 search.tune_index_file(target, corpus, directory_urls=self.config.use_directory_urls)
-            lunrindex.write(Path(self.config.site_dir))
             return
         data = json.loads(target.read_text(encoding="utf-8"))
         urls = set(self.rebuilt)
@@ -320,7 +319,6 @@ class _Pages:
         at = next((i for i, d in enumerate(docs) if d["location"].split("#", 1)[0] in urls), len(docs))
         rest = [d for d in docs if d["location"].split("#", 1)[0] not in urls]
         data["docs"] = rest[:at] + tuned + rest[at:]
-        data["config"] = {k: v for k, v in data.get("config", {}).items() if k != lunrindex.KEY}  # its lunr index is of the old pages: built in the browser
         write_atomic(target, json.dumps(data, ensure_ascii=False, separators=(",", ":")))  # a reader never sees half an index
 
 

@@ -390,12 +390,16 @@ def _plain(markup: str) -> str:
 
 
 def _compound_parts(text: str) -> set[str]:
-    """Parts of camelCase names (FlashMLA → flash, mla) so a part still finds the whole."""
+    """Parts of camelCase and snake_case names (FlashMLA → flash, mla; atomic_add → atomic, add) so a
+    part still finds the whole (the index keeps atomic_add one word), and so does a term of the
+    cross-language table (原子加: atomic add)."""
     parts: set[str] = set()
     for word in re.findall(r"[A-Za-z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*", text):
         pieces = _CAMEL.findall(word)
         if len(pieces) > 1:
             parts.update(p.lower() for p in pieces if len(p) > 1)
+    for word in re.findall(r"[A-Za-z0-9]+(?:_+[A-Za-z0-9]+)+", text):
+        parts.update(p.lower() for p in re.split(r"_+", word) if len(p) > 1 and not p.isdigit())
     return parts
 
 

@@ -240,7 +240,7 @@
         needles.push(word, other);
         variants(other).forEach(function (v) { needles.push(v); });
         latin.push(null);
-        runs.push(other !== word && !matchHan(word).length ? other : word);
+        runs.push(other !== word && cover(other) > cover(word) ? other : word);
         return;
       }
       if (threads.length && THREAD_WORDS[word]) return; // the PR of "PR 2900" names no word
@@ -281,8 +281,9 @@
 
   // --- the field's terms in both languages (site/crossterms.py) ----------------------------
 
-  // The manifest's table (groups of folded spellings) as lookups: an English spelling by its first
-  // word (words as the index cuts them, a plural's s dropped), a Chinese one by itself.
+  // The manifest's table (groups of folded spellings) as lookups: an English spelling by the key of
+  // its first word (lookupKey: a plural's leftovers taken back), a Chinese one by itself. A spelling
+  // may be in several groups (kernel: 算子 and 内核); each finds all of them.
   function terms(table) {
     var out = { latin: new Map(), han: new Map(), longest: 0, groups: [] };
     (table || []).forEach(function (forms, g) {
@@ -292,13 +293,14 @@
         if (tokens.length === 1 && HAN_RUN.test(tokens[0])) {
           if (length(tokens[0]) < 2) return;
           group.han.push(tokens[0]);
-          if (!out.han.has(tokens[0])) out.han.set(tokens[0], g);
+          if (!out.han.has(tokens[0])) out.han.set(tokens[0], []);
+          out.han.get(tokens[0]).push(g);
           out.longest = Math.max(out.longest, tokens[0].length);
         } else if (tokens.length && !tokens.some(function (t) { return HAN_ANY.test(t); })) {
-          var stems = tokens.map(stem);
-          group.latin.push(stems);
-          if (!out.latin.has(stems[0])) out.latin.set(stems[0], []);
-          out.latin.get(stems[0]).push({ tokens: stems, group: g });
+          var spelling = { words: tokens.map(stem), keys: tokens.map(lookupKey), group: g };
+          group.latin.push(spelling);
+          if (!out.latin.has(spelling.keys[0])) out.latin.set(spelling.keys[0], []);
+          out.latin.get(spelling.keys[0]).push(spelling);
         }
       });
       out.groups.push(group);
@@ -306,21 +308,61 @@
     return out;
   }
 
-  // The table's Chinese terms in a run, longest first from the left: [{start, end, group}].
+  // A word's key for the table: its stem as the index keeps it, with what the stem leaves of a
+  // plural taken back (branches → branche → branch, libraries → librarie → library), so the
+  // table's singular meets a query's plural.
+  function lookupKey(word) {
+    var s = stem(word);
+    if (/(?:ch|sh|[sxz])e$/.test(s) && s.length > 4) return s.slice(0, -1);
+    if (/[^aeiou]ie$/.test(s) && s.length > 4) return s.slice(0, -2) + "y";
+    return s;
+  }
+
+  // The index's forms of a table word: its stem and its plural's (branch: branch, branche).
+  function wordForms(word) {
+    var out = [word];
+    if (/(?:ch|sh|[sxz])$/.test(word)) out.push(word + "e");
+    else if (/[^aeiou]y$/.test(word)) out.push(word.slice(0, -1) + "ie");
+    return out.length === 1 ? word : out;
+  }
+
+  // A spelling as the terms an alternative needs: each English word (in any of its forms), or each
+  // character pair of a Chinese spelling.
+  function spellingTerms(spelling) {
+    return typeof spelling === "string" ? pairs(spelling) : spelling.words.map(wordForms);
+  }
+
+  // The best cover of a Chinese run by the table's terms: the most characters covered, then the
+  // fewest terms (longer ones), found by dynamic programming over the run's positions (a greedy
+  // longest-first match would cut 合并访存占用率 as 合并, 访存占...). [{start, end, groups}].
   function matchHan(run) {
     var out = [];
     if (!cross || !cross.longest) return out;
-    for (var i = 0; i < run.length;) {
-      var hit = null;
-      for (var j = Math.min(run.length, i + cross.longest); j > i + 1; j--) {
-        if (cross.han.has(run.slice(i, j))) { hit = { start: i, end: j, group: cross.han.get(run.slice(i, j)) }; break; }
+    var n = run.length, best = [{ covered: 0, count: 0 }];
+    function better(a, b) { return !b || a.covered > b.covered || a.covered === b.covered && a.count < b.count; }
+    for (var i = 0; i < n; i++) {
+      var here = best[i];
+      if (!here) continue;
+      var skip = { covered: here.covered, count: here.count, from: i, hit: null };
+      if (better(skip, best[i + 1])) best[i + 1] = skip;
+      for (var j = i + 2; j <= Math.min(n, i + cross.longest); j++) {
+        var groups = cross.han.get(run.slice(i, j));
+        if (!groups) continue;
+        var take = { covered: here.covered + j - i, count: here.count + 1, from: i, hit: { start: i, end: j, groups: groups } };
+        if (better(take, best[j])) best[j] = take;
       }
-      if (hit) { out.push(hit); i = hit.end; } else i++;
     }
+    for (var at = n; at > 0; at = best[at].from) if (best[at].hit) out.unshift(best[at].hit);
     return out;
   }
 
-  function entryTerm(term) { return Array.isArray(term) ? term.map(entryTerm) : ENTRY + term; }
+  function cover(run) { return matchHan(run).reduce(function (n, hit) { return n + hit.end - hit.start; }, 0); }
+
+  function entryTerm(term) {
+    if (typeof term === "string") return ENTRY + term;
+    if (Array.isArray(term)) return term.map(entryTerm);
+    return { options: term.options.map(function (option) { return option.map(entryTerm); }) };
+  }
 
   function forBoth(clauses, own, i, alt) {
     alt.cross = true;
@@ -328,54 +370,68 @@
     own[i].push({ terms: alt.terms.map(entryTerm), optional: (alt.optional || []).map(entryTerm), weight: alt.weight, prefix: alt.prefix, cross: true });
   }
 
-  // English words of the table (the longest spelling at each place) also search the group's other
-  // spellings: its Chinese ones (as character pairs) and its other English ones.
+  // English words of the table (the longest spelling at each place) also search the other spellings
+  // of every group that has it: the Chinese ones (as character pairs) and the other English ones.
   function crossLatin(latin, clauses, own, needles) {
     if (!cross) return;
     for (var i = 0; i < latin.length;) {
-      var best = null;
-      (latin[i] ? cross.latin.get(stem(latin[i])) || [] : []).forEach(function (candidate) {
-        if (best && candidate.tokens.length <= best.tokens.length) return;
-        for (var k = 0; k < candidate.tokens.length; k++) {
-          if (!latin[i + k] || stem(latin[i + k]) !== candidate.tokens[k]) return;
+      var found = [], size = 0;
+      (latin[i] ? cross.latin.get(lookupKey(latin[i])) || [] : []).forEach(function (candidate) {
+        for (var k = 0; k < candidate.keys.length; k++) {
+          if (!latin[i + k] || lookupKey(latin[i + k]) !== candidate.keys[k]) return;
         }
-        best = candidate;
+        if (candidate.keys.length > size) { found = []; size = candidate.keys.length; }
+        if (candidate.keys.length === size) found.push(candidate);
       });
-      if (!best) { i++; continue; }
-      var group = cross.groups[best.group], alts = [], mine = best.tokens.join(" ");
-      group.han.forEach(function (form) { alts.push({ terms: pairs(form), weight: CROSS_WEIGHT }); needles.push(form); });
-      group.latin.forEach(function (tokens) {
-        if (tokens.join(" ") === mine) return;
-        alts.push({ terms: tokens.slice(), weight: CROSS_WEIGHT });
-        needles.push(tokens.join(" "));
+      if (!found.length) { i++; continue; }
+      var alts = [], seen = {}, mine = found[0].keys.join(" ");
+      found.forEach(function (candidate) {
+        var group = cross.groups[candidate.group];
+        group.han.concat(group.latin).forEach(function (spelling) {
+          var name = typeof spelling === "string" ? spelling : spelling.keys.join(" ");
+          if (name === mine || seen[name]) return;
+          seen[name] = true;
+          alts.push({ terms: spellingTerms(spelling), weight: CROSS_WEIGHT });
+          needles.push(typeof spelling === "string" ? spelling : spelling.words.join(" "));
+        });
       });
-      for (var k = 0; k < best.tokens.length; k++) alts.forEach(function (alt) { forBoth(clauses, own, i + k, alt); });
-      i += best.tokens.length;
+      for (var k = 0; k < size; k++) alts.forEach(function (alt) { forBoth(clauses, own, i + k, alt); });
+      i += size;
     }
   }
 
-  // A Chinese run with terms of the table is also searched in English: each such term's English
-  // spellings are needed (one word of them, or each word of a phrase); the rest of the run counts
-  // where present but is not needed (原生稀疏注意力: sparse and attention, 原生 if there).
+  // A Chinese run with terms of the table is also searched term by term: each term in any of its
+  // groups' spellings (its own, English, Taiwanese) is needed, the rest of the run counts where
+  // present but is not needed (原生稀疏注意力: native, sparse attention; 合并访存占用率: coalescing
+  // and occupancy, in either language, anywhere in the text). Weighed by the share of the run the
+  // table's terms cover: a run half of whose characters no term explains is half an answer.
   function crossHan(runs, clauses, own, needles) {
     runs.forEach(function (run, i) {
       if (!run) return;
       var found = matchHan(run);
       if (!found.length) return;
-      var slots = [], optional = [], at = 0;
+      var slots = [], optional = [], at = 0, covered = 0;
       var rest = function (piece) { if (piece.length >= 2) optional.push.apply(optional, pairs(piece)); };
       found.forEach(function (hit) {
         rest(run.slice(at, hit.start));
-        var group = cross.groups[hit.group];
-        var words = group.latin.filter(function (t) { return t.length === 1; }).map(function (t) { return t[0]; });
-        if (words.length) slots.push(words);
-        else if (group.latin.length) group.latin[0].forEach(function (t) { slots.push([t]); });
-        else rest(run.slice(hit.start, hit.end));
-        group.latin.forEach(function (t) { needles.push(t.join(" ")); });
+        var form = run.slice(hit.start, hit.end), options = [pairs(form)], seen = {};
+        seen[form] = true;
+        hit.groups.forEach(function (g) {
+          var group = cross.groups[g];
+          group.han.concat(group.latin).forEach(function (spelling) {
+            var name = typeof spelling === "string" ? spelling : spelling.keys.join(" ");
+            if (seen[name]) return;
+            seen[name] = true;
+            options.push(spellingTerms(spelling));
+            needles.push(typeof spelling === "string" ? spelling : spelling.words.join(" "));
+          });
+        });
+        slots.push({ options: options });
+        covered += hit.end - hit.start;
         at = hit.end;
       });
       rest(run.slice(at));
-      if (slots.length) forBoth(clauses, own, i, { terms: slots, optional: optional, weight: CROSS_WEIGHT });
+      forBoth(clauses, own, i, { terms: slots, optional: optional, weight: CROSS_WEIGHT * covered / run.length });
     });
   }
 
@@ -443,12 +499,18 @@
     return lo;
   }
 
+  function flatTerms(term, into) {
+    if (typeof term === "string") into.push(term);
+    else if (Array.isArray(term)) term.forEach(function (one) { flatTerms(one, into); });
+    else term.options.forEach(function (option) { flatTerms(option, into); });
+  }
+
   function shardsFor(plan) {
     var names = [];
     plan.clauses.concat(plan.own || []).forEach(function (alts) {
       alts.forEach(function (alt) {
         var all = [];
-        alt.terms.concat(alt.optional || []).forEach(function (term) { all.push.apply(all, Array.isArray(term) ? term : [term]); });
+        alt.terms.concat(alt.optional || []).forEach(function (term) { flatTerms(term, all); });
         all.forEach(function (term) {
           var from = shardOf(term), to = alt.prefix ? shardOf(term + "\uffff") : from;
           for (var i = from; i <= to && i < manifest.shards.length; i++) names.push(manifest.shards[i]);
@@ -516,7 +578,7 @@
   // pid -> score of one alternative: the passages holding enough of its terms (see `combine`). A
   // term so common that the index kept only its best passages (cut) counts where present.
   function scoreAlternative(alt) {
-    var parts = alt.terms.map(function (term) { return Array.isArray(term) ? slotScores(term, alt) : termScores(term, alt); });
+    var parts = alt.terms.map(function (term) { return partScores(term, alt); });
     if (!parts.length || parts.length < 3 && parts.some(function (part) { return !part.found; })) return { scores: new Map(), optional: false };
     var hard = parts.filter(function (part) { return !part.cut; });
     var soft = parts.filter(function (part) { return part.cut; });
@@ -527,11 +589,21 @@
     return { scores: combine(hard, soft), optional: !hard.length };
   }
 
-  // One of several words (a slot of a cross-language alternative): each passage's best.
-  function slotScores(slot, alt) {
+  // A term of an alternative: a word; one of several words (["branch", "branche"]); or a term of the
+  // table in any of its spellings ({options: [[words or pairs of one spelling], ...]}), each spelling
+  // needing its own words. Each passage's best.
+  function partScores(term, alt) {
+    if (typeof term === "string") return termScores(term, alt);
+    if (Array.isArray(term)) return bestPart(term.map(function (one) { return termScores(one, alt); }));
+    return bestPart(term.options.map(function (option) {
+      var got = scoreAlternative({ terms: option, weight: alt.weight });
+      return { scores: got.scores, cut: got.optional, found: got.scores.size > 0 };
+    }));
+  }
+
+  function bestPart(list) {
     var out = { scores: new Map(), cut: true, found: false };
-    slot.forEach(function (term) {
-      var got = termScores(term, alt);
+    list.forEach(function (got) {
       if (!got.found) return;
       out.found = true;
       if (!got.cut) out.cut = false;
@@ -608,9 +680,9 @@
         if (!map) return;
         map.forEach(function (value, term) {
           if (term.charAt(0) !== ENTRY || seen[term]) return;
-          var bare = term.slice(1);
-          if (bare === word || bare === stem(word) || Math.abs(bare.length - word.length) > reach) return;
-          var edits = distance(word, bare, reach);
+          var bare = term.slice(1), mine = stem(word); // the index holds stems: puzzels is puzzel, one swap from puzzle
+          if (bare === word || bare === mine || Math.abs(bare.length - mine.length) > reach) return;
+          var edits = distance(mine, bare, reach);
           if (edits > 0 && edits <= reach) {
             seen[term] = true;
             plan.own[i].push({ terms: [term], weight: FUZZY_WEIGHT / edits, fuzzy: true });
@@ -639,6 +711,15 @@
     return rows[a.length][b.length];
   }
 
+  // How fully an entry answers a query of n clauses (words, Chinese runs) when it matches `got` of
+  // them, in any language: 2 all; 1 all but a few of a long query (three in four of four or more, as
+  // the passages' `combine`: a filler word such as 写的 need not be there); 0 fewer. Entries of
+  // level 1 and 2 come before the mirrors' passages, each level by tier and score.
+  function level(got, n) {
+    if (got === n) return 2;
+    return n >= 4 && got >= Math.ceil(n * 0.75) ? 1 : 0;
+  }
+
   // The entries that match, best first: {pid, score, hits (the clauses they match)}. An entry
   // matching only some of the query's words is kept (shown after the mirrors, words missing).
   function rankEntries(plan) {
@@ -653,9 +734,9 @@
     var out = [];
     sums.forEach(function (s, pid) {
       var got = hits.get(pid);
-      out.push({ pid: pid, score: s * got.length / n, hits: got, complete: got.length === n });
+      out.push({ pid: pid, score: s * got.length / n, hits: got, level: level(got.length, n) });
     });
-    out.sort(function (a, b) { return (b.complete - a.complete) || b.score - a.score || a.pid - b.pid; });
+    out.sort(function (a, b) { return (b.level - a.level) || b.score - a.score || a.pid - b.pid; });
     return out;
   }
 
@@ -750,19 +831,19 @@
       var group = entryGroups.get(p.url);
       if (!group) {
         if (listed.length >= ENTRY_GROUPS) return;
-        group = { url: p.url, title: p.pageTitle, members: [], tier: 0, complete: false, score: 0 };
+        group = { url: p.url, title: p.pageTitle, members: [], tier: 0, level: 0, score: 0 };
         entryGroups.set(p.url, group);
         listed.push(group);
       }
       group.members.push([p, e]);
       group.tier = Math.max(group.tier, tierOf(p, plan));
-      group.complete = group.complete || e.complete;
+      group.level = Math.max(group.level, e.level);
       group.score = Math.max(group.score, e.score);
     });
     // Equal scores in the order of the pages' addresses (numbers come from a hash of them: fulltext.py).
-    listed.sort(function (a, b) { return (b.complete - a.complete) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
-    var complete = listed.filter(function (g) { return g.complete; }).map(function (g) { return entryItems(g, plan); });
-    var partial = listed.filter(function (g) { return !g.complete; }).map(function (g) { return entryItems(g, plan); });
+    listed.sort(function (a, b) { return (b.level - a.level) || (b.tier - a.tier) || (b.score - a.score) || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0); });
+    var complete = listed.filter(function (g) { return g.level > 0; }).map(function (g) { return entryItems(g, plan); });
+    var partial = listed.filter(function (g) { return !g.level; }).map(function (g) { return entryItems(g, plan); });
 
     var groups = new Map(), order = [];
     ranked.forEach(function (pair) {
