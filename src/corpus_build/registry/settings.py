@@ -34,6 +34,7 @@ FETCH_SETTINGS = {
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
     "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
     "browser": str, "max_images": int, "max_styles": int,
+    "cluster": str, "cluster_store": str, "cluster_result_limit": int,
 }
 BROWSER_MODES = ("auto", "always", "never")
 
@@ -74,10 +75,24 @@ def fetch_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"corpus.yaml `fetch.{key}` must be text, got {value!r}")
         if key == "browser" and value not in BROWSER_MODES:
             raise UsageError(f"corpus.yaml `fetch.browser` must be one of {', '.join(BROWSER_MODES)}; got {value!r}")
+        if key == "cluster":
+            value = check_cluster(value, "corpus.yaml `fetch.cluster`")
+        if key == "cluster_store" and value and not value.startswith("/"):
+            raise UsageError(f"corpus.yaml `fetch.cluster_store` must be an absolute path that every worker and this machine share (e.g. /mnt/shared/corpus-stage); got {value!r}")
         values[key] = kind(value)
     values["rewrites"] = _pairs(extra.get("rewrites"), "rewrites")
     values["fallbacks"] = _pairs(extra.get("fallbacks"), "fallbacks")
     return values
+
+
+_CLUSTER = re.compile(r"^(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?/?$")
+
+
+def check_cluster(address: str, where: str) -> str:
+    """A Dask scheduler's address as given (tcp://HOST:PORT, tls://, ws://, wss://); "" and `local` (fetch here) pass."""
+    if address and address != "local" and not _CLUSTER.match(address):
+        raise UsageError(f"{where} must be a Dask scheduler address such as tcp://10.0.0.5:8786 (or tls://, ws://, wss://), or `local`; got {address!r}")
+    return address
 
 
 def check_fetch_limits(values: Mapping[str, Any]) -> None:

@@ -1,0 +1,286 @@
+"""What runs on a Dask worker when `fetch` runs on a cluster (fetch/cluster.py is the other side).
+
+One task per source: `fetch_remote(job)` runs the source's kind (download, extraction, browser
+rendering) exactly as a local fetch does, in a staging folder on the worker's own disk, finishes
+the stage (WARC, hashes: records.finish_stage) and hands back the kind's Outcome with the staged
+files. The worker writes nothing else: the machine that started the run commits every mirror.
+
+The task is a coroutine, so Dask runs it on the worker's event loop, where one HttpClient per
+run keeps its connections alive from source to source; each worker thread (`--nthreads`) is one
+source in flight. Extraction goes to one thread per worker process: it holds the GIL, so more
+threads in one process would not extract faster (more processes do: `--nworkers`).
+
+A host's requests are limited across all workers by a Dask Semaphore per host, held for each
+request as the local per-host limit is (http.HttpClient._host_limit): with `per_host: 4`, four
+requests to one host at a time on the whole cluster. A worker that dies holding one gives it
+back after the scheduler's lease timeout (`distributed.scheduler.locks.lease-timeout`).
+
+Nothing here is imported by a local fetch; `distributed` is imported only inside functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import stat
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..core import errors
+from ..core.errors import FetchError
+from ..core.model import Source
+from ..core.provenance import Attempt, Provenance
+from . import records
+from .base import Context, Outcome, package_version
+from .http import AttemptLog, HttpClient
+from .kinds import kind_for
+from .options import FetchOptions
+
+STAGES = "corpus-build-stages"  # under the worker's local directory
+_RUNS_KEPT = 4  # runs whose clients a worker keeps open (a killed main never says it is done)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One source to fetch on a worker: everything the kind reads besides the network."""
+
+    run_id: str
+    version: str  # corpus-build on the machine that started the run; a worker must match it
+    source: Source
+    previous: Provenance | None
+    pin: dict | None
+    options: FetchOptions
+    store: str = ""  # a folder shared by every worker and the main machine ("" = none)
+    result_limit: int = 0  # staged bytes above this go to the store instead of the reply
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A FetchError raised on the worker, as plain data (its subclasses take other arguments)."""
+
+    kind: str  # class name in core.errors, or "" for an unexpected exception
+    message: str  # str() of the exception, URL included
+    url: str = ""
+    status: int = 0
+    reset_at: str = ""
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class Staged:
+    """The staged folder: entries in walk order (folders before their files)."""
+
+    folders: tuple[str, ...] = ()
+    files: tuple[tuple[str, int, int, bytes], ...] = ()  # (relative path, mode, mtime_ns, content)
+    bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Reply:
+    worker: str
+    attempts: tuple[Attempt, ...] = ()
+    outcome: Outcome | None = None
+    staged: Staged | None = None
+    stored: str = ""  # the staged folder's path in the shared store, when it was too large for a reply
+    failure: Failure | None = None
+
+
+@dataclass
+class _Run:
+    http: HttpClient
+    cpu: ThreadPoolExecutor
+    state: dict = field(default_factory=dict)
+
+
+_runs: OrderedDict[str, _Run] = OrderedDict()
+
+
+def facts() -> dict[str, str]:
+    """What a worker has installed (checked by the main process when it connects)."""
+    found = {"corpus-build": package_version("corpus-build")}
+    try:
+        import trafilatura  # noqa: F401
+        import warcio  # noqa: F401
+
+        from .kinds.pdf import pymupdf_version
+
+        found["pymupdf"] = pymupdf_version()
+    except ImportError as exc:
+        found["missing"] = exc.name or str(exc)
+    return found
+
+
+class _ClusterHttp(HttpClient):
+    """HttpClient whose per-host limit also holds one of the cluster-wide leases for that host."""
+
+    def __init__(self, options: FetchOptions):
+        super().__init__(options)
+        self._leases: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def _cluster_limit(self, url: str) -> AsyncIterator[None]:
+        from distributed import Semaphore
+
+        host = (urlsplit(url).hostname or "").lower()
+        async with super()._host_limit(url):  # this worker's own share first: no scheduler round trip to wait in line
+            semaphore = self._leases.get(host)
+            if semaphore is None:
+                # The limit is part of the name: a scheduler keeps one max per name, and two
+                # runs with different `per_host` must not clash; runs with the same share it.
+                semaphore = self._leases[host] = Semaphore(max_leases=self.options.per_host, name=f"corpus-build:host:{self.options.per_host}:{host}")
+            await semaphore.acquire()
+            try:
+                yield
+            finally:
+                await semaphore.release()
+
+    def _host_limit(self, url: str):  # the cluster-wide limit where HttpClient takes its per-host one
+        return self._cluster_limit(url)
+
+
+def _run_for(job: Job) -> _Run:
+    run = _runs.get(job.run_id)
+    if run is None:
+        while len(_runs) >= _RUNS_KEPT:
+            _, old = _runs.popitem(last=False)
+            asyncio.get_running_loop().create_task(_close(old))
+        run = _runs[job.run_id] = _Run(http=_ClusterHttp(job.options), cpu=ThreadPoolExecutor(max_workers=1, thread_name_prefix="corpus-build-extract"))
+    _runs.move_to_end(job.run_id)
+    return run
+
+
+async def _close(run: _Run) -> None:
+    await run.http.aclose()
+    run.cpu.shutdown(wait=False)
+
+
+async def end_run(run_id: str) -> bool:
+    """Called on every worker when a run ends: close its connections and its extraction thread."""
+    run = _runs.pop(run_id, None)
+    if run is not None:
+        await _close(run)
+    return run is not None
+
+
+def _worker_dir() -> tuple[str, Path]:
+    from distributed import get_worker
+
+    worker = get_worker()
+    return worker.address, Path(worker.local_directory) / STAGES
+
+
+async def fetch_remote(job: Job) -> Reply:
+    """The Dask task: fetch one source into a staging folder here, hand back what it holds."""
+    address, stages = _worker_dir()
+    log = AttemptLog()
+    if job.version != package_version("corpus-build"):
+        message = (f"worker {address} runs corpus-build {package_version('corpus-build')}, the fetch was started with {job.version}; "
+                   "install the same version on every worker")
+        return Reply(worker=address, failure=Failure("ContentError", message, job.source.url))
+    run = _run_for(job)
+    loop = asyncio.get_running_loop()
+    stage = stages / f"{job.source.id}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    options = job.options
+    if os.environ.get("CORPUS_BUILD_CHROMIUM"):  # this machine's Chromium, not the main machine's path
+        options = replace(options, chromium=os.environ["CORPUS_BUILD_CHROMIUM"].strip())
+
+    def run_cpu(fn, *args):
+        return loop.run_in_executor(run.cpu, fn, *args)
+
+    ctx = Context(source=job.source, stage=stage, previous=job.previous, options=options, http=run.http, log=log, run_cpu=run_cpu, pin=job.pin, state=run.state)
+    try:
+        await asyncio.to_thread(stages.mkdir, parents=True, exist_ok=True)
+        outcome = await kind_for(job.source).fetch(ctx)
+        if outcome.unchanged:
+            return Reply(worker=address, attempts=tuple(log.attempts), outcome=replace(outcome, exchanges=()))
+        if outcome.finished is None:  # the kinds that leave it to the engine (repositories, threads): the same call, here
+            await asyncio.to_thread(stage.mkdir, exist_ok=True)
+            outcome = replace(outcome, finished=await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc))
+        # The exchanges name files of this worker's stage: the main process has no use for them.
+        outcome = replace(outcome, exchanges=())
+        size = await asyncio.to_thread(_tree_bytes, stage)
+        if job.result_limit and size > job.result_limit:
+            if not job.store:
+                raise errors.ContentError(
+                    f"the mirror is {size:,} bytes, more than a cluster reply carries (fetch.cluster_result_limit, {job.result_limit:,}); "
+                    "name a folder every worker and this machine share as fetch.cluster_store in corpus.yaml, or raise the limit",
+                    url=job.source.url,
+                )
+            stored = await asyncio.to_thread(_to_store, stage, Path(job.store), job.run_id, job.source.id)
+            return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, stored=stored)
+        staged = await asyncio.to_thread(pack, stage)
+        return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, staged=staged)
+    except FetchError as exc:
+        return Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc))
+    except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
+        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{type(exc).__name__}: {exc}"))
+    finally:
+        await asyncio.to_thread(shutil.rmtree, stage, True)
+
+
+def _failure(exc: FetchError) -> Failure:
+    return Failure(type(exc).__name__, str(exc), exc.url, getattr(exc, "status", 0), getattr(exc, "reset_at", ""), getattr(exc, "retry_after", None))
+
+
+def rebuild(failure: Failure) -> Exception:
+    """The worker's FetchError again, on the main process (same class, same message)."""
+    cls = getattr(errors, failure.kind, None) if failure.kind else None
+    if not (isinstance(cls, type) and issubclass(cls, FetchError)):
+        return RuntimeError(failure.message)  # _fetch_one reports it as unexpected, a bug to report
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, failure.message)
+    exc.url = failure.url
+    if issubclass(cls, errors.HTTPStatusError):
+        exc.status = failure.status  # type: ignore[attr-defined]
+        exc.retry_after = failure.retry_after  # type: ignore[attr-defined]
+    if issubclass(cls, errors.RateLimitError):
+        exc.reset_at = failure.reset_at  # type: ignore[attr-defined]
+    return exc
+
+
+def _tree_bytes(folder: Path) -> int:
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            total += os.lstat(os.path.join(root, name)).st_size
+    return total
+
+
+def pack(stage: Path) -> Staged:
+    """Every folder and regular file under `stage` (a kind writes no symlinks; any found are left out)."""
+    folders: list[str] = []
+    files: list[tuple[str, int, int, bytes]] = []
+    total = 0
+    if not stage.is_dir():
+        return Staged()
+    for root, dirs, names in os.walk(stage):
+        dirs.sort()
+        rel = Path(root).relative_to(stage)
+        if str(rel) != ".":
+            folders.append(rel.as_posix())
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
+            files.append(((rel / name).as_posix(), stat.S_IMODE(info.st_mode), info.st_mtime_ns, data))
+            total += len(data)
+    return Staged(tuple(folders), tuple(files), total)
+
+
+def _to_store(stage: Path, store: Path, run_id: str, source_id: str) -> str:
+    """Move the staged folder into the shared store; its path there (unique to this attempt)."""
+    target = store / f"corpus-build-{run_id}" / f"{source_id}-{uuid.uuid4().hex[:12]}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(stage), str(target))
+    return str(target)
