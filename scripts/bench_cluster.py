@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Benchmark `fetch` on a Dask cluster against the local pool, on the same work (not part of the test suite).
+
+Serves a generated corpus from the fixture server (default 400 HTML pages and 100 five-page PDFs,
+with an injected per-request latency) and fetches it, each run into a fresh corpus, in rounds
+that interleave four ways:
+
+    local-1    the local engine, one extraction process          (extract_workers: 1)
+    cluster-1  a LocalCluster of one worker process, `jobs` threads
+    local-2    the local engine, two extraction processes        (extract_workers: 2)
+    cluster-2  a LocalCluster of two worker processes, jobs/2 threads each
+
+Each cluster way is compared with the local way that has as many extraction processes and as
+many sources in flight (`jobs`): the overhead of the cluster path on the same work is
+median(cluster-N) / median(local-N) - 1 (goal for one worker: <= 10%). The clusters are started
+once and warmed with a few sources before the rounds (a cluster outlives a run; the local pool
+starts with each run): their start-up time is printed apart.
+
+    .venv/bin/python scripts/bench_cluster.py [--pages 400] [--pdfs 100] [--latency 0.02] [--jobs 8] [--rounds 3] [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fetch.cluster_helpers import serve_generated  # noqa: E402
+from tests.fetch.conftest import write_corpus  # noqa: E402
+from tests.fetch.server import FixtureServer  # noqa: E402
+
+from corpus_build import registry  # noqa: E402
+from corpus_build.fetch import FetchOptions, fetch_corpus  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=400)
+    parser.add_argument("--pdfs", type=int, default=100)
+    parser.add_argument("--latency", type=float, default=0.02, help="seconds the server waits before each answer")
+    parser.add_argument("--jobs", type=int, default=8, help="sources in flight (local `jobs`; the cluster's worker threads in all)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--work", type=Path, help="folder for the corpora (default: a temporary one)")
+    args = parser.parse_args()
+
+    import distributed
+
+    server = FixtureServer(latency=args.latency).start()
+    entries = serve_generated(server, args.pages, args.pdfs, pdf_pages=5)
+    base = FetchOptions(jobs=args.jobs, per_host=args.jobs, recheck_after=0)
+    started = time.monotonic()
+    clusters = {}
+    startup = {}
+    for workers in (1, 2):  # Dask's defaults as shipped: nothing tuned for the benchmark
+        t = time.monotonic()
+        clusters[workers] = distributed.LocalCluster(n_workers=workers, threads_per_worker=args.jobs // workers, processes=True, host="127.0.0.1",
+                                                     dashboard_address=":0", silence_logs=logging.CRITICAL)
+        startup[workers] = time.monotonic() - t
+    ways = {
+        "local-1": replace(base, extract_workers=1),
+        "cluster-1": replace(base, cluster=clusters[1].scheduler_address),
+        "local-2": replace(base, extract_workers=2),
+        "cluster-2": replace(base, cluster=clusters[2].scheduler_address),
+    }
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-", dir=args.work) as tmp:
+        for workers, cluster in clusters.items():  # warm: every worker imports the extractors once
+            warm = registry.load(write_corpus(Path(tmp) / f"warm-{workers}", entries[: 4 * args.jobs] + entries[-2 * args.jobs :]))
+            fetch_corpus(warm, replace(base, cluster=cluster.scheduler_address))
+        for round_ in range(args.rounds):
+            order = list(ways) if round_ % 2 == 0 else list(reversed(ways))  # interleaved, and each way first as often
+            for name in order:
+                corpus = registry.load(write_corpus(Path(tmp) / f"{name}-{round_}", entries))
+                t = time.monotonic()
+                results = fetch_corpus(corpus, ways[name])
+                elapsed = time.monotonic() - t
+                bad = [r for r in results if not r.ok]
+                if bad:
+                    print(f"{name}: {len(bad)} sources failed, e.g. {bad[0].id}: {bad[0].error}", file=sys.stderr)
+                    return 1
+                times[name].append(elapsed)
+                print(f"round {round_ + 1} {name:<10} {elapsed:7.2f} s", file=sys.stderr)
+    for cluster in clusters.values():
+        cluster.close()
+    server.stop()
+
+    n = len(entries)
+    print(f"{args.pages} HTML + {args.pdfs} PDF sources, {args.latency * 1000:.0f} ms latency, {args.jobs} in flight, {args.rounds} rounds interleaved; "
+          f"cluster start-up (not in the times): 1 worker {startup[1]:.1f} s, 2 workers {startup[2]:.1f} s; "
+          f"whole benchmark {time.monotonic() - started:.0f} s")
+    print("| way | runs (s) | median (s) | sources/s | vs local, same extraction processes |")
+    print("|---|---|---|---|---|")
+    for name, runs in times.items():
+        median = statistics.median(runs)
+        versus = ""
+        if name.startswith("cluster"):
+            local = statistics.median(times["local-" + name.split("-")[1]])
+            versus = f"{median / local - 1:+.1%}" + (" (goal <= +10%)" if name == "cluster-1" else "")
+        print(f"| {name} | {' '.join(f'{r:.2f}' for r in runs)} | {median:.2f} | {n / median:.1f} | {versus} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
