@@ -263,3 +263,23 @@ def test_cluster_settings_and_unreachable_scheduler(tmp_path):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err and "Traceback" not in err
     assert not (corpus_dir / "01-main" / "raw" / "x").exists()
+
+
+def test_where_the_cluster_address_comes_from(make_corpus):
+    from corpus_build.core.errors import RegistryError, UsageError
+    from corpus_build.fetch import from_corpus
+
+    entries = [{"id": "x", "url": "http://127.0.0.1:9/x", "kind": "article"}]
+    configured = make_corpus(entries, fetch={"cluster": "tcp://10.0.0.5:8786"})
+    assert from_corpus(configured).with_env({"CORPUS_BUILD_CLUSTER": "tcp://10.9.9.9:8786"}).scheduler == "tcp://10.0.0.5:8786"
+    assert from_corpus(configured, cluster="tcp://[::1]:8786").with_env({}).scheduler == "tcp://[::1]:8786"
+    assert from_corpus(configured, cluster="local").with_env({"CORPUS_BUILD_CLUSTER": "tcp://10.9.9.9:8786"}).scheduler == ""
+    plain = make_corpus(entries)
+    assert from_corpus(plain).with_env({}).scheduler == ""
+    assert from_corpus(plain).with_env({"CORPUS_BUILD_CLUSTER": "tls://sched.example:8786"}).scheduler == "tls://sched.example:8786"
+    with pytest.raises(UsageError, match="--cluster must be a Dask scheduler address"):
+        from_corpus(plain, cluster="10.0.0.5:8786")
+    with pytest.raises(UsageError, match="CORPUS_BUILD_CLUSTER must be"):
+        from_corpus(plain).with_env({"CORPUS_BUILD_CLUSTER": "sched:8786"})
+    with pytest.raises(RegistryError, match="cluster_store` must be an absolute path"):
+        make_corpus(entries, fetch={"cluster_store": "shared/stage"})
