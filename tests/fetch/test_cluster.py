@@ -283,3 +283,19 @@ def test_where_the_cluster_address_comes_from(make_corpus):
         from_corpus(plain).with_env({"CORPUS_BUILD_CLUSTER": "sched:8786"})
     with pytest.raises(RegistryError, match="cluster_store` must be an absolute path"):
         make_corpus(entries, fetch={"cluster_store": "shared/stage"})
+
+
+def test_interrupted_cluster_fetch_leaves_no_staging(tmp_path, server, cluster):
+    for i in range(6):
+        server.routes[f"/i/{i}.html"] = _slow_page(i, 4)
+    corpus_dir = write_corpus(tmp_path, [{"id": f"i{i}", "url": server.url(f"/i/{i}.html"), "kind": "article"} for i in range(6)])
+    process = _cli(tmp_path, "fetch", "--cluster", cluster.scheduler_address)
+    deadline = time.monotonic() + 60
+    while not any(h.path.startswith("/i/") for h in server.hits) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err
+    assert not any((corpus_dir / "01-main" / "raw" / f"i{i}").exists() for i in range(6))
+    assert _leftovers(corpus_dir) == []

@@ -95,7 +95,7 @@ class Reply:
 
 @dataclass
 class _Run:
-    http: HttpClient
+    http: _ClusterHttp
     cpu: ThreadPoolExecutor
     state: dict = field(default_factory=dict)
 
@@ -158,6 +158,10 @@ def _run_for(job: Job) -> _Run:
 
 
 async def _close(run: _Run) -> None:
+    for semaphore in run.http._leases.values():
+        callback = getattr(semaphore, "refresh_callback", None)  # each refreshes its leases every few seconds until stopped
+        if callback is not None:
+            callback.stop()
     await run.http.aclose()
     run.cpu.shutdown(wait=False)
 
