@@ -107,6 +107,24 @@ def test_cluster_mirrors_match_local_fetch_and_refresh_conditionally(tmp_path, s
     assert _leftovers(remote.root) == []
 
 
+def test_repository_cloned_on_a_worker_is_a_working_clone_here(server, make_corpus, git_remote, cluster):
+    from .conftest import git
+
+    url, work = git_remote
+    corpus = make_corpus([{"id": "demo", "url": url, "kind": "repo"}])
+    [result] = fetch_corpus(corpus, _options(cluster))
+    assert result.status is Status.OK, result.error
+    raw = corpus.raw_dir(corpus.source("demo"))
+    head = git("rev-parse", "HEAD", cwd=work).strip()
+    assert read_provenance(raw).repo.commit == head and (raw / "README.md").read_text().startswith("# Demo")
+    # The clone came back file by file, .git and all: git reads it, and its working tree is clean.
+    assert git("rev-parse", "HEAD", cwd=raw / "repo").strip() == head
+    assert git("-c", "core.symlinks=false", "status", "--porcelain", cwd=raw / "repo").strip() == ""  # as cloned (symlinks as files)
+    assert (raw / "repo" / "evil-link").is_file() and not (raw / "repo" / "evil-link").is_symlink()
+    [again] = fetch_corpus(corpus, _options(cluster))
+    assert again.status is Status.UNCHANGED  # ls-remote on the worker, against the commit in this machine's provenance
+
+
 def test_per_host_limit_holds_across_workers(tmp_path, server, cluster):
     """Two workers with two threads each would send four requests at once; per_host: 2 allows two."""
     lock, counts = threading.Lock(), {"now": 0, "peak": 0}
@@ -294,7 +312,7 @@ def test_interrupted_cluster_fetch_leaves_no_staging(tmp_path, server, cluster):
     while not any(h.path.startswith("/i/") for h in server.hits) and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    _out, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "Traceback" not in err
     assert not any((corpus_dir / "01-main" / "raw" / f"i{i}").exists() for i in range(6))
