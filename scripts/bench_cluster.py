@@ -6,9 +6,9 @@ with an injected per-request latency) and fetches it, each run into a fresh corp
 that interleave four ways:
 
     local-1    the local engine, one extraction process          (extract_workers: 1)
-    cluster-1  a LocalCluster of one worker process, `jobs` threads
+    cluster-1  a LocalCluster of one worker, `jobs` threads, one extraction process
     local-2    the local engine, two extraction processes        (extract_workers: 2)
-    cluster-2  a LocalCluster of two worker processes, jobs/2 threads each
+    cluster-2  a LocalCluster of two workers, jobs/2 threads and one extraction process each
 
 Each cluster way is compared with the local way that has as many extraction processes and as
 many sources in flight (`jobs`): the overhead of the cluster path on the same work is
@@ -66,15 +66,15 @@ def main() -> int:
         startup[workers] = time.monotonic() - t
     ways = {
         "local-1": replace(base, extract_workers=1),
-        "cluster-1": replace(base, cluster=clusters[1].scheduler_address),
+        "cluster-1": replace(base, extract_workers=1, cluster=clusters[1].scheduler_address),
         "local-2": replace(base, extract_workers=2),
-        "cluster-2": replace(base, cluster=clusters[2].scheduler_address),
+        "cluster-2": replace(base, extract_workers=1, cluster=clusters[2].scheduler_address),  # one per worker
     }
     times: dict[str, list[float]] = {name: [] for name in ways}
     with tempfile.TemporaryDirectory(prefix="bench-cluster-", dir=args.work) as tmp:
         for workers, cluster in clusters.items():  # warm: every worker imports the extractors once
             warm = registry.load(write_corpus(Path(tmp) / f"warm-{workers}", entries[: 4 * args.jobs] + entries[-2 * args.jobs :]))
-            fetch_corpus(warm, replace(base, cluster=cluster.scheduler_address))
+            fetch_corpus(warm, replace(base, extract_workers=1, cluster=cluster.scheduler_address))
         for round_ in range(args.rounds):
             order = list(ways) if round_ % 2 == 0 else list(reversed(ways))  # interleaved, and each way first as often
             for name in order:

@@ -212,7 +212,7 @@ def test_scheduler_going_away_keeps_what_was_mirrored(tmp_path, server):
     """A `dask scheduler` and a `dask worker` as a real cluster runs them; the scheduler is SIGKILLed mid-run."""
     entries = []
     for i in range(8):
-        server.routes[f"/g/{i}.html"] = _slow_page(i, 0.05 if i < 2 else 20)
+        server.routes[f"/g/{i}.html"] = _slow_page(i, 0.05 if i < 2 else 120)  # the slow ones outlast any start-up
         entries.append({"id": f"g{i}", "url": server.url(f"/g/{i}.html"), "kind": "article"})
     corpus_dir = write_corpus(tmp_path, entries, fetch={"recheck_after": 0, "connect_timeout": 2, "jobs": 8})
     raw = corpus_dir / "01-main" / "raw"

@@ -60,6 +60,7 @@ class FetchOptions:
     # cluster_result_limit comes back through it instead of in the worker's reply.
     cluster_store: str = ""
     cluster_result_limit: int = 256 * MB
+    cluster_direct: bool = True  # replies straight from the workers (else relayed by the scheduler)
 
     @property
     def scheduler(self) -> str:

@@ -34,7 +34,7 @@ FETCH_SETTINGS = {
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
     "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
     "browser": str, "max_images": int, "max_styles": int,
-    "cluster": str, "cluster_store": str, "cluster_result_limit": int,
+    "cluster": str, "cluster_store": str, "cluster_result_limit": int, "cluster_direct": bool,
 }
 BROWSER_MODES = ("auto", "always", "never")
 
