@@ -64,13 +64,15 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.02, help="seconds the server waits before each answer")
     parser.add_argument("--jobs", type=int, default=8, help="sources in flight (local `jobs`; the cluster's worker threads in all)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--page-scale", type=int, default=1, help="paragraphs per page times this (1: pages of about 3 KB; 10: about 30 KB)")
+    parser.add_argument("--pdf-pages", type=int, default=5)
     parser.add_argument("--work", type=Path, help="folder for the corpora (default: a temporary one)")
     args = parser.parse_args()
 
     import distributed
 
     server = FixtureServer(latency=args.latency).start()
-    entries = serve_generated(server, args.pages, args.pdfs, pdf_pages=5)
+    entries = serve_generated(server, args.pages, args.pdfs, pdf_pages=args.pdf_pages, scale=args.page_scale)
     base = FetchOptions(jobs=args.jobs, per_host=args.jobs, recheck_after=0)
     started = time.monotonic()
     clusters = {}
@@ -111,7 +113,7 @@ def main() -> int:
     server.stop()
 
     n = len(entries)
-    print(f"{args.pages} HTML + {args.pdfs} PDF sources, {args.latency * 1000:.0f} ms latency, {args.jobs} in flight, {args.rounds} rounds interleaved; "
+    print(f"{args.pages} HTML (page scale {args.page_scale}) + {args.pdfs} PDF ({args.pdf_pages} pages) sources, {args.latency * 1000:.0f} ms latency, {args.jobs} in flight, {args.rounds} rounds interleaved; "
           f"cluster start-up (not in the times): 1 worker {startup[1]:.1f} s, 2 workers {startup[2]:.1f} s; "
           f"whole benchmark {time.monotonic() - started:.0f} s")
     print("| way | wall, each round (s) | median wall (s) | sources/s | wall vs local | CPU, median (s) | CPU vs local |")

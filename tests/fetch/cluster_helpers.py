@@ -18,8 +18,9 @@ _TIMES = ("fetched_at", "checked_at")
 WARC = "capture.warc.gz"
 
 
-def html_page(i: int) -> bytes:
-    paras = "".join(f"<p>{' '.join(WORDS[(i * 7 + j + k) % len(WORDS)] for k in range(40 + i % 30))}.</p>" for j in range(6 + i % 7))
+def html_page(i: int, scale: int = 1) -> bytes:
+    """A generated article page of about 3 KB (`scale` times the paragraphs for a heavier one)."""
+    paras = "".join(f"<p>{' '.join(WORDS[(i * 7 + j + k) % len(WORDS)] for k in range(40 + i % 30))}.</p>" for j in range((6 + i % 7) * scale))
     return (f"<html lang='en'><head><meta charset='utf-8'><title>Page {i}</title><meta name='author' content='Author {i % 13}'></head>"
             f"<body><nav>menu</nav><article><h1>Page {i}</h1>{paras}<h2>Code</h2><pre><code>for i in range({i}): pass</code></pre>"
             f"<ul><li>item {i}</li><li>item {i + 1}</li></ul></article><footer>footer</footer></body></html>").encode()
@@ -36,11 +37,11 @@ def pdf_bytes(i: int, pages: int = 3) -> bytes:
     return data
 
 
-def serve_generated(server, pages: int, pdfs: int, pdf_pages: int = 3) -> list[dict]:
+def serve_generated(server, pages: int, pdfs: int, pdf_pages: int = 3, scale: int = 1) -> list[dict]:
     """Register `pages` HTML pages and `pdfs` PDFs on the fixture server; their registry entries."""
     entries = []
     for i in range(pages):
-        server.add(f"/p/{i}.html", html_page(i), etag=f'"p{i}"')
+        server.add(f"/p/{i}.html", html_page(i, scale), etag=f'"p{i}"')
         entries.append({"id": f"page-{i}", "url": server.url(f"/p/{i}.html"), "kind": "article"})
     for i in range(pdfs):
         server.add(f"/pdf/{i}.pdf", pdf_bytes(i, pdf_pages), content_type="application/pdf", etag=f'"f{i}"')

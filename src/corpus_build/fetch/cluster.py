@@ -72,8 +72,12 @@ async def run_on_cluster(corpus: Corpus, sources: list[Source], options: FetchOp
     The engine hands in its own _fetch_one, _LazyGitHub and _update_lock (this module does not
     import the engine, which imports it).
     """
+    _distributed()  # imported first: it sets up the loggers quietened below
     pins = lockfile.read_lock(corpus.root)
-    quiet = {name: logging.getLogger(name).level for name in _QUIET}
+    # Dask's logging configuration gives some of these their own level (distributed.client:
+    # warning): each one is quietened, not only the parents.
+    names = [name for name in logging.root.manager.loggerDict if name.split(".")[0] in _QUIET]
+    quiet = {name: logging.getLogger(name).level for name in (*_QUIET, *names)}
     for name in quiet:
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
