@@ -125,6 +125,20 @@ def test_repository_cloned_on_a_worker_is_a_working_clone_here(server, make_corp
     assert again.status is Status.UNCHANGED  # ls-remote on the worker, against the commit in this machine's provenance
 
 
+def test_a_failure_on_a_worker_is_recorded_here_as_after_a_local_fetch(tmp_path, server, cluster):
+    server.add("/fine.html", html_page(3))
+    entries = [{"id": "fine", "url": server.url("/fine.html"), "kind": "article"}, {"id": "gone", "url": server.url("/gone.html"), "kind": "article"}]
+    remote = registry.load(write_corpus(tmp_path / "remote", entries))
+    local = registry.load(write_corpus(tmp_path / "local", entries))
+    results = {r.id: r for r in fetch_corpus(remote, _options(cluster))}
+    expected = {r.id: r for r in fetch_corpus(local, _options())}
+    assert results["fine"].status is Status.OK
+    assert results["gone"].status is Status.FAILED and results["gone"].error == expected["gone"].error and "HTTP 404" in results["gone"].error
+    failure = read_failure(remote.root / "01-main" / "raw" / "gone")
+    assert failure is not None and [a.outcome for a in failure.attempts] == ["http-404"]  # the worker's attempt log came back
+    assert compare_mirrors(local.root, remote.root) == []
+
+
 def test_per_host_limit_holds_across_workers(tmp_path, server, cluster):
     """Two workers with two threads each would send four requests at once; per_host: 2 allows two."""
     lock, counts = threading.Lock(), {"now": 0, "peak": 0}

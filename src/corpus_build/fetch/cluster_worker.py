@@ -11,7 +11,8 @@ source in flight. Extraction goes to a process pool of the worker's own, as in a
 in a thread of the worker process it held the GIL, and the event loop, waiting for the GIL
 after every system call, spent three times the CPU time in wall time (400 pages: 31.7 s for
 10.8 s of CPU). The pool has `fetch.extract_workers` processes, by default as many as the
-worker has threads, at most one per core it may use; it lives as long as the worker.
+worker has threads, at most one per core of its share of the machine (the cores over the
+workers on that host); it lives as long as the worker.
 
 A host's requests are limited across all workers by a Dask Semaphore per host, held for each
 request as the local per-host limit is (http.HttpClient._host_limit): with `per_host: 4`, four
@@ -79,6 +80,7 @@ class Failure:
     status: int = 0
     reset_at: str = ""
     retry_after: float | None = None
+    bug: str = ""  # the class name of an unexpected exception (a bug, reported as such)
 
 
 @dataclass(frozen=True)
@@ -110,11 +112,30 @@ _runs: OrderedDict[str, _Run] = OrderedDict()
 _pools: dict[int, Executor] = {}
 
 
-def _extractors(options: FetchOptions, nthreads: int) -> Executor:
-    """This worker's extraction pool of the size `options` asks for (kept for later runs)."""
+_share: list[int] = []  # cores per worker on this machine, looked up by the first task
+
+
+async def _cores_here(worker: Any) -> int:
+    """This worker's share of the machine's cores: the cores it may use over the workers on its host."""
+    if not _share:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        try:
+            info = await worker.scheduler.identity(n_workers=-1)
+            host = urlsplit(worker.address).hostname
+            here = sum(1 for address in (info.get("workers") or {}) if urlsplit(address).hostname == host)
+        except Exception:  # noqa: BLE001 - the share is a default; the whole machine then
+            here = 1
+        _share.append(max(1, cores // max(1, here)))
+    return _share[0]
+
+
+def _extractors(options: FetchOptions, nthreads: int, cores: int) -> Executor:
+    """This worker's extraction pool of the size `options` asks for (kept for later runs): by
+    default one process per thread, at most one per core of this worker's share of the machine
+    (two workers of a LocalCluster on two cores: one each)."""
     size = options.extract_workers
     if size is None:
-        size = max(1, min(nthreads, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+        size = max(1, min(nthreads, cores))
     pool = _pools.get(size)
     if pool is None:
         if size <= 0:
@@ -273,17 +294,16 @@ async def end_run(run_id: str) -> bool:
     return run is not None
 
 
-def _worker() -> tuple[str, Path, int]:
-    """(address, staging folder, threads) of the worker running this task."""
+def _worker() -> Any:
     from distributed import get_worker
 
-    worker = get_worker()
-    return worker.address, Path(worker.local_directory) / STAGES, worker.state.nthreads
+    return get_worker()
 
 
 async def fetch_remote(job: Job) -> Reply:
     """The Dask task: fetch one source into a staging folder here, hand back what it holds."""
-    address, stages, nthreads = _worker()
+    worker = _worker()
+    address, stages = worker.address, Path(worker.local_directory) / STAGES
     log = AttemptLog()
     if job.version != package_version("corpus-build"):
         message = (f"worker {address} runs corpus-build {package_version('corpus-build')}, the fetch was started with {job.version}; "
@@ -296,7 +316,7 @@ async def fetch_remote(job: Job) -> Reply:
     if os.environ.get("CORPUS_BUILD_CHROMIUM"):  # this machine's Chromium, not the main machine's path
         options = replace(options, chromium=os.environ["CORPUS_BUILD_CHROMIUM"].strip())
 
-    extractors = _extractors(options, nthreads)
+    extractors = _extractors(options, worker.state.nthreads, await _cores_here(worker))
 
     def run_cpu(fn, *args):
         return loop.run_in_executor(extractors, fn, *args)
@@ -327,7 +347,7 @@ async def fetch_remote(job: Job) -> Reply:
     except FetchError as exc:
         return Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc))
     except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
-        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{type(exc).__name__}: {exc}"))
+        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{exc} (on worker {address})", bug=type(exc).__name__))
     finally:
         await asyncio.to_thread(shutil.rmtree, stage, True)
 
@@ -340,7 +360,8 @@ def rebuild(failure: Failure) -> Exception:
     """The worker's FetchError again, on the main process (same class, same message)."""
     cls = getattr(errors, failure.kind, None) if failure.kind else None
     if not (isinstance(cls, type) and issubclass(cls, FetchError)):
-        return RuntimeError(failure.message)  # _fetch_one reports it as unexpected, a bug to report
+        # Under its own name, which _fetch_one reports as "unexpected <name>: …, a bug in corpus-build".
+        return type(failure.bug or "RuntimeError", (Exception,), {})(failure.message)
     exc = cls.__new__(cls)
     Exception.__init__(exc, failure.message)
     exc.url = failure.url
