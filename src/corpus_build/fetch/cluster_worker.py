@@ -112,6 +112,7 @@ _runs: OrderedDict[str, _Run] = OrderedDict()
 _pools: dict[int, Executor] = {}
 
 
+_made: dict[Path, bool] = {}  # staging folders created (once per worker process)
 _share: list[int] = []  # cores per worker on this machine, looked up by the first task
 
 
@@ -322,17 +323,40 @@ async def fetch_remote(job: Job) -> Reply:
         return loop.run_in_executor(extractors, fn, *args)
 
     ctx = Context(source=job.source, stage=stage, previous=job.previous, options=options, http=run.http, log=log, run_cpu=run_cpu, pin=job.pin, state=run.state)
+    if not _made.get(stages):
+        stages.mkdir(parents=True, exist_ok=True)
+        _made[stages] = True
     try:
-        await asyncio.to_thread(stages.mkdir, parents=True, exist_ok=True)
         outcome = await kind_for(job.source).fetch(ctx)
         if outcome.unchanged:
+            if stage.exists():  # the body of a 200 whose content had not changed (a 304 writes nothing)
+                await asyncio.to_thread(shutil.rmtree, stage, True)
             return Reply(worker=address, attempts=tuple(log.attempts), outcome=replace(outcome, exchanges=()))
         if outcome.finished is None:  # the kinds that leave it to the engine (repositories, threads): the same call, here
             await asyncio.to_thread(stage.mkdir, exist_ok=True)
             outcome = replace(outcome, finished=await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc))
         # The exchanges name files of this worker's stage: the main process has no use for them.
         outcome = replace(outcome, exchanges=())
-        size = await asyncio.to_thread(_tree_bytes, stage)
+        staged = await asyncio.to_thread(_take, stage, job)  # one thread hop for the lot: each costs a context switch or two
+        if isinstance(staged, str):
+            return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, stored=staged)
+        return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, staged=staged)
+    except FetchError as exc:
+        await asyncio.to_thread(shutil.rmtree, stage, True)
+        return Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc))
+    except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
+        await asyncio.to_thread(shutil.rmtree, stage, True)
+        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{exc} (on worker {address})", bug=type(exc).__name__))
+    except BaseException:  # cancelled: the stage goes all the same
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _take(stage: Path, job: Job) -> Staged | str:
+    """The staged files for the reply, or the stage's path in the shared store when larger than the
+    reply limit (ContentError without a store); the stage is gone afterwards either way."""
+    try:
+        size = _tree_bytes(stage)
         if job.result_limit and size > job.result_limit:
             if not job.store:
                 raise errors.ContentError(
@@ -340,16 +364,10 @@ async def fetch_remote(job: Job) -> Reply:
                     "name a folder every worker and this machine share as fetch.cluster_store in corpus.yaml, or raise the limit",
                     url=job.source.url,
                 )
-            stored = await asyncio.to_thread(_to_store, stage, Path(job.store), job.run_id, job.source.id)
-            return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, stored=stored)
-        staged = await asyncio.to_thread(pack, stage)
-        return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, staged=staged)
-    except FetchError as exc:
-        return Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc))
-    except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
-        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{exc} (on worker {address})", bug=type(exc).__name__))
+            return _to_store(stage, Path(job.store), job.run_id, job.source.id)
+        return pack(stage)
     finally:
-        await asyncio.to_thread(shutil.rmtree, stage, True)
+        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _failure(exc: FetchError) -> Failure:
