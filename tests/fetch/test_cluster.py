@@ -105,6 +105,9 @@ def test_cluster_mirrors_match_local_fetch_and_refresh_conditionally(tmp_path, s
     assert {r.status for i, r in results.items() if i != "page-0"} == {Status.UNCHANGED}
     assert b"Page 0<" in page.read_bytes() and (remote.root / "corpus.lock").read_text() == lock
     assert _leftovers(remote.root) == []
+    with distributed.Client(cluster, set_as_default=False) as client:  # and nothing is left in the workers' staging folders
+        left = client.run(lambda dask_worker: os.listdir(os.path.join(dask_worker.local_directory, "corpus-build-stages")))
+    assert left and all(names == [] for names in left.values()), left
 
 
 def test_repository_cloned_on_a_worker_is_a_working_clone_here(server, make_corpus, git_remote, cluster):
