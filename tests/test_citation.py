@@ -71,7 +71,7 @@ def test_source_page_has_the_box_and_the_renamed_cited_by_heading(tmp_path):
     corpus = registry.load(write_corpus(tmp_path, {"corpus.yaml": "title: T\nlanguages: [zh, en]\n"}))
     page = PageBuilder(corpus).source_page(corpus.source("tilelang"))
     assert "## 被以下内容引用" in page and "引用本条目" not in page
-    assert page.index("## 引用 {") > page.index("## 镜像")
+    assert page.index("## 引用 {") > page.index("## 被以下内容引用")
     assert "@software{tilelang," in page
 
 

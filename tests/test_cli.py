@@ -229,7 +229,7 @@ def test_build_render_and_add_print_the_registry_warnings_unless_quiet(project, 
     assert run(project, "add", "https://example.org/ch", "--section", "01", "--note", "x", "--chapters", "2") == EXIT_OK
     err = capsys.readouterr().err
     assert "'example-ch' cites chapter 2 but is not in its reading path" in err
-    assert "1 other warning(s)" in err
+    assert "the registry has 1 other warning: `corpus-build check` lists it" in err
 
 
 def test_check_json_gives_file_line_column_severity_code_message(project, capsys):

@@ -15,7 +15,9 @@ from tests.site_helpers import box_font, chromium, playwright_or_skip, serve
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 sync_api = playwright_or_skip(module=True)
-DATE_COLUMN = 5  # the table's last column: the date a source was added
+# The table's last column. The default corpus has no mirrors and no `added` dates, so the table
+# leaves those columns out (render/listing.py): the last is the annotation's language.
+LAST_COLUMN = 3
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +106,9 @@ def test_the_range_line_names_the_sort_shown(page):
     _open_with_data(page)
     line = page.locator(".cb-page-range")
     assert line.is_visible() and "标题" in line.inner_text()  # 121 sources: two pages of 100
-    date = _header(page, DATE_COLUMN).inner_text().strip()
-    _header(page, DATE_COLUMN).locator("button").click()
-    _header(page, DATE_COLUMN).locator("button").click()  # newest first
+    date = _header(page, LAST_COLUMN).inner_text().strip()
+    _header(page, LAST_COLUMN).locator("button").click()
+    _header(page, LAST_COLUMN).locator("button").click()  # newest first
     assert line.is_visible()
     text = line.inner_text()
     assert f"按{date}降序" in text and "标题" not in text, text

@@ -123,7 +123,7 @@ def test_load_raises_with_every_error(tmp_path):
     with pytest.raises(RegistryError) as info:
         registry.load(corpus)
     assert "corpus/01-gpu/sources.yaml:5" in str(info.value)
-    assert "1 error(s)" in str(info.value)
+    assert "1 error in the registry; fix it" in str(info.value)
 
 
 def test_shared_placeholder_url_of_unverified_entries_is_a_warning(tmp_path):

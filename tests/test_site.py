@@ -44,7 +44,7 @@ def test_default_corpus_builds_strict_and_complete(default_site):
     digest = (site / "digests" / "2026-10-22" / "index.html").read_text(encoding="utf-8")
     assert 'href="../../sources/tilelang/"' in digest
     unverified = [s for s in corpus.sources if not s.verified]
-    assert len(unverified) == 16
+    assert len(unverified) == 15  # bisheng-compiler-guide's page was located (corpus/04-ascend-cann-pto/sources.yaml)
     page = (site / "sources" / unverified[0].id / "index.html").read_text(encoding="utf-8")
     assert "cb-unverified" in page
     # the corpus's vocabulary is indexed as whole words (jieba user dictionary), not single characters

@@ -75,7 +75,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr if problem.severity == "error" else sys.stdout)
     warnings = len(problems) - len(errors)
     if errors:
-        print(f"{_count(len(errors), 'error')}, {_count(warnings, 'warning')}", file=sys.stderr)
+        if any(p.code != "missing-corpus" for p in errors):  # no corpus folder: its one line says it all
+            print(f"{_count(len(errors), 'error')}, {_count(warnings, 'warning')}", file=sys.stderr)
         return EXIT_PROBLEMS
     print(
         f"ok: {_count(len(corpus.sources), 'source')} in {_count(len(corpus.sections), 'section')}, "
@@ -140,7 +141,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         for warning in added.warnings:
             print(warning, file=sys.stderr)
         if added.older_warnings:
-            print(f"the registry has {added.older_warnings} other warning(s): `corpus-build check` lists them", file=sys.stderr)
+            print(f"the registry has {_count(added.older_warnings, 'other warning')}: `corpus-build check` lists {'it' if added.older_warnings == 1 else 'them'}", file=sys.stderr)
         print("next: corpus-build build   (or keep `mkdocs serve` running: it reloads on its own)")
     return EXIT_OK
 
@@ -157,7 +158,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     corpus = load_corpus(args)
     result = site.render_for_engines(project_dir(args), corpus)
-    print(f"rendered {len(corpus.sources)} sources: {result}")
+    print(f"rendered {_count(len(corpus.sources), 'source')}: {result}")
     return EXIT_OK
 
 
@@ -176,7 +177,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             engine=args.engine,
             quiet=not args.verbose,
         )
-    print(f"built {len(corpus.sources)} sources into {site_dir}")
+    print(f"built {_count(len(corpus.sources), 'source')} into {site_dir}")
     losses = site.engines.LOSSES.get(site.pick_engine(args.engine), ())
     if losses and not args.quiet:
         print(f"warning: {site.pick_engine(args.engine)} runs no MkDocs plugins; readers of this site do without:", file=sys.stderr)
@@ -348,6 +349,18 @@ def _command_on_line(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _unknown_command(parser: argparse.ArgumentParser, word: str) -> str:
+    """What to say about a command that does not exist ("" when it does): the near misses, else the list."""
+    import difflib
+
+    names = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if word in names:
+        return ""
+    near = difflib.get_close_matches(word, list(names), n=2, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(n) for n in near)}?" if near else "the commands are " + ", ".join(names)
+    return f"unknown command '{printable(word)}'; {hint} (`corpus-build --help` describes them)"
+
+
 def _configure_logging(args: argparse.Namespace) -> None:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -366,7 +379,12 @@ def main(argv: list[str] | None = None) -> int:
     # The stage modules (fetch, watch, links…) cost 0.4 s to import: a core command's line is
     # parsed without them. Any other line, `--help` included, gets the whole parser.
     line = sys.argv[1:] if argv is None else argv
-    parser = make_parser(stage_commands=_command_on_line(line) not in CORE_COMMANDS)
+    command = _command_on_line(line)
+    parser = make_parser(stage_commands=command not in CORE_COMMANDS)
+    if command is not None and (unknown := _unknown_command(parser, command)):
+        parser.print_usage(sys.stderr)
+        print(f"corpus-build: error: {unknown}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error argparse already printed

@@ -34,6 +34,11 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() or ch in "\n\t" else ascii(ch)[1:-1] for ch in text)
 
 
+def plural(number: int, noun: str) -> str:
+    """`1 error`, `2 errors`, `0 warnings`: the counted nouns of our messages all take -s."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 class CorpusBuildError(Exception):
     exit_code = 1
 
@@ -75,11 +80,15 @@ class Problem:
 class RegistryError(CorpusBuildError):
     exit_code = 1
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[Problem], summary: str | None = None):
+        """`summary`: the last line (default: how many errors, and to run `check` again)."""
         self.problems = sorted(problems)
         errors = [p for p in self.problems if p.severity == "error"]
-        summary = f"{len(errors)} error(s) in the registry; fix them and run `corpus-build check` again"
-        super().__init__("\n".join([*(str(p) for p in errors), summary]))
+        if summary is None and all(p.code == "missing-corpus" for p in errors):
+            summary = ""  # no registry at all: its one line says what to do, there is nothing to count
+        elif summary is None:
+            summary = f"{plural(len(errors), 'error')} in the registry; fix {'it' if len(errors) == 1 else 'them'} and run `corpus-build check` again"
+        super().__init__("\n".join([*(str(p) for p in errors), *([summary] if summary else [])]))
 
     @property
     def errors(self) -> list[Problem]:

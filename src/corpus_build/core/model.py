@@ -48,6 +48,7 @@ class Source:
     doi: str = ""  # bare, e.g. 10.1145/2491956.2462176
     arxiv: str = ""  # e.g. 2504.17577 or 2504.17577v2 (no "arXiv:" prefix)
     version: str = ""
+    verified_from: str = ""  # where those facts were checked, in the user's words (shown beside the cite box)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,10 @@ class Status(enum.StrEnum):
     # A mirror that holds less than the source: a JavaScript shell page no browser rendered.
     # Document.partial_reason says why. Never counted as ok.
     PARTIAL = "partial"
+    # The last fetch returned a capture worse than the mirror (no text, an image where a page
+    # was, far less text): the mirror stays as it was, and the failure record's `declined`
+    # says what came back (fetch/keep.py). Never counted as ok.
+    KEPT = "kept"
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,24 @@ class Supplied:
 
 
 @dataclass(frozen=True)
+class Declined:
+    """A capture that was not allowed to replace the mirror (fetch/keep.py): what came back."""
+
+    reason: str  # "no-text", "other-type", "partial", "less-text"
+    fetched_at: str = ""
+    fetched_url: str = ""
+    http_status: int = 0
+    content_type: str = ""
+    bytes: int = 0
+    sha256: str = ""
+    text_bytes: int = 0  # extracted text of the declined capture
+    kept_text_bytes: int = 0  # extracted text of the mirror that was kept
+    kept_fetched_at: str = ""  # when the kept mirror was fetched
+    partial_reason: str = ""
+    folder: str = ""  # where its files are kept, relative to the section's raw/ (".declined/<id>")
+
+
+@dataclass(frozen=True)
 class Provenance:
     id: str
     kind: str
@@ -204,6 +226,7 @@ class Provenance:
     attempts: tuple[Attempt, ...] = ()
     schema_version: int = SCHEMA_VERSION
     supplied: Supplied | None = None  # set by `corpus-build attach`; fetch keeps such a mirror unless --force
+    declined: Declined | None = None  # on a `kept` failure record: the capture that was declined
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -230,6 +253,8 @@ class Provenance:
             values["repo"] = RepoFacts(**_known(RepoFacts, values["repo"]))
         if values.get("supplied"):
             values["supplied"] = Supplied(**_known(Supplied, values["supplied"])) if isinstance(values["supplied"], dict) else None
+        if values.get("declined"):
+            values["declined"] = Declined(**_known(Declined, values["declined"])) if isinstance(values["declined"], dict) else None
         if values.get("thread"):
             thread = _known(ThreadFacts, values["thread"])
             thread["labels"] = tuple(thread.get("labels") or ())
@@ -370,7 +395,7 @@ class RawListing:
 def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
     """(state, mirror record, failure record) of one source's mirror.
 
-    state is "failed" or "skipped" (the last attempt's outcome, recorded beside a
+    state is "failed", "skipped" or "kept" (the last attempt's outcome, recorded beside a
     mirror that stays as it was), "never fetched", "stale" (checked longer ago than
     `stale_after_days`), or the record's own status ("ok", "unchanged", "partial").
     """

@@ -28,17 +28,20 @@ import hashlib
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..core import swapdir
 from ..core.errors import ContentError, UsageError
 from ..core.model import Corpus
-from ..core.provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, utc_stamp, write_provenance
-from . import lockfile
+from ..core.provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, read_provenance, utc_stamp, write_provenance
+from . import keep, lockfile
 from .engine import clean_leftovers
 from .options import from_corpus
 from .records import output_files
 
+# Document.partial_reason of a supplied copy with no text (render tells the reader it lacks the text).
+HOLLOW = "the supplied copy holds no text (an empty or script-only page?); attach a copy saved after the page had loaded"
 MAX_FILES = 5000  # files copied from a saved-page folder
 _IMAGES = ((b"\x89PNG\r\n\x1a\n", "png", "image/png"), (b"\xff\xd8\xff", "jpg", "image/jpeg"), (b"GIF87a", "gif", "image/gif"),
            (b"GIF89a", "gif", "image/gif"))
@@ -168,8 +171,12 @@ def _html_versions() -> dict[str, str]:
     return versions()
 
 
-def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "") -> Provenance:
-    """Make `file` the mirror of source `source_id`; return the new provenance record."""
+def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept_worse: bool = False) -> Provenance:
+    """Make `file` the mirror of source `source_id`; return the new provenance record.
+
+    A copy worse than the mirror it would replace (no text, an image where a page was, far
+    less text: fetch/keep.py) is refused with the reason, unless `accept_worse`.
+    """
     source = corpus.by_id.get(source_id)
     if source is None:
         hint = difflib.get_close_matches(source_id, list(corpus.by_id), n=1)
@@ -191,31 +198,31 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "") -> Pro
             facts = _fill(stage, supply, source.url, options.max_bytes)
             now = utc_stamp()
             primary = supply.page if supply.form == "folder" and supply.page else supply.path
+            hollow = supply.form != "image" and not keep.holds_words(stage, Provenance(id="", kind="", cited_url="", status=Status.OK, text_file=facts.get("text", "")))
+            document = facts.get("document", Document())
+            if hollow:  # an empty page, a script-only page: kept as supplied, never called a complete copy
+                document = replace(document, partial_reason=HOLLOW)
             record = Provenance(
-                id=source.id, kind=source.kind, cited_url=source.url, status=Status.OK, fetched_at=now, checked_at=now,
+                id=source.id, kind=source.kind, cited_url=source.url, status=Status.PARTIAL if hollow else Status.OK, fetched_at=now, checked_at=now,
                 content_type=supply.content_type, bytes=facts["bytes"], sha256=facts["sha256"], body_file=facts["body"],
-                text_file=facts.get("text", ""), files=output_files(stage), extractor=facts.get("extractor"), document=facts.get("document", Document()),
+                text_file=facts.get("text", ""), files=output_files(stage), extractor=facts.get("extractor"), document=document,
                 supplied=Supplied(by="user", file_name=given.name, sha256=_sha256(primary), time=now, note=note.strip()),
             )
+            previous = read_provenance(raw)
+            declined = None if accept_worse or previous is None or previous.cited_url != source.url else keep.judge(previous, raw, record, stage)
+            if declined is not None:
+                raise ContentError(keep.explain(declined, source.id, command="attach"), url=str(given))
             write_provenance(stage, record)
-            _swap(stage, raw)
+            swapdir.replace(stage, raw)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
         clear_failure(raw)
+        keep.forget_declined(raw)
         pins = lockfile.read_lock(corpus.root)
         pins[source.id] = lockfile.pin_of(record)
         lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
     return record
-
-
-def _swap(stage: Path, target: Path) -> None:
-    """As the engine's swap: the old mirror moves aside (`.<id>.old-<pid>`), the stage takes its place."""
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    if target.exists():
-        os.rename(target, old)
-    os.rename(stage, target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _fill(stage: Path, supply: Supply, url: str, max_bytes: int) -> dict:

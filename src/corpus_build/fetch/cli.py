@@ -36,6 +36,9 @@ def register(sub) -> None:
     p.add_argument("--kind", action="append", default=[], choices=KINDS, help="only this kind; repeatable")
     p.add_argument("--force", action="store_true", help="download again even when the server says nothing changed")
     p.add_argument("--frozen", action="store_true", help="re-fetch and fail where content differs from corpus/corpus.lock")
+    p.add_argument("--accept-worse", action="append", default=[], metavar="ID",
+                   help="fetch ID and let its new capture replace the mirror even when it holds less text or no text "
+                        "(by default such a capture is kept aside and the mirror stays); repeatable")
     p.add_argument("--jobs", type=int, help="sources fetched at once (default 8, or corpus.yaml fetch.jobs)")
     p.add_argument("--rewrite", action="append", default=[], metavar="FROM=TO", help="rewrite URL prefix FROM to TO for this run")
     p.add_argument("--max-bytes", type=int, help="size cap per download in bytes (default 200 MB)")
@@ -53,6 +56,7 @@ def register(sub) -> None:
     p.add_argument("id", metavar="ID", help="the source's id (its `id:` in sources.yaml; `corpus-build status` lists them)")
     p.add_argument("file", metavar="FILE", help="the saved file, or the folder a browser's 'save page, complete' wrote")
     p.add_argument("--note", default="", help="where and how you saved it (kept in provenance)")
+    p.add_argument("--accept-worse", action="store_true", help="replace the mirror even when this copy holds less text or no text")
 
     p = add_command(
         sub, "status", cmd_status,
@@ -72,9 +76,11 @@ def cmd_fetch(args) -> int:
     corpus = _load(args)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
+    accept = tuple(dict.fromkeys(i for value in args.accept_worse for i in value.split(",") if i))
     options = from_corpus(
         corpus,
-        ids=tuple(args.ids),
+        ids=tuple(dict.fromkeys([*args.ids, *accept])),
+        accept_worse=accept,
         sections=tuple(args.section),
         kinds=tuple(args.kind),
         force=args.force,
@@ -101,7 +107,7 @@ def cmd_attach(args) -> int:
     from .attach import attach
 
     corpus = _load(args)
-    record = attach(corpus, args.id, Path(args.file), note=args.note)
+    record = attach(corpus, args.id, Path(args.file), note=args.note, accept_worse=args.accept_worse)
     where = corpus.raw_dir(corpus.source(args.id))
     facts = [record.content_type or "file", f"{record.bytes:,} bytes"]
     if record.document.page_count:

@@ -28,12 +28,12 @@ from typing import Any, Protocol, Self
 
 import httpx
 
-from ..core import safepath
+from ..core import safepath, swapdir
 from ..core.errors import ContentError, FetchError, RateLimitError, UsageError
 from ..core.github_api import AsyncGitHubClient, GitHubConfig
 from ..core.model import KINDS, Corpus, Source
-from ..core.provenance import FAILED_DIR, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
-from . import blocked, lockfile, records
+from ..core.provenance import FAILED_DIR, Declined, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
+from . import blocked, keep, lockfile, records
 from .base import Context, Kind, Outcome
 from .http import AttemptLog, HttpClient
 from .kinds import kind_for
@@ -143,14 +143,6 @@ def clean_leftovers(corpus: Corpus) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
                 else:
                     os.rename(entry, original)
-
-
-def _swap(stage: Path, target: Path) -> None:
-    old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    if target.exists():
-        os.rename(target, old)
-    os.rename(stage, target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _executor(options: FetchOptions) -> Executor:
@@ -402,10 +394,15 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
             _discard(stage)
             await run_io(write_provenance, raw, record)
         else:
-            record = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io)
+            # A capture worse than the mirror does not replace it (fetch/keep.py), unless the user says so.
+            judged = previous if previous is not None and previous.cited_url == source.url and source.id not in options.accept_worse else None
+            record, declined = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io, judged)
+            if declined is not None:
+                return _kept(source, raw, record, declined, previous, log, progress, started)
         # On the event loop, never in a thread: it removes the shared .failed/ folder when empty,
         # which must not race with write_failure for another source.
         clear_failure(raw)
+        keep.forget_declined(raw)
         result = FetchResult(source.id, source.kind, record.status, source.url, record.fetched_url, record.bytes if record.status is Status.OK else 0, time.monotonic() - started,
                              error=record.document.partial_reason if record.status is Status.PARTIAL else "")
         progress.finish(source, result)
@@ -466,7 +463,12 @@ def _check_pin(options: FetchOptions, pin: dict | None, outcome: Outcome, source
         )
 
 
-async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log: AttemptLog, options: FetchOptions, run_cpu, run_io) -> Provenance:
+async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log: AttemptLog, options: FetchOptions, run_cpu, run_io,
+                  previous: Provenance | None = None) -> tuple[Provenance, Declined | None]:
+    """Install the staged capture as the mirror; or, when it is worse than `previous`, keep it aside (fetch/keep.py).
+
+    Returns the new record and None, or the declined capture's record and why it was declined.
+    """
     if outcome.finished is not None:  # done in the kind's extraction call (Context.extract)
         warc_file, files = outcome.finished
     else:
@@ -482,6 +484,11 @@ async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log:
         text_file=outcome.text_file, warc_file=warc_file, files=files, extractor=outcome.extractor,
         document=outcome.document, repo=outcome.repo, thread=outcome.thread, attempts=tuple(log.attempts),
     )
+    if previous is not None:
+        declined = await run_io(keep.judge, previous, raw, record, stage)
+        if declined is not None:
+            # On the event loop: raw/.declined/ is shared by the section's sources.
+            return record, replace(declined, folder=keep.keep_declined(stage, raw, record))
     # In a thread: serialising the record, creating its file and renaming the stage into
     # place cost ~1 ms per source, which on the event loop delayed every other download.
     # Both paths are this source's alone.
@@ -493,9 +500,26 @@ async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log:
         # is renamed into place could leave a half-deleted mirror.
         await asyncio.wait([installing])
         raise
-    return record
+    return record, None
+
+
+def _kept(source: Source, raw: Path, new: Provenance, declined: Declined, previous: Provenance | None, log: AttemptLog, progress: Progress,
+          started: float) -> tuple[FetchResult, Provenance | None]:
+    """The run's answer for a declined capture: a `kept` record beside the mirror, which stays as it was."""
+    message = keep.explain(declined, source.id)
+    record = Provenance(
+        id=source.id, kind=source.kind, cited_url=source.url, status=Status.KEPT, checked_at=utc_stamp(), error=message,
+        attempts=tuple(log.attempts), fetched_url=new.fetched_url, http_status=new.http_status, declined=declined,
+    )
+    try:
+        write_failure(raw, record)
+    except OSError as exc:
+        message += f" (and the record could not be written: {exc.strerror or exc})"
+    result = FetchResult(source.id, source.kind, Status.KEPT, source.url, new.fetched_url, 0, time.monotonic() - started, error=message)
+    progress.finish(source, result)
+    return result, previous  # the lock keeps the mirror's pin
 
 
 def _install(stage: Path, raw: Path, record: Provenance) -> None:
     write_provenance(stage, record)
-    _swap(stage, raw)
+    swapdir.replace(stage, raw)  # one step where the kernel can (core/swapdir.py)

@@ -53,6 +53,9 @@ class FetchOptions:
     # Stylesheets of an HTML page and the images and fonts they use, kept per source for its
     # archived copy (fetch/styles.py); 0 keeps none.
     max_styles: int = 60
+    # Sources whose new capture replaces the mirror even when it is worse (fetch/keep.py):
+    # `fetch ID --accept-worse`. Never set from corpus.yaml: it is a decision about one capture.
+    accept_worse: tuple[str, ...] = ()
     # A Dask scheduler (tcp://HOST:8786): the per-source work runs on its workers, this machine
     # commits the mirrors (fetch/cluster.py). "" (then CORPUS_BUILD_CLUSTER) or "local": here.
     cluster: str = ""

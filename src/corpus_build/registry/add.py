@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from ..core import urls
-from ..core.errors import AddError, Problem, RegistryError, UsageError
+from ..core.errors import AddError, Problem, RegistryError, UsageError, plural
 from ..core.model import KINDS, LANGS, Corpus
 from ..core.urls import default_title  # the placeholder title (bibfacts knows it too)
 from . import reader, yamlfile
@@ -115,8 +115,11 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     try:
         corpus, before = reader.load_with_problems(corpus_root)
     except RegistryError as exc:
-        listed = "\n".join(str(p) for p in exc.errors)
-        raise AddError(f"nothing was added: the registry already has {len(exc.errors)} error(s); fix them first\n{listed}") from exc
+        # The real reasons first, then what add did about them; no corpus folder at all is its own one line.
+        missing = all(p.code == "missing-corpus" for p in exc.errors)
+        count = len(exc.errors)
+        summary = "" if missing else f"nothing was added: fix the registry's {plural(count, 'error')} first (`corpus-build check` lists {'it' if count == 1 else 'them'})"
+        raise RegistryError(exc.errors, summary=summary) from exc
     url = new.url.strip()
     if not urls.is_http_url(url):
         raise UsageError(f"'{url}' is not an http(s) URL; pass the full address, e.g. https://github.com/tile-ai/tilelang")

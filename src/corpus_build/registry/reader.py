@@ -52,6 +52,7 @@ SOURCE_FIELDS: dict[str, tuple[bool, tuple[type, ...], str]] = {
     "doi": (False, (str,), "a DOI such as 10.1145/2491956.2462176"),
     "arxiv": (False, (str,), "an arXiv id such as 2504.17577"),
     "version": (False, (str, int, float), "a version such as v0.1.6"),
+    "verified_from": (False, (str,), "where the authors, date… were checked, e.g. the arXiv abstract page https://arxiv.org/abs/2504.17577"),
 }
 BIB_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
 DOI = re.compile(r"^10\.\d{4,9}/\S+$")
@@ -376,12 +377,22 @@ def _load_sources(checker: _Checker, folder: Path) -> list[Source]:
         what = f"source #{index + 1}"
         if isinstance(entry, LocatedMap) and isinstance(entry.get("id"), str):
             what = f"source '{entry['id']}'"
+        reported = len(checker.problems)
         if not checker.fields(entry, SOURCE_FIELDS, display, what, line):
             continue
         source = _make_source(checker, entry, display, what, folder.name)
+        _one_error_per_duplicate(checker, entry, reported)
         if source:
             sources.append(source)
     return sources
+
+
+def _one_error_per_duplicate(checker: _Checker, entry: LocatedMap, reported: int) -> None:
+    """A key written twice is one mistake: drop what the checks since `reported` said about its value."""
+    if not entry.duplicate_keys:
+        return
+    lines = {entry.line_of(key) for key in entry.duplicate_keys}
+    checker.problems[reported:] = [p for p in checker.problems[reported:] if p.line not in lines or p.code == "duplicate-key"]
 
 
 def _make_source(checker: _Checker, entry: LocatedMap, display: str, what: str, section: str) -> Source | None:
@@ -480,6 +491,7 @@ def _bib_facts(checker: _Checker, entry: LocatedMap, display: str, what: str, ur
         "doi": doi,
         "arxiv": arxiv,
         "version": "" if version is None or isinstance(version, bool) else str(version).strip(),
+        "verified_from": _text(entry, "verified_from").strip(),
     }
 
 

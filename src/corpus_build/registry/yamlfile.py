@@ -39,6 +39,8 @@ class LocatedMap(dict):
     line: int = 0
     column: int = 0
     key_lines: dict[Any, int]
+    # Keys written twice (already reported as duplicate-key): their value's own checks are noise.
+    duplicate_keys: frozenset = frozenset()
 
     def line_of(self, key: Any) -> int:
         return self.key_lines.get(key, self.line)
@@ -230,6 +232,7 @@ def _build_collection(node: yaml.Node, loader: Any, path: str, problems: list[Pr
                         code="duplicate-key",
                     )
                 )
+                result.duplicate_keys = result.duplicate_keys | {key}
             result.key_lines[key] = key_node.start_mark.line + 1
             result[key] = _build(value_node, loader, path, problems, budget, depth + 1)
         return result

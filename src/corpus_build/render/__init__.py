@@ -44,7 +44,8 @@ class RenderResult:
     removed: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{len(self.written)} page(s) written, {self.unchanged} unchanged, {len(self.removed)} removed"
+        written = len(self.written)
+        return f"{written} {'file' if written == 1 else 'files'} written, {self.unchanged} unchanged, {len(self.removed)} removed"
 
 
 def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | None = None) -> dict[str, str | bytes | Path]:
@@ -208,11 +209,13 @@ def nav(corpus: Corpus) -> list:
         chapters += [{title(p.title): paths.learning_path(p.id)} for p in corpus.paths]
     digests: list = [paths.digests]
     digests += [{f"{d.date}": paths.digest(d)} for d in corpus.digests[:DIGESTS_IN_NAV]]
+    # An index with nothing under it is a page, not a section: no expand arrow over nothing
+    # (a new corpus's chapters and digests; their pages say what goes there).
     return [
         {t("home"): paths.home},
         {t("sections"): sections},
-        {t("chapters_short"): chapters},
-        {t("digests"): digests},
+        {t("chapters_short"): chapters if len(chapters) > 1 else paths.chapters},
+        {t("digests"): digests if len(digests) > 1 else paths.digests},
         {t("all_sources"): paths.sources},
         {t("tags"): paths.tags},
         {t("status"): paths.status},

@@ -23,19 +23,55 @@ _KIND_COLOURS = {
     "repo": "#0072b2", "paper": "#e69f00", "docs": "#009e73", "article": "#cc79a7", "issue": "#d55e00",
     "pull": "#56b4e9", "model": "#f0e442", "dataset": "#999999", "course": "#7f5fbf", "video": "#8c564b", "discussion": "#bcbd22",
 }
-_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "partial": "#e3b341", "failed": "#cf222e",
+_STATE_COLOURS = {"week": "#1a7f37", "month": "#54a868", "older": "#9fd3a9", "stale": "#d4a72c", "partial": "#e3b341", "kept": "#d18616", "failed": "#cf222e",
                   "skipped": "#bf8700", "never": "#8c959f", "nourl": "#c6cbd1"}
 _WIDTH, _LABEL, _ROW, _BAR = 680, 230, 20, 14
 
 
-def _wrap(svg: str, title: str, height: int, *, caption: bool = False, note: str = "") -> Markup:
-    """The chart's block; `caption` shows its title above it, `note` (e.g. the range shown) below it."""
+def _wrap(svg: str, title: str, height: int, *, caption: bool = False, note: str = "", narrow: tuple[str, int] | None = None) -> Markup:
+    """The chart's block; `caption` shows its title above it, `note` (e.g. the range shown) below it;
+    `narrow` (SVG body, height) is the phone layout, shown instead of the wide one on a narrow screen."""
     head = f'<p class="cb-chart-title">{escape(title)}</p>' if caption else ""
     foot = f'<p class="cb-chart-note">{escape(note)}</p>' if note else ""
+    wide = ' class="cb-chart-wide"' if narrow else ""
+    small = ""
+    if narrow:
+        small = (f'<svg xmlns="http://www.w3.org/2000/svg" class="cb-chart-narrow" role="img" viewBox="0 0 {_NARROW} {narrow[1]}" '
+                 f'width="100%" style="max-width:{_NARROW}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{narrow[0]}</svg>')
     return Markup(
-        f'<div class="cb-chart" data-search-exclude>{head}<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {_WIDTH} {height}" '
-        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{svg}</svg>{foot}</div>'
+        f'<div class="cb-chart" data-search-exclude>{head}<svg xmlns="http://www.w3.org/2000/svg"{wide} role="img" viewBox="0 0 {_WIDTH} {height}" '
+        f'width="100%" style="max-width:{_WIDTH}px" aria-label="{escape(title)}"><title>{escape(title)}</title>{svg}</svg>{small}{foot}</div>'
     )
+
+
+_NARROW, _NARROW_ROW = 360, 36  # the phone layout: drawn at about its own size, so 12 px stays 12 px
+
+
+def _narrow_bars(rows: Sequence[tuple[str, Sequence[tuple[float, str]], int]], legend: Sequence[tuple[str, str]], t: Labels) -> tuple[str, int]:
+    """The phone layout of a bar chart: each row's label on its own line above its bar; the legend wraps.
+
+    `rows`: (label, [(count, colour)…], total); `legend`: (colour, name). Returns the SVG body and its height.
+    """
+    parts, x, y = [], 0.0, 4
+    for colour, name in legend:
+        step = 22 + 7 * max(len(name), 2) * (1.6 if t.lang == "zh" else 1)
+        if x and x + step > _NARROW:
+            x, y = 0.0, y + 18
+        parts.append(f'<rect x="{x:.0f}" y="{y}" width="10" height="10" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 14:.0f}" y="{y + 9}" font-size="11" fill="currentColor">{escape(name)}</text>')
+        x += step
+    top = y + (26 if legend else 4)
+    most = max((total for _label, _segments, total in rows), default=1) or 1
+    scale = (_NARROW - 34) / most
+    for row, (label, segments, total) in enumerate(rows):
+        y = top + row * _NARROW_ROW
+        parts.append(f'<text x="0" y="{y + 12}" font-size="12" fill="currentColor">{escape(_clip(label, 30))}</text>')
+        x = 0.0
+        for count, colour in segments:
+            parts.append(f'<rect x="{x:.1f}" y="{y + 17}" width="{max(count * scale, 1):.1f}" height="12" fill="{colour}"/>')
+            x += max(count * scale, 1)
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + 27}" font-size="11" fill="currentColor">{total}</text>')
+    return "".join(parts), top + len(rows) * _NARROW_ROW + 2
 
 
 def _clip(text: str, limit: int = 26) -> str:
@@ -72,7 +108,12 @@ def sections_by_kind(corpus: Corpus, t: Labels, section_title: Callable[[Section
         label = t.kind(kind)
         parts.append(f'<text x="{legend_x + 14:.0f}" y="13" font-size="11" fill="currentColor">{escape(label)}</text>')
         legend_x += 22 + 7 * max(len(label), 2) * (1.6 if t.lang == "zh" else 1)
-    return _wrap("".join(parts), t("chart_sections"), 30 + len(sections) * _ROW + 6)
+    narrow = _narrow_bars(
+        [(section_title(sec), [(n, _KIND_COLOURS.get(k, "#777")) for k in kinds if (n := Counter(s.kind for s in sec.sources).get(k, 0))], len(sec.sources))
+         for sec in sections],
+        [(_KIND_COLOURS.get(k, "#777"), t.kind(k)) for k in kinds], t,
+    )
+    return _wrap("".join(parts), t("chart_sections"), 30 + len(sections) * _ROW + 6, narrow=narrow)
 
 
 def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | None = None) -> Markup:
@@ -91,7 +132,7 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
             buckets[found.state] += 1
     names = {
         "week": t("age_week"), "month": t("age_month"), "older": t("age_older"), "stale": t("stale"), "partial": t("partial"),
-        "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"), "nourl": t("no_url_state"),
+        "kept": t("kept"), "failed": t("failed"), "skipped": t("skipped"), "never": t("never_fetched"), "nourl": t("no_url_state"),
     }
     rows = [k for k in names if buckets.get(k)]
     if not rows:
@@ -105,7 +146,8 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
         parts.append(f'<text x="{_LABEL - 6}" y="{y + _BAR - 3}" text-anchor="end" font-size="12" fill="currentColor">{escape(names[key])}</text>')
         parts.append(f'<rect x="{_LABEL}" y="{y}" width="{max(n * scale, 1):.1f}" height="{_BAR}" fill="{_STATE_COLOURS[key]}"><title>{escape(names[key])} {n}</title></rect>')
         parts.append(f'<text x="{_LABEL + n * scale + 4:.1f}" y="{y + _BAR - 3}" font-size="11" fill="currentColor">{n}</text>')
-    return _wrap("".join(parts), t("chart_freshness"), 8 + len(rows) * _ROW + 6)
+    narrow = _narrow_bars([(names[k], [(buckets[k], _STATE_COLOURS[k])], buckets[k]) for k in rows], [], t)
+    return _wrap("".join(parts), t("chart_freshness"), 8 + len(rows) * _ROW + 6, narrow=narrow)
 
 
 _EVENT_COLOURS = {"opened": "#1a7f37", "merged": "#8250df", "closed": "#cf222e"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import html
 import posixpath
+import re
 from collections.abc import Mapping
 
 from ..core import mdtext as md
@@ -155,11 +156,19 @@ def box(corpus: Corpus, source: Source, t: Labels, page: str, facts: Mapping[str
     out += '<div class="cb-cite" data-search-exclude>\n'
     out += f'<p class="cb-cite-ref">{reference_html(source, bib_facts, t)}</p>\n'
     out += disputes_html(bib_facts, t)
+    if source.verified_from:
+        # The user's own words (often an address and a date in English): marked with their language.
+        lang = "zh" if re.search(r"[\u4e00-\u9fff]", source.verified_from) else "en"
+        lang_attr = f' lang="{lang}"' if lang != t.lang else ""
+        out += f'<p class="cb-cite-checked">{html.escape(t("verified_from"))}{html.escape(t.colon)}<span{lang_attr}>{html.escape(source.verified_from)}</span></p>\n'
     # A <pre> without <code>: Material would add its own copy icon to a code block, a second button.
     out += f'<pre class="cb-cite-bibtex" id="{html.escape(anchor)}">{html.escape(bibtex.rstrip())}</pre>\n'
     out += (
         f'<p><button type="button" class="md-button cb-cite-copy" data-cb-copy="{html.escape(anchor)}" '
-        f'data-cb-done="{html.escape(t("copied"))}" hidden>{html.escape(t("copy_bibtex"))}</button></p>\n'
+        f'data-cb-done="{html.escape(t("copied"))}" data-cb-done-long="{html.escape(t("copied_status"))}" '
+        f'data-cb-failed="{html.escape(t("copy_failed"))}" hidden>{html.escape(t("copy_bibtex"))}</button>'
+        # Where cite.js says what the button did: a polite live region, read out and shown.
+        '<span class="cb-cite-status" role="status" aria-live="polite"></span></p>\n'
     )
     out += "</div>\n\n"
     section = corpus.section(source.section)

@@ -84,10 +84,26 @@ def export_files(corpus: Corpus, facts: Mapping[str, BibFacts] | None = None) ->
 # --- shared pieces ----------------------------------------------------------------------
 
 
+# A name with one of these words is an organisation's, kept whole: "Python Software Foundation"
+# is no "Foundation, Python Software". A name the list misses can be written in braces
+# (`{Meta AI}`), as in BibTeX.
+_ORGANISATION = re.compile(
+    r"\b(?:foundation|inc|incorporated|corporation|corp|company|ltd|limited|llc|gmbh|team|group|project|consortium|committee|"
+    r"council|association|society|institute|university|laboratory|laboratories|lab|labs|organization|organisation|community|"
+    r"contributors|developers|authors|collaboration|alliance|agency|department|ministry|federation|initiative)\b\.?",
+    re.IGNORECASE,
+)
+
+
 def split_name(name: str) -> dict[str, str]:
     """A CSL name: {"family", "given"} for "Wang, Lei" or "Lei Wang"; {"literal"} for one word,
-    an organisation or a name in CJK script (which has no given/family order to guess)."""
+    an organisation (a name in braces, or with a word such as Foundation, Inc., Team) or a name
+    in CJK script (which has no given/family order to guess)."""
     name = " ".join(name.split())
+    if len(name) > 2 and name.startswith("{") and name.endswith("}"):
+        return {"literal": name[1:-1].strip()}
+    if _ORGANISATION.search(name):
+        return {"literal": name}
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
         return {"family": family, "given": given} if family and given else {"literal": name.replace(",", "").strip()}

@@ -36,11 +36,30 @@ _LABELS: dict[str, dict[str, str]] = {
     "not_cited": {"zh": "尚无章节、学习路径或日报引用本条目。", "en": "No chapter, learning path or digest cites this source yet."},
     "see_also": {"zh": "另见", "en": "See also"},
     "mirror": {"zh": "镜像", "en": "Mirror"},
-    "not_mirrored": {"zh": "尚未镜像", "en": "Not mirrored yet"},
+    # Said of this site, not of the world: a note may well say the user keeps a copy elsewhere.
+    "not_mirrored": {"zh": "本站没有存档副本", "en": "No archived copy on this site"},
     "not_mirrored_body": {
-        "zh": "本条目还没有存档副本；存档后，这里会显示抓取时间、来源、校验值与提取的正文。",
-        "en": "There is no archived copy of this source yet; once there is, its fetch time, origin, checksum and extracted text appear here.",
+        "zh": "这次构建没有本条目的存档副本；有存档的条目在这里显示抓取时间、来源、校验值与提取的正文。",
+        "en": "This build has no archived copy of this source; for a source that has one, its fetch time, origin, checksum and extracted text appear here.",
     },
+    # Said once, on the home and status pages, when no source of the build has an archived copy.
+    "no_mirrors_build": {
+        "zh": "这次构建的站点不含存档副本（镜像）：每个条目只链接原始地址，没有抓取时间、校验值或正文摘录。",
+        "en": "This build of the site holds no archived copies (mirrors): each source links to its original address only, with no fetch time, checksum or extracted text.",
+    },
+    "full_stop": {"zh": "。", "en": "."},
+    # Before a registry note kept in its own words when they are not the interface's language.
+    "unverified_note": {"zh": "登记表中的说明（原文）：", "en": "The registry's note: "},
+    "verified_from": {"zh": "作者与日期的核对出处", "en": "Authors and date checked against"},
+    "chapters_empty": {
+        "zh": "还没有章节。章节是按顺序排列的阅读路径：每一步指向一个条目，并用一句话说明为什么在这一步读它。",
+        "en": "No chapters yet. A chapter is a reading path in order: each step points to a source and says in one line why it is read there.",
+    },
+    "digests_empty": {
+        "zh": "还没有日报。观察日报按日期记录所关注仓库的新进展（合并的 PR、新版本、讨论），最新一期排在最前，并可通过订阅获取。",
+        "en": "No digests yet. A watch digest records, day by day, what changed in the watched repositories (merged PRs, releases, discussions); the newest comes first, and the feed announces each one.",
+    },
+    "filter_none": {"zh": "没有符合这些条件的条目。", "en": "No source matches these filters."},
     "unverified": {"zh": "未核实", "en": "unverified"},
     "unverified_body": {
         "zh": "本条目的标题或地址尚未核实",
@@ -82,6 +101,16 @@ _LABELS: dict[str, dict[str, str]] = {
     "stale": {"zh": "过期", "en": "stale"},
     "failed": {"zh": "存档失败", "en": "failed"},
     "skipped": {"zh": "推迟检查", "en": "check postponed"},
+    # A fetch whose capture was worse than the mirror (fetch/keep.py): the mirror is kept.
+    "kept": {"zh": "保留旧存档", "en": "older copy kept"},
+    "kept_body": {
+        "zh": "最近一次抓取{what}，不如已有的存档完整，因此没有替换它。下面是 {date} 的存档。",
+        "en": "The last fetch {what}, less than the copy already archived, so it did not replace it. The copy of {date} is shown below.",
+    },
+    "kept_no_text": {"zh": "得到的页面没有正文", "en": "returned a page without its text"},
+    "kept_other_type": {"zh": "得到的不是含正文的页面，而是 {type} 文件", "en": "returned a {type} file, not a page with text"},
+    "kept_partial": {"zh": "只得到需要 JavaScript 才能显示的空壳页面", "en": "returned only a shell page that needs JavaScript"},
+    "kept_less_text": {"zh": "得到的正文只有 {new}（此前 {old}）", "en": "returned {new} of text (previously {old})"},
     "fetched_at": {"zh": "抓取时间", "en": "Fetched"},
     "checked_at": {"zh": "最近检查", "en": "Last checked"},
     "fetched_from": {"zh": "实际来源", "en": "Fetched from"},
@@ -215,6 +244,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "cite": {"zh": "引用", "en": "Cite"},
     "copy_bibtex": {"zh": "复制 BibTeX", "en": "Copy BibTeX"},
     "copied": {"zh": "已复制", "en": "Copied"},
+    "copied_status": {"zh": "已复制到剪贴板", "en": "Copied to the clipboard"},
+    "copy_failed": {"zh": "无法自动复制：已选中上方的 BibTeX，请按 Ctrl+C（⌘C）复制。", "en": "Could not copy: the BibTeX above is selected; press Ctrl+C (⌘C) to copy it."},
     "cite_download": {"zh": "下载引用文件", "en": "Download citations"},
     "export_section": {"zh": "本分区", "en": "this section"},
     "export_chapter": {"zh": "本章", "en": "this chapter"},

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from .pages import PageBuilder  # which calls this module: a type only, or the two would import each other
 
 PAGE_SIZE = 100  # rows per page, with or without JavaScript
+# The table's columns by name, in order (sources.js sorts by these names: ?sort=-added).
+COLUMNS = ("title", "kind", "section", "lang", "mirror", "added")
 PAGER_WINDOW = 2  # page numbers shown either side of the current one
 DATA_FILE = "sources-index.js"  # under docs/, beside corpus.bib: no source id can take the name
 T = TypeVar("T")
@@ -65,7 +67,7 @@ def sources_pages(builder: PageBuilder) -> dict[str, str]:
         "count": t("filter_count", shown="{shown}", total="{total}"), "prev": t("page_prev"), "next": t("page_next"),
         "page_of": t("page_of", page="{page}", pages="{pages}"), "pager": t("pager"),
         "range": t("page_range_sorted", first="{first}", last="{last}", total="{total}", column="{column}", direction="{direction}"),
-        "ascending": t("sort_ascending"), "descending": t("sort_descending"),
+        "ascending": t("sort_ascending"), "descending": t("sort_descending"), "none": t("filter_none"),
     }
     for number in range(1, count + 1):
         page = page_path(number)
@@ -77,6 +79,7 @@ def sources_pages(builder: PageBuilder) -> dict[str, str]:
             rows=tuple(_row(builder, source, page) for source in chunk),
             filters=filters if number == 1 else (),
             columns=_columns(builder),
+            keys=column_keys(builder),
             strings=strings,
             number=number,
             range_label=t("page_range", first=first, last=first + len(chunk) - 1, total=len(ordered)) if count > 1 else "",
@@ -88,9 +91,21 @@ def sources_pages(builder: PageBuilder) -> dict[str, str]:
     return out
 
 
+def column_keys(builder: PageBuilder) -> tuple[str, ...]:
+    """The columns worth showing: no mirror state when no source has a mirror (every row would say
+    "not archived"), no date when no source has an `added` date (every cell would be empty)."""
+    leave = set()
+    if not builder.has_mirrors():
+        leave.add("mirror")
+    if not any(s.added for s in builder.corpus.sources):
+        leave.add("added")
+    return tuple(key for key in COLUMNS if key not in leave)
+
+
 def _columns(builder: PageBuilder) -> tuple[str, ...]:
     t = builder.t
-    return (t("title"), t("kind"), t("section"), t("lang"), t("mirror_state"), t("added"))
+    names = {"title": t("title"), "kind": t("kind"), "section": t("section"), "lang": t("lang"), "mirror": t("mirror_state"), "added": t("added")}
+    return tuple(names[key] for key in column_keys(builder))
 
 
 def _row(builder: PageBuilder, source: Source, page: str) -> SourceRow:
@@ -121,7 +136,7 @@ def _filters(builder: PageBuilder, sources: list[Source]) -> tuple[Filter, ...]:
         Filter("chapter", t("chapters_short"), tuple((str(n), t.chapter(n)) for n in chapter_numbers)),
         Filter("lang", t("lang"), tuple((lang, t(f"lang_{lang}")) for lang in ("zh", "en") if any(s.lang == lang for s in sources))),
         Filter("verified", t("verified"), (("yes", t("verified_yes")), ("no", t("verified_no")))),
-        Filter("mirror", t("mirror_state"), tuple((s, mirror.state_label(s, t)) for s in states)),
+        *((Filter("mirror", t("mirror_state"), tuple((s, mirror.state_label(s, t)) for s in states)),) if builder.has_mirrors() else ()),
     )
 
 
@@ -239,4 +254,4 @@ def _section_href(builder: PageBuilder, section: Section) -> str:
     return site_rel(paths.sources, paths.section(section), builder.directory_urls)
 
 
-__all__ = ["DATA_FILE", "PAGE_SIZE", "data_file", "page_count", "page_path", "script_folding", "sources_pages"]
+__all__ = ["COLUMNS", "DATA_FILE", "PAGE_SIZE", "column_keys", "data_file", "page_count", "page_path", "script_folding", "sources_pages"]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core import mdtext as md
 from ..core.model import Corpus, Source
-from ..core.provenance import Provenance, SavedImage, mirror_state, read_provenance
+from ..core.provenance import Declined, Provenance, SavedImage, mirror_state, read_provenance
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .snapshotstyles import PublishedStyles, published_styles, restyle
@@ -95,10 +95,10 @@ def _state(corpus: Corpus, source: Source) -> tuple[str, Provenance | None, Prov
     return found.state, found.record, found.failure
 
 
-MIRROR_STATES = ("fresh", "stale", "partial", "failed", "skipped", "never", "nourl")
-_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "failed": "failed", "skipped": "skipped", "never": "never_fetched",
+MIRROR_STATES = ("fresh", "stale", "partial", "kept", "failed", "skipped", "never", "nourl")
+_STATE_LABELS = {"fresh": "fresh", "stale": "stale", "partial": "partial", "kept": "kept", "failed": "failed", "skipped": "skipped", "never": "never_fetched",
                  "nourl": "no_url_state"}
-_STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "skipped": "stale", "never": "stale", "failed": "failed", "nourl": "nourl"}
+_STATE_CSS = {"fresh": "fresh", "stale": "stale", "partial": "stale", "kept": "stale", "skipped": "stale", "never": "stale", "failed": "failed", "nourl": "nourl"}
 
 
 def state_label(state: str, t: Labels) -> str:
@@ -116,6 +116,8 @@ def _freshness_badge(state: str, t: Labels) -> str:
 
 def failure_reason(failure: Provenance, t: Labels) -> str:
     """Why the last attempt failed, in the reader's words (never the raw exception text)."""
+    if failure.declined is not None:
+        return declined_reason(failure.declined, t)
     attempt = failure.attempts[-1] if failure.attempts else None
     outcome = attempt.outcome if attempt else ""
     code = attempt.status if attempt else 0
@@ -143,6 +145,17 @@ def failure_reason(failure: Provenance, t: Labels) -> str:
     if outcome == "git" or failure.kind == "repo":
         return t("reason_git")
     return t("reason_other")
+
+
+def declined_reason(declined: Declined, t: Labels) -> str:
+    """What a declined capture held (fetch/keep.py), in the reader's words."""
+    if declined.reason == "other-type":
+        return t("kept_other_type", type=declined.content_type.split(";")[0].strip() or "?")
+    if declined.reason == "partial":
+        return t("kept_partial")
+    if declined.reason == "less-text":
+        return t("kept_less_text", new=_size(declined.text_bytes), old=_size(declined.kept_text_bytes))
+    return t("kept_no_text")
 
 
 def partial_reason(record: Provenance, t: Labels) -> str:
@@ -437,7 +450,11 @@ def panel_view(corpus: Corpus, source: Source, t: Labels, page: str, found: Mirr
     state, record, failure = found.state, found.record, found.failure
     tz = corpus.settings.tzinfo
     notices = []
-    if failure is not None:
+    if failure is not None and failure.declined is not None and record is not None:
+        # The last fetch came back worse than the mirror: say so, and that the mirror below is the older capture.
+        title = f"{state_label(failure.status.value, t)}{t.colon}{local_time(failure.checked_at, tz)}"
+        notices.append(Notice("warning", title, t("kept_body", what=declined_reason(failure.declined, t), date=local_time(record.fetched_at, tz))))
+    elif failure is not None:
         title = f"{state_label(failure.status.value, t)}{t.colon}{local_time(failure.checked_at, tz)}"
         notices.append(Notice("failure", title, t("fetch_failed_body", reason=failure_reason(failure, t))))
     if record is None:
@@ -543,6 +560,8 @@ def status_page(corpus: Corpus, t: Labels, lookup: Lookup | None = None) -> str:
         failures=Table((t("title"), t("id"), t("state"), t("last_attempt"), t("reason")), failures),
         stale=Table((t("title"), t("id"), t("checked_at")), stale),
         by_state=by_state,
+        # No source has an archived copy: said once here and on the home page (pages.py), not on every source page.
+        notice=t("no_mirrors_build") if counts and set(counts) <= {"never", "nourl"} else "",
     )
     return render("status.md.j2", view=view, t=t)
 

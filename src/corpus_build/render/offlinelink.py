@@ -9,6 +9,9 @@ and has no link otherwise.
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
+from pathlib import Path
 
 from ..core.model import Corpus
 
@@ -40,7 +43,33 @@ def home_link(corpus: Corpus, label: str) -> str:
         # Inside the copy: the published zip, on the hosted site (a newer copy, when there is one).
         href = corpus.settings.site_url.rstrip("/") + "/" + ZIP_NAME
     elif enabled(corpus):
-        href = ZIP_NAME
+        # Hidden until the zip is there: `corpus-build build` writes it after the site and then
+        # shows the link (`reveal`); plain `mkdocs build` or `mkdocs serve` writes no zip, and
+        # its home page keeps the link hidden. A link to a zip that is not there is never shown.
+        return f'<p class="cb-offline" data-cb-offline hidden><a href="{escape(ZIP_NAME)}" download>{escape(label)}</a></p>\n\n'
     else:
         return ""
     return f'<p class="cb-offline"><a href="{escape(href)}" download>{escape(label)}</a></p>\n\n'
+
+
+_HIDDEN_LINK = re.compile(r'<p class="cb-offline" data-cb-offline(?:="")? hidden(?:="")?>')
+
+
+def reveal(site_dir: Path) -> bool:
+    """Show the home page's link once the zip is beside it (site/offline.py calls this after writing it).
+
+    The page is replaced, never written in place: the build may have hard-linked it to the
+    previous site's copy (site/engines.py). True when a hidden link was found and shown.
+    """
+    home = Path(site_dir) / "index.html"
+    try:
+        text = home.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    shown, count = _HIDDEN_LINK.subn('<p class="cb-offline">', text, count=1)
+    if not count:
+        return False
+    temporary = home.with_name(".index.html.offline-link")
+    temporary.write_text(shown, encoding="utf-8")
+    os.replace(temporary, home)
+    return True

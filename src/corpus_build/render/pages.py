@@ -90,6 +90,7 @@ class PageBuilder:
         self.bib_facts: dict | None = None
         # Layouts of unchanged view records, read back from docs/ (reuse.py); build_pages sets it.
         self.reuse: Reuse | None = None
+        self._has_mirrors: bool | None = None
 
     def _render(self, template: str, view: object) -> str:
         if self.reuse is None:
@@ -121,6 +122,15 @@ class PageBuilder:
                 self._mirrors[source.id] = mirror.info(self.corpus, source)
         return self._mirrors[source.id]
 
+    def has_mirrors(self) -> bool:
+        """Whether any source of this build has an archived copy (or a recorded attempt at one).
+
+        Without any, the site says so once (home and status pages) instead of on every source page.
+        """
+        if self._has_mirrors is None:
+            self._has_mirrors = any(self.mirror_info(s).state not in ("never", "nourl") for s in self.corpus.sources)
+        return self._has_mirrors
+
     def thread_state(self, source: Source) -> Badge | None:
         """The open / merged / closed badge of a mirrored issue or PR."""
         if source.kind not in ("issue", "pull", "discussion"):
@@ -147,9 +157,29 @@ class PageBuilder:
         known = {c.number for c in self.corpus.chapters}
         return tuple(Link(self.t.chapter(n), rel(page, paths.chapter(n))) if n in known else self.t.chapter(n) for n in source.chapters)
 
-    def unverified_text(self, source: Source) -> str:
-        body = self.t("unverified_body")
-        return body + (self.t.colon + source.verify_note if source.verify_note else "")
+    def note_lang(self, text: str) -> str:
+        """The language of a registry note when it is not the interface's ("" when it is, or when nothing says)."""
+        from ..registry import guess_lang
+
+        lang = guess_lang(text) if text.strip() else self.t.lang
+        return "" if lang == self.t.lang else lang
+
+    def unverified_text(self, source: Source) -> Markup:
+        """The unverified warning: the interface's sentence, and the registry's note as written.
+
+        A note in the interface's language continues the sentence; one in another language is
+        its own quoted paragraph marked with its language, not half of a mixed sentence.
+        """
+        t = self.t
+        body = md.text(t("unverified_body"))
+        note = " ".join(source.verify_note.split())
+        if not note:
+            return Markup(body + md.text(t("full_stop")))
+        lang = self.note_lang(note)
+        if not lang:
+            return Markup(body + md.text(t.colon) + md.text(note))
+        # Inside the admonition: every line indented as its body.
+        return Markup(f'{body}{md.text(t("full_stop"))}{md.text(t("unverified_note"))}\n\n    > {md.text(note)}\n    > {{: lang="{lang}" }}')
 
     def entry(self, source: Source, page: str) -> Entry:
         return Entry(
@@ -158,6 +188,7 @@ class PageBuilder:
             section=self.section_link(self.corpus.section(source.section), page),
             chapters=self.chapter_links(source, page), tags=source.tags, verified=source.verified,
             verify_note=source.verify_note, note=self.resolve_wikilinks(source.note, page),
+            verify_note_lang=self.note_lang(source.verify_note) if not source.verified else "",
         )
 
     def filtered(self, page: str, key: str, value: str) -> Link:
@@ -172,11 +203,14 @@ class PageBuilder:
         c, t, page = self.corpus, self.t, paths.home
         sources = c.sources
         index = rel(page, paths.sources)
-        summary: tuple[Piece, ...] = (
-            Link(t("sources_n", n=len(sources)), index),
-            Link(t("sections_n", n=len(c.sections)), rel(page, paths.sections)),
-            Link(t("chapters_n", n=len(c.chapters)), rel(page, paths.chapters)),
-            Link(t("digests_n", n=len(c.digests)), rel(page, paths.digests)),
+        # Counts of what there is: a new corpus's "0 chapters · 0 digests" said nothing useful.
+        summary: tuple[Piece, ...] = tuple(
+            Link(label, href) for label, href, n in (
+                (t("sources_n", n=len(sources)), index, 1),
+                (t("sections_n", n=len(c.sections)), rel(page, paths.sections), 1),
+                (t("chapters_n", n=len(c.chapters)), rel(page, paths.chapters), len(c.chapters)),
+                (t("digests_n", n=len(c.digests)), rel(page, paths.digests), len(c.digests)),
+            ) if n
         )
         # A summary, not a list of everything: the largest HOME_ROWS sections (in their order) and a link to all.
         largest = set(sorted(range(len(c.sections)), key=lambda i: (-len(c.sections[i].sources), i))[:HOME_ROWS])
@@ -207,7 +241,8 @@ class PageBuilder:
             ),
             charts=(charts.sections_by_kind(dataclasses.replace(c, sections=shown), t, self.section_title),
                     charts.threads_over_time(c, t, [self.mirror_info(s) for s in sources])),
-            how_to_use=_HOW_TO_USE[t.lang],
+            how_to_use=_HOW_TO_USE[t.lang] if self.has_mirrors() else _HOW_TO_USE_UNMIRRORED[t.lang],
+            notice=t("no_mirrors_build") if sources and not self.has_mirrors() else "",
             more_sections=Link(t("home_more_sections", n=len(c.sections)), rel(page, paths.sections)) if len(shown) < len(c.sections) else None,
             more_chapters=Link(t("home_more_chapters", n=len(c.chapters)), rel(page, paths.chapters)) if len(c.chapters) > HOME_ROWS else None,
         )
@@ -317,6 +352,7 @@ class PageBuilder:
             link_notice=Markup(link_notice(self.corpus, source, t, page)),
             cite_box=Markup(citation.box(self.corpus, source, t, page, self.bib_facts)),  # already escaped by citation.box
             mirror=mirror.panel_view(self.corpus, source, t, page, self.mirror_info(source), directory_urls=self.directory_urls),
+            show_mirror=self.has_mirrors(),
         )
         return view
 
@@ -346,7 +382,8 @@ class PageBuilder:
         extra = tuple(
             ListItem((Link(p.title, rel(page, paths.learning_path(p.id))),), (t("sources_n", n=len(p.path)),)) for p in self.corpus.paths
         )
-        return self._render("chapters.md.j2", IndexPage(t("chapters"), blocks=tuple(blocks), extra_heading=t("learning_paths"), extra=extra))
+        empty = t("chapters_empty") if not blocks and not extra else ""
+        return self._render("chapters.md.j2", IndexPage(t("chapters"), blocks=tuple(blocks), extra_heading=t("learning_paths"), extra=extra, empty=empty))
 
     def reading_steps(self, steps: tuple[ReadingStep, ...], page: str) -> tuple[Step, ...]:
         found = []
@@ -377,16 +414,19 @@ class PageBuilder:
             blocks = tuple(Block(Link(f"{d.date} · {d.title}", rel(page, paths.digest(d))), items=self.digest_facts(d)) for d in chunk)
             title = t("digests") if number == 1 else f"{t('digests')} · {t('page_n', n=number)}"
             view = IndexPage(title, top=(Link(t("feed"), rel(page, paths.feed)),), blocks=blocks, number=number, range_label=range_label,
-                             pager=pager, strings={"pager": t("pager")})
+                             pager=pager, strings={"pager": t("pager")}, empty="" if blocks else t("digests_empty"))
             out[page] = self._render("digests.md.j2", view)
         return out
 
-    def digest_facts(self, digest: Digest) -> tuple[ListItem, ...]:
+    def digest_facts(self, digest: Digest, body: str = "") -> tuple[ListItem, ...]:
+        """The window and repositories of a digest; on its own page (`body` given) the window only
+        when the body does not state it already (a Traditional body's 調研視窗 line, say)."""
         t, meta = self.t, digest.meta
         facts = []
         if meta.get("window_start") and meta.get("window_end"):
             start, end = (self._digest_time(meta["window_start"]), self._digest_time(meta["window_end"]))
-            facts.append(ListItem((t("window"), t.colon, start, " → ", end)))
+            if not (body and start in body and end in body):
+                facts.append(ListItem((t("window"), t.colon, start, " → ", end)))
         if digest.repos:
             facts.append(ListItem((t("repos"), t.colon, *_join([Code(r) for r in digest.repos], ", "))))
         return tuple(facts)
@@ -400,7 +440,7 @@ class PageBuilder:
 
     def digest_page(self, digest: Digest) -> str:
         page = paths.digest(digest)
-        view = DigestPage(digest.title, digest.date.isoformat(), digest.tags, self.digest_facts(digest), self.resolve_wikilinks(digest.body, page),
+        view = DigestPage(digest.title, digest.date.isoformat(), digest.tags, self.digest_facts(digest, body=digest.body), self.resolve_wikilinks(digest.body, page),
                           lang=self.page_lang(digest.title + "\n" + digest.body))
         return self._render("digest.md.j2", view)
 
@@ -467,6 +507,20 @@ RECENTLY_ADDED = 10
 INDEX_PAGE_SIZE = 20  # sections or digests per page of their index
 HOME_ROWS = 20  # sections, chapters and change lines the home page shows at most; the index pages list them all
 
+_HOW_TO_USE_UNMIRRORED = {
+    "zh": (
+        "用页面顶部的搜索框查找条目（中英文都可以，例如“昇腾”“TileLang”）。",
+        "在**全部条目**中按类型、分区、标签、章节或语言筛选，点击列标题排序。",
+        "按**分区**浏览带注释的书目；每个条目都有详情页，列出引用它的章节与日报，以及引用格式。",
+        "按**章节阅读路径**从基础读到细节。",
+    ),
+    "en": (
+        "Search from the box at the top (Chinese or English).",
+        "Filter **All sources** by kind, section, tag, chapter or language, and sort it by any column.",
+        "Browse the annotated bibliography by **section**; every source has a page listing the chapters and digests that cite it, and how to cite it.",
+        "Follow a **chapter reading path** from foundations to specifics.",
+    ),
+}
 _HOW_TO_USE = {
     "zh": (
         "用页面顶部的搜索框查找条目（中英文都可以，例如“昇腾”“TileLang”）。",

@@ -144,6 +144,7 @@ def _one_tag(builder: PageBuilder, tag: str, slug: str, found: list[Source], dig
             top=top,
             rows=tuple(listing._row(builder, source, page) for source in chunk),
             columns=listing._columns(builder),
+            keys=listing.column_keys(builder),
             number=number,
             range_label=t("page_range", first=first, last=first + len(chunk) - 1, total=len(found)) if count > 1 else "",
             pager=listing._pager(builder, number, count, page, path=lambda n: tag_path(slug, n)),

@@ -89,6 +89,7 @@ class Entry:
     verified: bool = True
     verify_note: str = ""
     note: str = ""
+    verify_note_lang: str = ""  # the note's language when it is not the interface's: shown apart, as written
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,9 @@ class SourcePage:
     # (heading, Markdown body already escaped), so a new panel needs no change to the layout.
     meta: dict[str, Any] = field(default_factory=dict)
     panels: tuple[tuple[str, Markup], ...] = ()
+    # False when no source of the build has an archived copy: the home and status pages say so
+    # once, and source pages leave the empty mirror section out.
+    show_mirror: bool = True
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,7 @@ class HomePage:
     offline_link: str = ""  # Markdown: the offline zip's link (offlinelink.py), already escaped
     more_sections: Link | None = None  # "All N sections →" when the table shows only the largest
     more_chapters: Link | None = None
+    notice: str = ""  # said once for the whole site: no source of this build has an archived copy
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,7 @@ class IndexPage:
     range_label: str = ""
     pager: tuple[PagerLink, ...] = ()
     strings: dict[str, str] = field(default_factory=dict)
+    empty: str = ""  # what goes on this page, while it has nothing (a new corpus's chapters or digests)
 
 
 @dataclass(frozen=True)
@@ -296,6 +302,7 @@ class SourcesPage:
     range_label: str = ""
     pager: tuple[PagerLink, ...] = ()
     data: str = ""
+    keys: tuple[str, ...] = ()  # the columns shown, by name (listing.COLUMNS); () is every column
 
 
 @dataclass(frozen=True)
@@ -333,6 +340,7 @@ class TagPage:
     listing: str = ""  # the Material tags directive's arguments (JSON, read as YAML), on page 1 only
     digests: tuple[Link, ...] = ()  # the latest digests carrying the tag (page 1)
     more_digests: Link | None = None  # the digests index, when there are more
+    keys: tuple[str, ...] = ()  # the columns shown, by name (listing.COLUMNS); () is every column
 
 
 @dataclass(frozen=True)
@@ -353,6 +361,7 @@ class StatusPage:
     # Every mirror state with its count, each linked to "All sources" filtered by it: the
     # page lists only failures and stale mirrors in full, so it does not grow with the corpus.
     by_state: tuple[CountRow, ...] = ()
+    notice: str = ""  # no source of this build has an archived copy
 
 
 @dataclass(frozen=True)
@@ -457,6 +466,14 @@ def title_md(value: Any) -> Markup:
     return Markup("".join(out))
 
 
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+
+
+def dates_whole(value: Markup) -> Markup:
+    """A heading's ISO dates kept on one line: a narrow screen broke 2026-10-22 after "2026-10-"."""
+    return Markup(_ISO_DAY.sub(r'<span class="cb-nowrap">\1</span>', str(value)))
+
+
 def plain_title(value: Any) -> str:
     """A title for places that show plain text (<title>, the header, the nav): code spans lose their backticks."""
     return CODE_SPAN.sub(r"\1", str(value))
@@ -489,7 +506,7 @@ def environment() -> jinja2.Environment:
         auto_reload=False,
     )
     env.filters.update(h=_h, href=_href, code=_code, note=_note, user_md=_user_md, piece=_piece, pieces=_pieces,
-                       title_md=title_md, plain_title=plain_title)
+                       title_md=title_md, plain_title=plain_title, dates_whole=dates_whole)
     env.globals.update(front_matter=_front_matter)
     env.tests.update(
         link=lambda v: isinstance(v, Link),

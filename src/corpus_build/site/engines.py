@@ -22,7 +22,6 @@ import filecmp
 import importlib.util
 import logging
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -33,8 +32,10 @@ from typing import Any
 
 import yaml
 
+from ..core import swapdir
 from ..core.errors import SiteError
 from ..core.model import Corpus
+from . import sitedir
 
 ENGINES = ("mkdocs", "properdocs", "zensical")
 GENERATED_CONFIG = "mkdocs.generated.yml"  # for engines without plugins (zensical)
@@ -147,8 +148,13 @@ def build(
     quiet: bool = True,
     engine: str | None = None,
     corpus: Corpus | None = None,
+    before_swap: Callable[[Path], None] | None = None,
 ) -> Path:
-    """Build the project's site with an engine (default: the first installed); returns the site folder."""
+    """Build the project's site with an engine (default: the first installed); returns the site folder.
+
+    The site is built into a staging folder beside it; `before_swap(staging)` adds to it
+    (the offline zip), then it replaces the published site in one step.
+    """
     project = Path(project).resolve()
     config_file = project / "mkdocs.yml"
     if not config_file.exists():
@@ -157,24 +163,36 @@ def build(
 
     resolve_site_url("", None, os.environ)  # a bad CORPUS_BUILD_SITE_URL: one clear error before the build starts
     name = pick_engine(engine)
+    docs_dir = project / str(_read_config(config_file).get("docs_dir") or "docs")
     # docs/ holds only generated pages, so a new project or a fresh clone may not have it yet;
     # MkDocs refuses a config whose docs_dir is missing before any plugin runs.
-    (project / str(_read_config(config_file).get("docs_dir") or "docs")).mkdir(parents=True, exist_ok=True)
-    final = Path(site_dir).resolve() if site_dir else (project / _configured_site_dir(config_file)).resolve()
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    if site_dir:
+        final, origin = Path(os.path.abspath(site_dir)), "--site-dir"
+    else:
+        final, origin = Path(os.path.abspath(project / _configured_site_dir(config_file))), "mkdocs.yml site_dir:"
+    sitedir.check(final, project=project, docs_dir=docs_dir, corpus_dir=project / "corpus", origin=origin)
     staging = final.with_name(f".{final.name}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    try:
-        if name == "zensical":
-            _build_zensical(project, staging, strict=strict, quiet=quiet, corpus=corpus)
-        else:
-            with _unchanged_files_linked(name, final, staging):
-                _build_mkdocs_api(name, config_file, staging, strict=strict, quiet=quiet)
-        _check_complete(project, staging, corpus)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    shutil.rmtree(final, ignore_errors=True)
-    staging.replace(final)
+    with sitedir.build_lock(project):
+        # What a killed build left: a parked old site is put back, a staging folder removed.
+        swapdir.recover(final)
+        swapdir.remove(staging)
+        try:
+            if name == "zensical":
+                _build_zensical(project, staging, strict=strict, quiet=quiet, corpus=corpus)
+            else:
+                with _unchanged_files_linked(name, final, staging):
+                    _build_mkdocs_api(name, config_file, staging, strict=strict, quiet=quiet)
+            _check_complete(project, staging, corpus)
+            if before_swap is not None:
+                before_swap(staging)
+            sitedir.mark(staging)
+            # The old site stays whole until the new one has taken its name (core/swapdir.py).
+            swapdir.replace(staging, final)
+        except BaseException:
+            swapdir.remove(staging)
+            swapdir.recover(final)
+            raise
     return final
 
 
@@ -348,17 +366,18 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
     from ..render import changes
     from ..render.offlinelink import enabled as offline_enabled
-
-    site_dir = build(project, corpus=corpus, **options)
     from . import offline
 
-    if offline_enabled(corpus):  # corpus.yaml `offline: true`: the home page links site/offline.zip
+    def add_offline_zip(staging: Path) -> None:
+        """corpus.yaml `offline: true`: the home page links offline.zip, so it is in the site before the site is published."""
         try:
-            offline.publish_zip(project, site_dir, strict=bool(options.get("strict")))
+            offline.publish_zip(project, staging, strict=bool(options.get("strict")))
         except SiteError as exc:
             if options.get("strict") or options.get("engine") != "zensical":
                 raise
             # The site itself is built (by Zensical); without MkDocs there is no offline flavour to zip.
             print(f"warning: {exc}; the site was built without site/offline.zip", file=sys.stderr)
+
+    site_dir = build(project, corpus=corpus, before_swap=add_offline_zip if offline_enabled(corpus) else None, **options)
     changes.save(corpus)
     return site_dir

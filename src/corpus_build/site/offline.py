@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import SiteError
-from ..render.offlinelink import COPY_FLAG, ZIP_NAME
+from ..render.offlinelink import COPY_FLAG, ZIP_NAME, reveal
 
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
 _CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
@@ -103,4 +103,5 @@ def publish_zip(project: Path, site_dir: Path, *, strict: bool = False) -> Path:
     staging = Path(project) / ".corpus-build" / ZIP_NAME
     build_offline(project, staging, strict=strict)
     shutil.copy2(staging, Path(site_dir) / ZIP_NAME)
+    reveal(site_dir)  # the home page's link, hidden while there was no zip (render/offlinelink.py)
     return Path(site_dir) / ZIP_NAME

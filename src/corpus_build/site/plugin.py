@@ -28,7 +28,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, lunrindex, navmemo, preview, search, serve, slim
+from . import buildcache, engines, fulltext, hosting, lunrindex, navmemo, preview, search, serve, sitedir, slim
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -72,6 +72,11 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         project = Path(config.config_file_path).parent
         corpus_dir = project / self.config.corpus_dir
         self._errors = []
+        if not self._serving:  # plain `mkdocs build` empties site_dir next: never the project, corpus/ or a stranger's folder
+            try:
+                sitedir.check(Path(config.site_dir), project=project, docs_dir=Path(config.docs_dir), corpus_dir=corpus_dir, origin="site_dir:", keeps_hidden=True)
+            except CorpusBuildError as exc:
+                raise PluginError(str(exc)) from None
         if self._docs_watch is not None:
             self._docs_watch.begin()  # render writes into docs/: not a user's change
         try:
@@ -240,6 +245,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     @event_priority(-100)  # after Material's search plugin has written its index
     def on_post_build(self, config):
+        sitedir.mark(Path(config.site_dir))
         if not config.site_url:
             hosting.make_404_portable(Path(config.site_dir))
         index = Path(config.site_dir) / "search" / "search_index.json"

@@ -26,7 +26,8 @@ from ..core.errors import Problem
 
 BANNER_ID = "cb-serve-errors"
 _HEADINGS = {
-    "zh": "语料注册表有错误：以下为上次正确版本的站点。修正后将自动刷新。",
+    # The messages are corpus-build check's own, in English: said so, not left under a Chinese heading as if translated.
+    "zh": "语料注册表有错误，这里显示的是上次正确版本的站点，修正后会自动刷新。错误信息为命令行检查给出的英文原文：",
     "en": "The registry has errors: this is the last good version of the site. It reloads once they are fixed.",
 }
 
@@ -41,7 +42,7 @@ def banner(problems: Sequence[Problem], lang: str) -> str:
     return (
         f'<div id="{BANNER_ID}" role="alert" style="{style}">'
         f"<strong>{html.escape(_HEADINGS.get(lang, _HEADINGS['en']))}</strong>"
-        f'<ul style="margin:.4em 0 0;padding-left:1.4em">{items}</ul></div>'
+        f'<ul lang="en" style="margin:.4em 0 0;padding-left:1.4em">{items}</ul></div>'
     )
 
 

@@ -26,18 +26,41 @@
       button.setAttribute("data-cb-ready", "1");
       var label = button.textContent;
       button.hidden = false;
+      // The button's own label changes for a moment, and the status beside it says it in words
+      // (a live region, so a screen reader says it too); a failure is said, never silent.
+      var status = button.parentNode && button.parentNode.querySelector(".cb-cite-status");
+      var timer = 0;
+      function say(text, copied) {
+        if (!status) { return; }
+        status.textContent = text;
+        status.className = "cb-cite-status" + (copied ? " cb-cite-copied" : "");
+      }
       button.addEventListener("click", function () {
         var source = document.getElementById(button.getAttribute("data-cb-copy"));
         if (!source) { return; }
         var text = source.textContent;
         var done = function () {
           button.textContent = button.getAttribute("data-cb-done");
-          window.setTimeout(function () { button.textContent = label; }, 2000);
+          say(button.getAttribute("data-cb-done-long") || button.getAttribute("data-cb-done"), true);
+          window.clearTimeout(timer);
+          timer = window.setTimeout(function () { button.textContent = label; say("", false); }, 4000);
+        };
+        var failed = function () {
+          // The text is selected for the reader to copy by hand, and the status says how.
+          var range = document.createRange();
+          range.selectNodeContents(source);
+          var selection = window.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          window.clearTimeout(timer);
+          say(button.getAttribute("data-cb-failed") || "", false);
         };
         if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(text).then(done, function () { if (copyByHand(text)) { done(); } });
+          navigator.clipboard.writeText(text).then(done, function () { if (copyByHand(text)) { done(); } else { failed(); } });
         } else if (copyByHand(text)) {
           done();
+        } else {
+          failed();
         }
       });
     });

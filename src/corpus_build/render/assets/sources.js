@@ -90,8 +90,11 @@
     if (asked || params.get("page") !== null || params.get("sort") !== null) withData(nothing);
   }
 
-  // The sort's name in the address, per column (the table's column order).
-  var SORTS = ["title", "kind", "section", "lang", "mirror", "added"];
+  // The sort's name in the address, per column: each header names its own (data-sort), since a
+  // build leaves out the columns nothing would fill (no mirrors, no `added` dates).
+  function sortNames(table) {
+    return Array.prototype.map.call(table.tHead.rows[0].cells, function (cell) { return cell.getAttribute("data-sort") || ""; });
+  }
 
   function load(src, done) {
     if (window.cbSources) return done(window.cbSources);
@@ -129,6 +132,7 @@
     var sort = { column: 0, ascending: true };
     var page = 1;
     var fold = folder(data.fold || {});
+    var SORTS = sortNames(table);
 
     rows.forEach(function (row, rank) {
       row.rank = rank; // the build sorts by title: a row's place is its title order
@@ -191,12 +195,12 @@
     }
 
     function sortKey(row, column) {
-      switch (column) {
-        case 1: return fold(row.kind_label);
-        case 2: return fold(row.section[1]);
-        case 3: return fold(row.lang_label);
-        case 4: return fold(row.mirror_label);
-        case 5: return row.a || "";
+      switch (SORTS[column]) {
+        case "kind": return fold(row.kind_label);
+        case "section": return fold(row.section[1]);
+        case "lang": return fold(row.lang_label);
+        case "mirror": return fold(row.mirror_label);
+        case "added": return row.a || "";
         default: return "";
       }
     }
@@ -211,24 +215,27 @@
       tr.dataset.chapter = (row.c || []).join(" ");
       tr.dataset.verified = row.v === 0 ? "no" : "yes";
       tr.dataset.mirror = row.m;
-      var title = element("td");
-      var link = element("a", row.t);
-      link.href = row.h;
-      title.appendChild(link);
-      (row.b || []).forEach(function (badge) {
-        title.appendChild(document.createTextNode(" "));
-        title.appendChild(element("span", badge[0], "cb-badge cb-" + badge[1]));
+      SORTS.forEach(function (column) {
+        if (column === "title") {
+          var title = element("td");
+          var link = element("a", row.t);
+          link.href = row.h;
+          title.appendChild(link);
+          (row.b || []).forEach(function (badge) {
+            title.appendChild(document.createTextNode(" "));
+            title.appendChild(element("span", badge[0], "cb-badge cb-" + badge[1]));
+          });
+          tr.appendChild(title);
+        } else if (column === "section") {
+          var section = element("td");
+          var sectionLink = element("a", row.section[1]);
+          sectionLink.href = row.section[2];
+          section.appendChild(sectionLink);
+          tr.appendChild(section);
+        } else {
+          tr.appendChild(element("td", { kind: row.kind_label, lang: row.lang_label, mirror: row.mirror_label, added: row.a || "" }[column] || ""));
+        }
       });
-      tr.appendChild(title);
-      tr.appendChild(element("td", row.kind_label));
-      var section = element("td");
-      var sectionLink = element("a", row.section[1]);
-      sectionLink.href = row.section[2];
-      section.appendChild(sectionLink);
-      tr.appendChild(section);
-      tr.appendChild(element("td", row.lang_label));
-      tr.appendChild(element("td", row.mirror_label));
-      tr.appendChild(element("td", row.a || ""));
       row.node = tr;
       return tr;
     }
@@ -304,6 +311,12 @@
 
     function drawRange(first, last, total, pages) {
       if (!range || !strings.range) return;
+      if (!total) {
+        // Nothing matches: say so, not "0–0 of 0".
+        range.hidden = false;
+        range.textContent = strings.none || "";
+        return;
+      }
       range.hidden = pages <= 1;
       var header = headers[sort.column];
       range.textContent = strings.range.replace("{first}", first).replace("{last}", last).replace("{total}", total)

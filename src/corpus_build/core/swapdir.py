@@ -1,0 +1,109 @@
+"""Replace a folder by another in one step: a reader sees the old folder or the new one, never a mix.
+
+Used for the site (site/sitedir.py) and for each mirror (fetch/engine.py): the new
+content is written into a staging folder beside the target, then
+
+    exchange(staging, target)   renameat2(RENAME_EXCHANGE): one system call swaps the
+                                two names; the staging name now holds the old content,
+                                which is removed afterwards
+    fallback                    where the kernel or file system cannot exchange (not
+                                Linux, an old kernel, some network file systems):
+                                target -> .<name>.old-<pid>, staging -> target, then
+                                remove the old one. A kill between the two renames
+                                leaves no target and an .old folder; `recover` renames
+                                it back at the start of the next run.
+
+A kill at any moment therefore leaves the complete old or the complete new content under
+the target's name (with the fallback, after `recover`), plus at most one leftover
+folder that `recover` removes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import os
+import shutil
+from pathlib import Path
+
+from . import failpoints
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def _load_renameat2():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function = libc.renameat2
+    except (OSError, AttributeError):  # not glibc ≥ 2.28, not Linux
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function
+
+
+_renameat2 = _load_renameat2()
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the names `a` and `b` (both exist) atomically; False when this system cannot."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EPERM):
+        return False
+    raise OSError(code, os.strerror(code), str(a), None, str(b))
+
+
+def old_name(target: Path) -> Path:
+    """Where the fallback parks the old content between its two renames."""
+    return target.with_name(f".{target.name}.old-{os.getpid()}")
+
+
+def replace(staging: Path, target: Path) -> None:
+    """Make `staging` the content of `target` in one step, then remove the old content."""
+    failpoints.hit("swap:before")
+    if not os.path.lexists(target):
+        os.rename(staging, target)
+        failpoints.hit("swap:after")
+        return
+    if exchange(staging, target):
+        failpoints.hit("swap:after")
+        remove(staging)  # now the old content
+        return
+    old = old_name(target)
+    os.rename(target, old)
+    failpoints.hit("swap:between")
+    os.rename(staging, target)
+    failpoints.hit("swap:after")
+    remove(old)
+
+
+def recover(target: Path) -> None:
+    """Undo what a killed `replace` left beside `target`: put back a parked old folder when the
+    target is missing, and remove any other parked folder."""
+    parent = target.parent
+    prefix = f".{target.name}.old-"
+    try:
+        entries = sorted(parent.iterdir()) if parent.is_dir() else []
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        if not os.path.lexists(target):
+            os.rename(entry, target)
+        else:
+            remove(entry)
+
+
+def remove(folder: Path) -> None:
+    """Remove a folder this module made (never follows a symlink: rmtree refuses one)."""
+    if os.path.islink(folder):
+        os.unlink(folder)
+        return
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,174 @@
+"""Issue 36, atomic publish: `build` and `publish` killed with SIGKILL at any moment leave the
+site folder as the complete old site or the complete new one, never a mix and never missing;
+the next run leaves no staging folder behind.
+
+The registry switches between two versions (one note differs). A site is a function of its
+registry version (checked first: A, then B, then A again gives A's bytes), so "complete"
+means: every file of the folder, byte for byte, equals a complete build of one version.
+Kills land at random moments, half of them in the last part of a build, where the swap
+is, plus the exact moments before and after the swap (core/failpoints.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from corpus_build.core import failpoints
+from tests.corpus_fixture import write_project
+
+CLI = [sys.executable, "-m", "corpus_build"]
+KILLS = 50
+TOKEN = "The main repository."
+
+
+def digest(site: Path) -> dict[str, str] | None:
+    if not site.is_dir():
+        return None
+    return {str(p.relative_to(site)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def leftovers(project: Path) -> list[str]:
+    return sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
+
+
+def describe(got: dict[str, str] | None, want: dict[str, dict[str, str] | None]) -> str:
+    if got is None:
+        return "the site folder is missing"
+    lines = []
+    for name, ref in want.items():
+        if ref is None:
+            continue
+        differ = sorted(k for k in set(got) | set(ref) if got.get(k) != ref.get(k))
+        lines.append(f"vs {name}: {len(differ)} files differ, e.g. {differ[:5]}")
+    return "; ".join(lines)
+
+
+@pytest.mark.slow
+def test_build_and_publish_killed_at_random_moments_leave_the_old_or_the_new_site(tmp_path):
+    project = write_project(tmp_path)
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    text = sources.read_text(encoding="utf-8")
+    assert TOKEN in text
+    versions = {"A": text, "B": text.replace(TOKEN, "The main repository, edited.")}
+    site = project / "site"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop(failpoints.VARIABLE, None)
+
+    def command(kind: str) -> list[str]:
+        if kind == "publish":
+            return [*CLI, "--project", str(project), "--quiet", "publish", "--skip", "fetch", "--skip", "watch", "--skip", "links"]
+        return [*CLI, "--project", str(project), "--quiet", "build"]
+
+    def complete(version: str, kind: str = "build") -> float:
+        sources.write_text(versions[version], encoding="utf-8")
+        started = time.monotonic()
+        result = subprocess.run(command(kind), env=env, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        return time.monotonic() - started
+
+    times = [complete("A")]
+    reference = {"A": digest(site)}
+    times.append(complete("B"))
+    reference["B"] = digest(site)
+    times.append(complete("A", "publish"))
+    assert digest(site) == reference["A"], "a site is not a function of its registry: " + describe(digest(site), reference)
+    assert reference["A"] != reference["B"]
+    duration = min(times)
+
+    seed = int(os.environ.get("KILL_TEST_SEED", random.randrange(1 << 30)))
+    print(f"kill test: seed {seed}, a complete build takes {duration:.1f} s")
+    rng = random.Random(seed)
+    current = "A"
+    killed = finished = swapped = 0
+    moments = []
+    for attempt in range(KILLS * 2):
+        if killed == KILLS:
+            break
+        new = rng.choice("AB")
+        sources.write_text(versions[new], encoding="utf-8")
+        # Half anywhere in a build, half in its last 40% (the swap and the old site's removal).
+        delay = rng.uniform(0.02, 0.98) * duration if attempt % 2 else rng.uniform(0.6, 0.98) * duration
+        kind = "publish" if attempt % 3 == 2 else "build"
+        started = time.monotonic()
+        process = subprocess.Popen(command(kind), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            process.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if process.returncode == -signal.SIGKILL:
+            killed += 1
+            moments.append(round(delay / duration, 2))
+        else:
+            assert process.returncode == 0, process.stderr.read().decode() if process.stderr else ""
+            finished += 1
+            duration = time.monotonic() - started  # a rebuild is quicker than the first build: aim inside it
+        if process.stderr:
+            process.stderr.close()
+        got = digest(site)
+        allowed = {f"old ({current})": reference[current], f"new ({new})": reference[new]}
+        assert got in allowed.values(), f"attempt {attempt} ({kind}, killed after {delay:.2f} s): " + describe(got, allowed)
+        swapped += process.returncode == -signal.SIGKILL and got == reference[new] and new != current
+        current = next(v for v in "AB" if reference[v] == got)
+        assert set(leftovers(project)) <= {".site.partial"} | {n for n in leftovers(project) if n.startswith(".site.old-")}
+    print(f"kill test: {killed} killed at {sorted(moments)} of a build's time ({swapped} after the new site was in place), {finished} finished first")
+    assert killed == KILLS, f"only {killed} runs were killed: the test did not test"
+
+    # The exact moments around the swap.
+    for point in ("swap:before", "swap:after"):
+        new = "B" if current == "A" else "A"
+        sources.write_text(versions[new], encoding="utf-8")
+        result = subprocess.run(command("build"), env={**env, failpoints.VARIABLE: point}, capture_output=True, timeout=600)
+        assert result.returncode == -signal.SIGKILL, f"{point} was never reached"
+        expected = reference[current] if point == "swap:before" else reference[new]
+        assert digest(site) == expected, f"killed at {point}: " + describe(digest(site), {"expected": expected})
+        current = current if point == "swap:before" else new
+        assert leftovers(project), f"killed at {point}: the staging folder should still be there for the next run to remove"
+
+    complete(current)
+    assert digest(site) == reference[current]
+    assert leftovers(project) == [], "a staging folder survived the next run"
+
+
+def test_the_fallback_swap_killed_between_its_renames_is_put_back_by_the_next_run(tmp_path):
+    """Where the kernel cannot exchange two folders, the old one is parked; a kill leaves no
+    site folder for a moment, and the next run's recover() renames the old one back."""
+    target, staging = tmp_path / "site", tmp_path / ".site.partial"
+    target.mkdir()
+    (target / "index.html").write_text("old", encoding="utf-8")
+    staging.mkdir()
+    (staging / "index.html").write_text("new", encoding="utf-8")
+    script = (
+        "import sys; from pathlib import Path; from corpus_build.core import swapdir; swapdir._renameat2 = None; "
+        "swapdir.replace(Path(sys.argv[1]), Path(sys.argv[2]))"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(staging), str(target)], env={**os.environ, failpoints.VARIABLE: "swap:between"}, timeout=60)
+    assert result.returncode == -signal.SIGKILL
+    assert not target.exists() and len(list(tmp_path.glob(".site.old-*"))) == 1
+    from corpus_build.core import swapdir
+
+    swapdir.recover(target)
+    assert (target / "index.html").read_text(encoding="utf-8") == "old"
+    assert not list(tmp_path.glob(".site.old-*"))
+
+
+def test_the_exchange_swaps_two_folders_in_one_step(tmp_path):
+    from corpus_build.core import swapdir
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "f").write_text("a", encoding="utf-8")
+    (b / "f").write_text("b", encoding="utf-8")
+    if not swapdir.exchange(a, b):
+        pytest.skip("this kernel or file system cannot exchange two folders (renameat2): the fallback is tested above")
+    assert (a / "f").read_text(encoding="utf-8") == "b" and (b / "f").read_text(encoding="utf-8") == "a"
