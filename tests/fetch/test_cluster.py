@@ -142,6 +142,19 @@ def test_a_failure_on_a_worker_is_recorded_here_as_after_a_local_fetch(tmp_path,
     assert compare_mirrors(local.root, remote.root) == []
 
 
+def test_a_worse_capture_from_a_worker_does_not_replace_the_mirror(tmp_path, server, cluster):
+    """The main process judges what a worker returns as it judges a local capture (fetch/keep.py)."""
+    server.add("/w.html", html_page(5), etag='"a"')
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "w", "url": server.url("/w.html"), "kind": "article"}]))
+    assert fetch_corpus(corpus, _options(cluster))[0].status is Status.OK
+    server.add("/w.html", "<html><body><p></p></body></html>", etag='"b"')
+    [result] = fetch_corpus(corpus, _options(cluster))
+    raw = corpus.root / "01-main" / "raw" / "w"
+    assert result.status is Status.KEPT, result.error
+    assert (raw / "page.html").read_bytes() == html_page(5)
+    assert (raw.parent / ".declined" / "w").is_dir()
+
+
 def test_per_host_limit_holds_across_workers(tmp_path, server, cluster):
     """Two workers with two threads each would send four requests at once; per_host: 2 allows two."""
     lock, counts = threading.Lock(), {"now": 0, "peak": 0}
