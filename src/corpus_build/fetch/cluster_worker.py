@@ -1,18 +1,32 @@
 """What runs on a Dask worker when `fetch` runs on a cluster (fetch/cluster.py is the other side).
 
-One task per source: `fetch_remote(job)` runs the source's kind (download, extraction, browser
-rendering) exactly as a local fetch does, in a staging folder on the worker's own disk, finishes
-the stage (WARC, hashes: records.finish_stage) and hands back the kind's Outcome with the staged
-files. The worker writes nothing else: the machine that started the run commits every mirror.
+One task per batch of sources: `fetch_batch(batch)` runs each source's kind (download,
+extraction, browser rendering) exactly as a local fetch does, in a staging folder on the
+worker's own disk, finishes the stage (WARC, hashes: records.finish_stage) and hands back each
+kind's Outcome with the staged files. The worker writes nothing else: the machine that started
+the run commits every mirror.
+
+Why batches: a Dask task costs about 3 ms of CPU between the scheduler, the worker and the
+client whatever it does (measured: 500 no-op tasks, 1.6 s), as much as the download and commit of
+a small page; a batch of 8 sources costs that once. The sources of a batch run side by side,
+`--nthreads` at a time on the worker (one semaphore per worker process, all batches and runs
+together), and a batch answers when all of them are done, or earlier, once one of them has been
+done HOLD seconds, with what is done; the rest go on running here and the main process asks for
+them with a second task on this worker (the same function with the sources still owed): so a
+slow source (a browser render, a server that trickles) never keeps its batch-mates' mirrors from
+being committed. Each source runs once per worker and run: a batch that names a source already
+running or done here (that second task, or a batch sent again after a scheduler reconnect)
+waits for it instead of starting it again. A worker that dies takes its batches with it; Dask
+runs them again on another worker from scratch (their sources were not committed: a source is
+committed only once the reply holding it reached the main process).
 
 The task is a coroutine, so Dask runs it on the worker's event loop, where one HttpClient per
-run keeps its connections alive from source to source; each worker thread (`--nthreads`) is one
-source in flight. Extraction goes to a process pool of the worker's own, as in a local fetch:
-in a thread of the worker process it held the GIL, and the event loop, waiting for the GIL
-after every system call, spent three times the CPU time in wall time (400 pages: 31.7 s for
-10.8 s of CPU). The pool has `fetch.extract_workers` processes, by default as many as the
-worker has threads, at most one per core of its share of the machine (the cores over the
-workers on that host); it lives as long as the worker.
+run keeps its connections alive from source to source. Extraction goes to a process pool of the
+worker's own, as in a local fetch: in a thread of the worker process it held the GIL, and the
+event loop, waiting for the GIL after every system call, spent three times the CPU time in wall
+time (400 pages: 31.7 s for 10.8 s of CPU). The pool has `fetch.extract_workers` processes, by
+default as many as the worker has threads, at most one per core of its share of the machine (the
+cores over the workers on that host); it lives as long as the worker.
 
 A host's requests are limited across all workers by a Dask Semaphore per host, held for each
 request as the local per-host limit is (http.HttpClient._host_limit): with `per_host: 4`, four
@@ -58,16 +72,23 @@ _RUNS_KEPT = 4  # runs whose clients a worker keeps open (a killed main never sa
 
 @dataclass(frozen=True)
 class Job:
-    """One source to fetch on a worker: everything the kind reads besides the network."""
+    """One source to fetch on a worker: what the kind reads of it besides the network."""
 
-    run_id: str
-    version: str  # corpus-build on the machine that started the run; a worker must match it
     source: Source
     previous: Provenance | None
     pin: dict | None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sources to fetch on a worker, with what they share."""
+
+    run_id: str
+    version: str  # corpus-build on the machine that started the run; a worker must match it
     options: FetchOptions
+    jobs: tuple[Job, ...]
     store: str = ""  # a folder shared by every worker and the main machine ("" = none)
-    result_limit: int = 0  # staged bytes above this go to the store instead of the reply
+    result_limit: int = 0  # staged bytes above this go to the store instead of the reply (and end a reply)
 
 
 @dataclass(frozen=True)
@@ -94,6 +115,8 @@ class Staged:
 
 @dataclass(frozen=True)
 class Reply:
+    """One source's answer."""
+
     worker: str
     attempts: tuple[Attempt, ...] = ()
     outcome: Outcome | None = None
@@ -102,10 +125,38 @@ class Reply:
     failure: Failure | None = None
 
 
+@dataclass(frozen=True)
+class BatchReply:
+    """A batch's answer: the sources done (by id), and the ids of those still running (or done
+    but left for the next reply) on `worker`, to be asked for with another batch."""
+
+    worker: str
+    replies: tuple[tuple[str, Reply], ...] = ()
+    owed: tuple[str, ...] = ()
+
+
+@dataclass
+class _Fetched:
+    """A source done here, its staged files not yet taken for a reply."""
+
+    reply: Reply
+    stage: Path
+    keep: bool  # the stage holds the mirror (else it is removed: a failure, an unchanged source)
+    url: str = ""
+
+
+@dataclass
+class _Running:
+    task: asyncio.Task[_Fetched]
+    batches: int = 0  # batches waiting for it now
+    claimed: bool = False  # a batch is taking its files for its reply
+
+
 @dataclass
 class _Run:
     http: _ClusterHttp
     state: dict = field(default_factory=dict)
+    jobs: dict[str, _Running] = field(default_factory=dict)  # by source id: running, or done and not yet replied
 
 
 _runs: OrderedDict[str, _Run] = OrderedDict()
@@ -114,6 +165,8 @@ _pools: dict[int, Executor] = {}
 
 _made: dict[Path, bool] = {}  # staging folders created (once per worker process)
 _share: list[int] = []  # cores per worker on this machine, looked up by the first task
+_slots: list[asyncio.Semaphore] = []  # sources in flight on this worker: --nthreads, all batches and runs together
+HOLD = 1.0  # seconds a done source waits for its batch-mates before the batch answers without them
 
 
 async def _cores_here(worker: Any) -> int:
@@ -270,25 +323,34 @@ class _ClusterHttp(HttpClient):
         return self._cluster_limit(url)
 
 
-def _run_for(job: Job) -> _Run:
-    run = _runs.get(job.run_id)
+def _run_for(batch: Batch) -> _Run:
+    run = _runs.get(batch.run_id)
     if run is None:
         while len(_runs) >= _RUNS_KEPT:
             _, old = _runs.popitem(last=False)
             asyncio.get_running_loop().create_task(_close(old))
-        run = _runs[job.run_id] = _Run(http=_ClusterHttp(job.options))
-    _runs.move_to_end(job.run_id)
+        run = _runs[batch.run_id] = _Run(http=_ClusterHttp(batch.options))
+    _runs.move_to_end(batch.run_id)
     return run
 
 
 async def _close(run: _Run) -> None:
+    """Stop a run's sources still running here, remove the stages of those done and never asked
+    for, give back its host leases and close its connections."""
+    running, run.jobs = list(run.jobs.values()), {}
+    for job in running:
+        job.task.cancel()
+    ended = await asyncio.gather(*(job.task for job in running), return_exceptions=True)
+    stages = [fetched.stage for fetched in ended if isinstance(fetched, _Fetched)]  # a cancelled source removed its own
+    if stages:
+        await asyncio.to_thread(_remove, stages)
     for leases in run.http._leases.values():
         await leases.close()
     await run.http.aclose()
 
 
 async def end_run(run_id: str) -> bool:
-    """Called on every worker when a run ends: close its connections and its extraction thread."""
+    """Called on every worker when a run ends: stop what it left running, close its connections."""
     run = _runs.pop(run_id, None)
     if run is not None:
         await _close(run)
@@ -301,72 +363,165 @@ def _worker() -> Any:
     return get_worker()
 
 
-async def fetch_remote(job: Job) -> Reply:
-    """The Dask task: fetch one source into a staging folder here, hand back what it holds."""
+async def fetch_batch(batch: Batch) -> BatchReply:
+    """The Dask task: fetch the batch's sources into staging folders here, hand back those done.
+
+    Answers when every source is done, or once one has been done HOLD seconds (or the reply has
+    reached batch.result_limit bytes), naming the others as owed; they go on running here.
+    """
     worker = _worker()
-    address, stages = worker.address, Path(worker.local_directory) / STAGES
-    log = AttemptLog()
-    if job.version != package_version("corpus-build"):
-        message = (f"worker {address} runs corpus-build {package_version('corpus-build')}, the fetch was started with {job.version}; "
+    address = worker.address
+    if batch.version != package_version("corpus-build"):
+        message = (f"worker {address} runs corpus-build {package_version('corpus-build')}, the fetch was started with {batch.version}; "
                    "install the same version on every worker")
-        return Reply(worker=address, failure=Failure("ContentError", message, job.source.url))
-    run = _run_for(job)
-    loop = asyncio.get_running_loop()
-    stage = stages / f"{job.source.id}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
-    options = job.options
+        return BatchReply(address, tuple((job.source.id, Reply(worker=address, failure=Failure("ContentError", message, job.source.url))) for job in batch.jobs))
+    run = _run_for(batch)
+    stages = Path(worker.local_directory) / STAGES
+    if not _made.get(stages):
+        stages.mkdir(parents=True, exist_ok=True)
+        _made[stages] = True
+    if not _slots:
+        _slots.append(asyncio.Semaphore(max(1, worker.state.nthreads)))
+    options = batch.options
     if os.environ.get("CORPUS_BUILD_CHROMIUM"):  # this machine's Chromium, not the main machine's path
         options = replace(options, chromium=os.environ["CORPUS_BUILD_CHROMIUM"].strip())
-
     extractors = _extractors(options, worker.state.nthreads, await _cores_here(worker))
+
+    mine: list[tuple[str, _Running]] = []
+    for job in batch.jobs:
+        running = run.jobs.get(job.source.id)
+        if running is None:  # else already running or done here: waited for, not run twice
+            running = run.jobs[job.source.id] = _Running(asyncio.create_task(_fetch(job, run, options, extractors, stages, address)))
+        running.batches += 1
+        mine.append((job.source.id, running))
+    claimed: list[tuple[str, _Running]] = []
+    answered = False
+    try:
+        await _ready([running.task for _, running in mine])
+        for source_id, running in mine:
+            if running.task.done() and not running.claimed:
+                running.claimed = True  # taken by this reply: no other batch packs (and removes) its stage
+                claimed.append((source_id, running))
+                if run.jobs.get(source_id) is running:
+                    del run.jobs[source_id]
+        replies, left = await asyncio.to_thread(_take_all, [(source_id, _result(running.task, address)) for source_id, running in claimed], batch)
+        for source_id, running in claimed:  # over the reply's size: asked for again
+            if source_id in left:
+                running.claimed = False
+                run.jobs.setdefault(source_id, running)
+        answered = True
+        # Owed: every source not in this reply (still running, done since, left over the size limit,
+        # or taken by another batch whose reply may never arrive; asked for, it runs again).
+        sent = {source_id for source_id, _ in replies}
+        return BatchReply(address, tuple(replies), tuple(source_id for source_id, _ in mine if source_id not in sent))
+    finally:
+        for source_id, running in mine:
+            running.batches -= 1
+            if not answered and running.batches == 0 and not running.claimed:
+                # Cancelled (the run was stopped, or the task released): nobody will ask for it.
+                if run.jobs.get(source_id) is running:
+                    del run.jobs[source_id]
+                if running.task.done():
+                    fetched = _result(running.task, address)
+                    shutil.rmtree(fetched.stage, ignore_errors=True)
+                else:
+                    running.task.cancel()  # it removes its stage
+
+
+async def _ready(tasks: list[asyncio.Task[_Fetched]]) -> None:
+    """Until every task is done, or one has been done HOLD seconds."""
+    loop = asyncio.get_running_loop()
+    pending = {task for task in tasks if not task.done()}
+    first = loop.time() if len(pending) < len(tasks) else None
+    while pending:
+        timeout = None if first is None else first + HOLD - loop.time()
+        if timeout is not None and timeout <= 0:
+            return
+        done, pending = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if done and first is None:
+            first = loop.time()
+
+
+def _result(task: asyncio.Task[_Fetched], address: str) -> _Fetched:
+    if task.cancelled():  # stopped by the end of its run while a batch still waited (never in practice)
+        return _Fetched(Reply(worker=address, failure=Failure("TransportError", f"stopped on worker {address} before it was done")), Path(), keep=False)
+    return task.result()  # _fetch returns every exception of the source's own as a failure
+
+
+async def _fetch(job: Job, run: _Run, options: FetchOptions, extractors: Executor, stages: Path, address: str) -> _Fetched:
+    """One source, once one of this worker's slots is free: the kind's work as in a local fetch."""
+    loop = asyncio.get_running_loop()
 
     def run_cpu(fn, *args):
         return loop.run_in_executor(extractors, fn, *args)
 
-    ctx = Context(source=job.source, stage=stage, previous=job.previous, options=options, http=run.http, log=log, run_cpu=run_cpu, pin=job.pin, state=run.state)
-    if not _made.get(stages):
-        stages.mkdir(parents=True, exist_ok=True)
-        _made[stages] = True
-    try:
-        outcome = await kind_for(job.source).fetch(ctx)
-        if outcome.unchanged:
-            if stage.exists():  # the body of a 200 whose content had not changed (a 304 writes nothing)
-                await asyncio.to_thread(shutil.rmtree, stage, True)
-            return Reply(worker=address, attempts=tuple(log.attempts), outcome=replace(outcome, exchanges=()))
-        if outcome.finished is None:  # the kinds that leave it to the engine (repositories, threads): the same call, here
-            await asyncio.to_thread(stage.mkdir, exist_ok=True)
-            outcome = replace(outcome, finished=await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc))
-        # The exchanges name files of this worker's stage: the main process has no use for them.
-        outcome = replace(outcome, exchanges=())
-        staged = await asyncio.to_thread(_take, stage, job)  # one thread hop for the lot: each costs a context switch or two
-        if isinstance(staged, str):
-            return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, stored=staged)
-        return Reply(worker=address, attempts=tuple(log.attempts), outcome=outcome, staged=staged)
-    except FetchError as exc:
-        await asyncio.to_thread(shutil.rmtree, stage, True)
-        return Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc))
-    except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
-        await asyncio.to_thread(shutil.rmtree, stage, True)
-        return Reply(worker=address, attempts=tuple(log.attempts), failure=Failure("", f"{exc} (on worker {address})", bug=type(exc).__name__))
-    except BaseException:  # cancelled: the stage goes all the same
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
+    async with _slots[0]:
+        log = AttemptLog()
+        stage = stages / f"{job.source.id}.tmp-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        ctx = Context(source=job.source, stage=stage, previous=job.previous, options=options, http=run.http, log=log, run_cpu=run_cpu, pin=job.pin, state=run.state)
+        try:
+            outcome = await kind_for(job.source).fetch(ctx)
+            if outcome.unchanged:  # the stage holds at most the body of a 200 whose content had not changed
+                return _Fetched(Reply(worker=address, attempts=tuple(log.attempts), outcome=replace(outcome, exchanges=())), stage, False, job.source.url)
+            if outcome.finished is None:  # the kinds that leave it to the engine (repositories, threads): the same call, here
+                await asyncio.to_thread(stage.mkdir, exist_ok=True)
+                outcome = replace(outcome, finished=await run_cpu(records.finish_stage, str(stage), outcome.exchanges, options.warc))
+            # The exchanges name files of this worker's stage: the main process has no use for them.
+            return _Fetched(Reply(worker=address, attempts=tuple(log.attempts), outcome=replace(outcome, exchanges=())), stage, True, job.source.url)
+        except FetchError as exc:
+            return _Fetched(Reply(worker=address, attempts=tuple(log.attempts), failure=_failure(exc)), stage, False, job.source.url)
+        except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
+            failure = Failure("", f"{exc} (on worker {address})", bug=type(exc).__name__)
+            return _Fetched(Reply(worker=address, attempts=tuple(log.attempts), failure=failure), stage, False, job.source.url)
+        except BaseException:  # cancelled: the stage goes all the same
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
 
 
-def _take(stage: Path, job: Job) -> Staged | str:
-    """The staged files for the reply, or the stage's path in the shared store when larger than the
-    reply limit (ContentError without a store); the stage is gone afterwards either way."""
-    try:
-        size = _tree_bytes(stage)
-        if job.result_limit and size > job.result_limit:
-            if not job.store:
-                raise errors.ContentError(
-                    f"the mirror is {size:,} bytes, more than a cluster reply carries (fetch.cluster_result_limit, {job.result_limit:,}); "
-                    "name a folder every worker and this machine share as fetch.cluster_store in corpus.yaml, or raise the limit",
-                    url=job.source.url,
-                )
-            return _to_store(stage, Path(job.store), job.run_id, job.source.id)
-        return pack(stage)
-    finally:
+def _take_all(done: list[tuple[str, _Fetched]], batch: Batch) -> tuple[list[tuple[str, Reply]], list[str]]:
+    """The replies of the sources done, each with its staged files (or its place in the shared
+    store), in one thread hop for the lot; their stages are gone afterwards. Sources whose files
+    would take the reply past batch.result_limit are left (stage kept) for the next reply."""
+    replies: list[tuple[str, Reply]] = []
+    left: list[str] = []
+    total = 0
+    for source_id, fetched in done:
+        reply, stage, limit = fetched.reply, fetched.stage, batch.result_limit
+        if not fetched.keep:
+            if stage.parts:
+                shutil.rmtree(stage, ignore_errors=True)
+            replies.append((source_id, reply))
+            continue
+        try:
+            folders, files, size = _survey(stage)
+            if limit and size > limit:  # too large for any reply: through the shared store, or not at all
+                if not batch.store:
+                    raise errors.ContentError(
+                        f"the mirror is {size:,} bytes, more than a cluster reply carries (fetch.cluster_result_limit, {limit:,}); "
+                        "name a folder every worker and this machine share as fetch.cluster_store in corpus.yaml, or raise the limit",
+                        url=fetched.url,
+                    )
+                replies.append((source_id, replace(reply, stored=_to_store(stage, Path(batch.store), batch.run_id, source_id))))
+                continue
+            if limit and total + size > limit:
+                left.append(source_id)  # its stage stays for the next reply
+                continue
+            staged = _read(folders, files, size)
+            total += size
+            replies.append((source_id, replace(reply, staged=staged)))
+        except FetchError as exc:
+            replies.append((source_id, Reply(worker=reply.worker, attempts=reply.attempts, failure=_failure(exc))))
+        except Exception as exc:  # noqa: BLE001 - reported for this source, as a local fetch reports it
+            failure = Failure("", f"{exc} (on worker {reply.worker})", bug=type(exc).__name__)
+            replies.append((source_id, Reply(worker=reply.worker, attempts=reply.attempts, failure=failure)))
+        finally:
+            if source_id not in left:
+                shutil.rmtree(stage, ignore_errors=True)
+    return replies, left
+
+
+def _remove(stages: list[Path]) -> None:
+    for stage in stages:
         shutil.rmtree(stage, ignore_errors=True)
 
 
@@ -391,36 +546,45 @@ def rebuild(failure: Failure) -> Exception:
     return exc
 
 
-def _tree_bytes(folder: Path) -> int:
+def _survey(stage: Path) -> tuple[list[str], list[tuple[str, str, os.stat_result]], int]:
+    """One walk of `stage`: its folders (relative, each before what it holds), its regular files
+    (relative path, path, lstat) and the bytes of every file in it. A kind writes no symlinks;
+    any found count towards the size and are left out."""
+    folders: list[str] = []
+    files: list[tuple[str, str, os.stat_result]] = []
     total = 0
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            total += os.lstat(os.path.join(root, name)).st_size
-    return total
+
+    def walk(path: str, rel: str) -> None:
+        nonlocal total
+        with os.scandir(path) as found:
+            entries = sorted(found, key=lambda entry: entry.name)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(rel + entry.name)
+                walk(entry.path, rel + entry.name + "/")
+                continue
+            info = entry.stat(follow_symlinks=False)
+            total += info.st_size
+            if stat.S_ISREG(info.st_mode):
+                files.append((rel + entry.name, entry.path, info))
+
+    if stage.is_dir():
+        walk(str(stage), "")
+    return folders, files, total
+
+
+def _read(folders: list[str], files: list[tuple[str, str, os.stat_result]], size: int) -> Staged:
+    contents = []
+    for name, path, info in files:
+        with open(path, "rb") as handle:
+            contents.append((name, stat.S_IMODE(info.st_mode), info.st_mtime_ns, handle.read()))
+    return Staged(tuple(folders), tuple(contents), size)
 
 
 def pack(stage: Path) -> Staged:
     """Every folder and regular file under `stage` (a kind writes no symlinks; any found are left out)."""
-    folders: list[str] = []
-    files: list[tuple[str, int, int, bytes]] = []
-    total = 0
-    if not stage.is_dir():
-        return Staged()
-    for root, dirs, names in os.walk(stage):
-        dirs.sort()
-        rel = Path(root).relative_to(stage)
-        if str(rel) != ".":
-            folders.append(rel.as_posix())
-        for name in sorted(names):
-            path = os.path.join(root, name)
-            info = os.lstat(path)
-            if not stat.S_ISREG(info.st_mode):
-                continue
-            with open(path, "rb") as handle:
-                data = handle.read()
-            files.append(((rel / name).as_posix(), stat.S_IMODE(info.st_mode), info.st_mtime_ns, data))
-            total += len(data)
-    return Staged(tuple(folders), tuple(files), total)
+    folders, files, size = _survey(stage)
+    return _read(folders, files, size)
 
 
 def _to_store(stage: Path, store: Path, run_id: str, source_id: str) -> str:
