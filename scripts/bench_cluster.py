@@ -12,11 +12,14 @@ that interleave four ways:
 
 Each cluster way is compared with the local way that has as many extraction processes and as
 many sources in flight (`jobs`): the overhead of the cluster path on the same work is
-median(cluster-N) / median(local-N) - 1 (goal for one worker: <= 10%). The clusters are started
+median(cluster-N) / median(local-N) - 1 (goal for one worker: <= 10%), and, as the machine's
+load changes from round to round, the ratio of each round's pair (cluster-N against local-N of
+the same round): their median and their spread (lowest and highest). The clusters are started
 once and warmed with a few sources before the rounds (a cluster outlives a run; the local pool
 starts with each run): their start-up time is printed apart.
 
-    .venv/bin/python scripts/bench_cluster.py [--pages 400] [--pdfs 100] [--latency 0.02] [--jobs 8] [--rounds 3] [--work DIR]
+    .venv/bin/python scripts/bench_cluster.py [--pages 400] [--pdfs 100] [--latency 0.02] [--jobs 8] [--rounds 3]
+                                              [--workers 1 2] [--work DIR]
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--page-scale", type=int, default=1, help="paragraphs per page times this (1: pages of about 3 KB; 10: about 30 KB)")
     parser.add_argument("--pdf-pages", type=int, default=5)
+    parser.add_argument("--workers", type=int, nargs="+", choices=(1, 2), default=[1, 2], help="the cluster sizes to compare (default: 1 and 2)")
     parser.add_argument("--work", type=Path, help="folder for the corpora (default: a temporary one)")
     args = parser.parse_args()
 
@@ -77,17 +81,15 @@ def main() -> int:
     started = time.monotonic()
     clusters = {}
     startup = {}
-    for workers in (1, 2):  # Dask's defaults as shipped: nothing tuned for the benchmark
+    for workers in args.workers:  # Dask's defaults as shipped: nothing tuned for the benchmark
         t = time.monotonic()
         clusters[workers] = distributed.LocalCluster(n_workers=workers, threads_per_worker=args.jobs // workers, processes=True, host="127.0.0.1",
                                                      dashboard_address=":0", silence_logs=logging.CRITICAL)
         startup[workers] = time.monotonic() - t
-    ways = {
-        "local-1": replace(base, extract_workers=1),
-        "cluster-1": replace(base, extract_workers=1, cluster=clusters[1].scheduler_address),
-        "local-2": replace(base, extract_workers=2),
-        "cluster-2": replace(base, extract_workers=1, cluster=clusters[2].scheduler_address),  # one per worker
-    }
+    ways = {}
+    for workers in args.workers:  # the cluster way beside the local way with as many extraction processes (one per worker)
+        ways[f"local-{workers}"] = replace(base, extract_workers=workers)
+        ways[f"cluster-{workers}"] = replace(base, extract_workers=1, cluster=clusters[workers].scheduler_address)
     times: dict[str, list[float]] = {name: [] for name in ways}
     cpus: dict[str, list[float]] = {name: [] for name in ways}
     with tempfile.TemporaryDirectory(prefix="bench-cluster-", dir=args.work) as tmp:
@@ -114,20 +116,29 @@ def main() -> int:
 
     n = len(entries)
     print(f"{args.pages} HTML (page scale {args.page_scale}) + {args.pdfs} PDF ({args.pdf_pages} pages) sources, {args.latency * 1000:.0f} ms latency, {args.jobs} in flight, {args.rounds} rounds interleaved; "
-          f"cluster start-up (not in the times): 1 worker {startup[1]:.1f} s, 2 workers {startup[2]:.1f} s; "
+          "cluster start-up (not in the times): " + ", ".join(f"{w} worker{'s' if w > 1 else ''} {t:.1f} s" for w, t in startup.items()) + "; "
           f"whole benchmark {time.monotonic() - started:.0f} s")
-    print("| way | wall, each round (s) | median wall (s) | sources/s | wall vs local | CPU, median (s) | CPU vs local |")
-    print("|---|---|---|---|---|---|---|")
+    print("| way | wall, each round (s) | median wall (s) | sources/s | wall vs local | wall vs local, each round: median (lowest, highest) "
+          "| CPU, each round (s) | CPU, median (s) | CPU vs local | CPU vs local, each round: median (lowest, highest) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, runs in times.items():
         median, cpu = statistics.median(runs), statistics.median(cpus[name])
-        versus = cpu_versus = ""
+        versus = cpu_versus = paired = cpu_paired = ""
         if name.startswith("cluster"):
             local = "local-" + name.split("-")[1]
             versus = f"{median / statistics.median(times[local]) - 1:+.1%}"
             cpu_versus = f"{cpu / statistics.median(cpus[local]) - 1:+.1%}"
-        print(f"| {name} | {' '.join(f'{r:.2f}' for r in runs)} | {median:.2f} | {n / median:.1f} | {versus} | {cpu:.1f} | {cpu_versus} |")
-    print("wall and CPU vs local: the cluster way against the local way with as many extraction processes (goal for cluster-1: <= +10%)")
+            paired = _spread([c / loc - 1 for c, loc in zip(runs, times[local], strict=True)])
+            cpu_paired = _spread([c / loc - 1 for c, loc in zip(cpus[name], cpus[local], strict=True)])
+        print(f"| {name} | {' '.join(f'{r:.2f}' for r in runs)} | {median:.2f} | {n / median:.1f} | {versus} | {paired} "
+              f"| {' '.join(f'{c:.1f}' for c in cpus[name])} | {cpu:.1f} | {cpu_versus} | {cpu_paired} |")
+    print("vs local: the cluster way against the local way with as many extraction processes, as the ratio of the medians and "
+          "round by round (goal for cluster-1: <= +10%)")
     return 0
+
+
+def _spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):+.1%} ({min(ratios):+.1%}, {max(ratios):+.1%})"
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ staging folder, from where _commit swaps the mirror in exactly as after a local 
 Sources go to the workers in batches (_Batcher): a Dask task costs about 3 ms of CPU between
 the scheduler, the worker and this process whatever it does, as much as a small page's download
 and commit; one task per source made a cluster fetch on one worker 1.6 times as long as a local
-one (scripts/bench_cluster.py). A batch holds about as many sources as a worker has threads
-(at most MAX_BATCH), and the run keeps 2 x the cluster's threads plus one batch per worker in
-flight, so each worker has a batch waiting while it works through one. A batch goes out as soon
-as it is full, at once while a worker has a thread to spare, and otherwise after FLUSH_AFTER.
-The files of a batch's reply are written into the sources' staging folders in one thread hop.
+one (scripts/bench_cluster.py). A batch holds twice as many sources as a worker has threads
+(at most MAX_BATCH: half the Dask work per source of batches as large as the threads, 7 to 8
+points less CPU against a local fetch on that benchmark), and the run keeps 2 x the cluster's threads plus one batch per worker in flight,
+so each worker has a batch waiting while it works through one. A batch goes out as soon as it
+is full, at once when nothing is out (the start of a run), and otherwise after FLUSH_AFTER. The
+files of a batch's reply are written into the sources' staging folders in one thread hop.
 
 Replies come straight from the workers (fetch.cluster_direct, default on): relayed by the
 scheduler they cost it a request to the worker and a copy of every mirror (400 pages: a fetch
@@ -250,7 +251,7 @@ class _Cluster:
         info = self.client.scheduler_info() or {}
         workers = int(info.get("n_workers") or len(info.get("workers") or ()) or 0)
         threads = int(info.get("total_threads") or sum(w.get("nthreads", 0) for w in (info.get("workers") or {}).values()) or 0)
-        return threads, workers, max(1, min(MAX_BATCH, round(threads / workers) if workers else 1))
+        return threads, workers, max(1, min(MAX_BATCH, round(2 * threads / workers) if workers else 1))
 
     def went_away(self) -> str:
         return (f"the Dask scheduler at {self.options.scheduler} went away and did not come back within {self.options.connect_timeout:g} s "

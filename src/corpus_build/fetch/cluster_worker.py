@@ -8,7 +8,7 @@ the run commits every mirror.
 
 Why batches: a Dask task costs about 3 ms of CPU between the scheduler, the worker and the
 client whatever it does (measured: 500 no-op tasks, 1.6 s), as much as the download and commit of
-a small page; a batch of 8 sources costs that once. The sources of a batch run side by side,
+a small page; a batch (twice as many sources as the worker has threads) costs that once. The sources of a batch run side by side,
 `--nthreads` at a time on the worker (one semaphore per worker process, all batches and runs
 together), and a batch answers when all of them are done, or earlier, once one of them has been
 done HOLD seconds, with what is done; the rest go on running here and the main process asks for
@@ -429,17 +429,13 @@ async def fetch_batch(batch: Batch) -> BatchReply:
 
 
 async def _ready(tasks: list[asyncio.Task[_Fetched]]) -> None:
-    """Until every task is done, or one has been done HOLD seconds."""
-    loop = asyncio.get_running_loop()
-    pending = {task for task in tasks if not task.done()}
-    first = loop.time() if len(pending) < len(tasks) else None
-    while pending:
-        timeout = None if first is None else first + HOLD - loop.time()
-        if timeout is not None and timeout <= 0:
-            return
-        done, pending = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if done and first is None:
-            first = loop.time()
+    """Until every task is done, or one has been done HOLD seconds (two waits, whatever the batch's size)."""
+    pending = [task for task in tasks if not task.done()]
+    if not pending:
+        return
+    if len(pending) == len(tasks):
+        await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+    await asyncio.wait(pending, timeout=HOLD)
 
 
 def _result(task: asyncio.Task[_Fetched], address: str) -> _Fetched:
