@@ -23,6 +23,8 @@ EXTRA_OF: dict[str, str] = {
     "rispy": "fetch",
     "pylatexenc": "fetch",
     "playwright": "browser",
+    "distributed": "cluster",
+    "dask": "cluster",
 }
 
 

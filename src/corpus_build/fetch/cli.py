@@ -42,6 +42,8 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=int, help="sources fetched at once (default 8, or corpus.yaml fetch.jobs)")
     p.add_argument("--rewrite", action="append", default=[], metavar="FROM=TO", help="rewrite URL prefix FROM to TO for this run")
     p.add_argument("--max-bytes", type=int, help="size cap per download in bytes (default 200 MB)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the downloads and extraction on a Dask cluster, e.g. tcp://10.0.0.5:8786 "
+                   "(needs the `cluster` extra; default corpus.yaml fetch.cluster); `local` fetches here")
     p.add_argument("--json", action="store_true", help="print one JSON record per source instead of the table")
 
     p = add_command(
@@ -85,6 +87,7 @@ def cmd_fetch(args) -> int:
         frozen=args.frozen,
         jobs=args.jobs,
         max_bytes=args.max_bytes,
+        cluster=args.cluster,
         rewrites=tuple(parse_rewrite(r) for r in args.rewrite),
     ).with_env()
     from .progress import LiveProgress

@@ -34,7 +34,7 @@ from ..core.github_api import AsyncGitHubClient, GitHubConfig
 from ..core.model import KINDS, Corpus, Source
 from ..core.provenance import FAILED_DIR, Declined, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
 from . import blocked, keep, lockfile, records
-from .base import Context, Outcome
+from .base import Context, Kind, Outcome
 from .http import AttemptLog, HttpClient
 from .kinds import kind_for
 from .options import FetchOptions
@@ -242,6 +242,11 @@ def fetch_corpus(
         raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
     with lockfile.run_lock(corpus.root):
         clean_leftovers(corpus)
+        if options.scheduler:  # the per-source work on a Dask cluster's workers; committed here all the same
+            from .cluster import run_on_cluster
+
+            work = run_on_cluster(corpus, sources, options, progress or _Quiet(), transport, fetch_one=_fetch_one, lazy_github=_LazyGitHub, update_lock=_update_lock)
+            return asyncio.run(_stopped_by_term(work))
         return asyncio.run(_stopped_by_term(_run(corpus, sources, options, progress or _Quiet(), transport)))
 
 
@@ -296,6 +301,12 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
         await github.aclose()
         executor.shutdown(wait=True, cancel_futures=True)
         io_threads.shutdown(wait=True)
+    _update_lock(corpus, options, pins, pairs)
+    return [result for result, _ in pairs]
+
+
+def _update_lock(corpus: Corpus, options: FetchOptions, pins: dict[str, dict], pairs: list[tuple[FetchResult, Provenance | None]]) -> None:
+    """corpus.lock after a run (local or on a cluster): the pins of what it mirrored."""
     if not options.frozen:
         for _result, record in pairs:
             if record is not None:
@@ -304,7 +315,6 @@ async def _run(corpus: Corpus, sources: list[Source], options: FetchOptions, pro
             # A full run speaks for the whole registry: pins of removed sources go.
             pins = {source_id: pin for source_id, pin in pins.items() if source_id in corpus.by_id}
         lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
-    return [result for result, _ in pairs]
 
 
 class _Slot:
@@ -337,7 +347,8 @@ class _Slot:
             self._held = self._backlog
 
 
-async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin, progress: Progress, state, slot: _Slot | None = None) -> tuple[FetchResult, Provenance | None]:
+async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin, progress: Progress, state, slot: _Slot | None = None,
+                     kind_of: Callable[[Source], Kind] = kind_for) -> tuple[FetchResult, Provenance | None]:
     started = time.monotonic()
     raw = corpus.raw_dir(source)  # its parent exists (made in _run)
     if not safepath.is_inside(raw, corpus.root):  # a committed raw/<id> symlink: neither read nor replaced
@@ -362,7 +373,7 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
     # Not created here: most refreshes end in a 304 and never write (see base.Context.stage).
     stage = raw.with_name(f".{source.id}.tmp-{os.getpid()}-{next(_counter)}")
     log = AttemptLog()
-    kind = kind_for(source)
+    kind = kind_of(source)  # on a cluster, a kind that runs the source's own on a worker (fetch/cluster.py)
     ctx = Context(
         source=source, stage=stage, previous=previous, options=options, http=http, log=log, run_cpu=run_cpu,
         github=github, pin=pin, on_bytes=lambda n: progress.advance(source, n), state=state,

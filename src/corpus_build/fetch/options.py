@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.errors import UsageError
 from ..core.model import Corpus
-from ..registry.settings import check_fetch_limits, fetch_settings
+from ..registry.settings import check_cluster, check_fetch_limits, fetch_settings
 
 MB = 1024 * 1024
 
@@ -56,6 +56,19 @@ class FetchOptions:
     # Sources whose new capture replaces the mirror even when it is worse (fetch/keep.py):
     # `fetch ID --accept-worse`. Never set from corpus.yaml: it is a decision about one capture.
     accept_worse: tuple[str, ...] = ()
+    # A Dask scheduler (tcp://HOST:8786): the per-source work runs on its workers, this machine
+    # commits the mirrors (fetch/cluster.py). "" (then CORPUS_BUILD_CLUSTER) or "local": here.
+    cluster: str = ""
+    # A folder every worker and this machine share (NFS, a mounted bucket): a mirror larger than
+    # cluster_result_limit comes back through it instead of in the worker's reply.
+    cluster_store: str = ""
+    cluster_result_limit: int = 256 * MB
+    cluster_direct: bool = True  # replies straight from the workers (else relayed by the scheduler)
+
+    @property
+    def scheduler(self) -> str:
+        """The Dask scheduler to fetch on, or "" to fetch here."""
+        return "" if self.cluster == "local" else self.cluster
 
     def with_env(self, env: Mapping[str, str] | None = None) -> FetchOptions:
         """GITHUB_API_URL, GITHUB_TOKEN and HF_ENDPOINT from the environment (read here, once)."""
@@ -66,6 +79,7 @@ class FetchOptions:
             github_token=env.get("GITHUB_TOKEN", self.github_token).strip(),
             hf_endpoint=(env.get("HF_ENDPOINT") or self.hf_endpoint).rstrip("/"),
             chromium=env.get("CORPUS_BUILD_CHROMIUM", self.chromium).strip(),
+            cluster=self.cluster or check_cluster(env.get("CORPUS_BUILD_CLUSTER", "").strip(), "CORPUS_BUILD_CLUSTER"),
         )
 
 
@@ -81,6 +95,8 @@ def from_corpus(corpus: Corpus, **overrides: Any) -> FetchOptions:
     values = fetch_settings(corpus.settings.extra)
     extra_rewrites = tuple(overrides.pop("rewrites", ()) or ())
     values.update({k: v for k, v in overrides.items() if v is not None})
+    if values.get("cluster"):
+        values["cluster"] = check_cluster(values["cluster"], "--cluster")
     # Command-line rewrites come first: the more specific wish wins.
     values["rewrites"] = extra_rewrites + values["rewrites"]
     options = FetchOptions(**values)

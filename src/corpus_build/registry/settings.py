@@ -35,6 +35,7 @@ FETCH_SETTINGS = {
     "retries": int, "backoff": float, "max_redirects": int, "max_bytes": int, "max_decoded_bytes": int,
     "extract_workers": int, "warc": bool, "recheck_after": float, "git_timeout": float, "user_agent": str,
     "browser": str, "max_images": int, "max_styles": int,
+    "cluster": str, "cluster_store": str, "cluster_result_limit": int, "cluster_direct": bool,
 }
 BROWSER_MODES = ("auto", "always", "never")
 
@@ -75,6 +76,10 @@ def fetch_settings(extra: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"corpus.yaml `fetch.{key}` must be text, got {value!r}")
         if key == "browser" and value not in BROWSER_MODES:
             raise UsageError(f"corpus.yaml `fetch.browser` must be one of {', '.join(BROWSER_MODES)}; got {value!r}")
+        if key == "cluster":
+            value = check_cluster(value, "corpus.yaml `fetch.cluster`")
+        if key == "cluster_store" and value and not value.startswith("/"):
+            raise UsageError(f"corpus.yaml `fetch.cluster_store` must be an absolute path that every worker and this machine share (e.g. /mnt/shared/corpus-stage); got {value!r}")
         values[key] = kind(value)
     values["rewrites"] = _pairs(extra.get("rewrites"), "rewrites")
     values["fallbacks"] = _pairs(extra.get("fallbacks"), "fallbacks")
@@ -87,8 +92,18 @@ _FETCH_RANGES: dict[str, tuple[float, float]] = {
     "jobs": (1, 1000), "per_host": (1, 256), "retries": (0, 100), "max_redirects": (0, 100),
     "max_bytes": (1, 10**13), "max_decoded_bytes": (1, 10**13), "max_images": (0, 100_000), "max_styles": (0, 100_000),
     "connect_timeout": (0.001, 10**6), "read_timeout": (0.001, 10**6), "total_timeout": (0.001, 10**7), "git_timeout": (0.001, 10**7),
-    "backoff": (0, 3600), "max_backoff": (0, 86_400), "recheck_after": (0, 10**9),
+    "backoff": (0, 3600), "max_backoff": (0, 86_400), "recheck_after": (0, 10**9), "cluster_result_limit": (1024, 10**12),
 }
+
+
+_CLUSTER = re.compile(r"^(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?/?$")
+
+
+def check_cluster(address: str, where: str) -> str:
+    """A Dask scheduler's address as given (tcp://HOST:PORT, tls://, ws://, wss://); "" and `local` (fetch here) pass."""
+    if address and address != "local" and not _CLUSTER.match(address):
+        raise UsageError(f"{where} must be a Dask scheduler address such as tcp://10.0.0.5:8786 (or tls://, ws://, wss://), or `local`; got {address!r}")
+    return address
 
 
 def check_fetch_limits(values: Mapping[str, Any]) -> None:
