@@ -16,7 +16,7 @@ import pytest
 
 from corpus_build.cli import main
 from corpus_build.core.errors import SiteError
-from corpus_build.site import sitedir
+from corpus_build.site import sitedir, uptodate
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -119,6 +119,9 @@ def test_its_own_site_a_legacy_site_and_a_new_folder_are_replaced_and_a_git_chec
     assert (site / sitedir.MARKER).is_file()
     # A gh-pages checkout inside the site folder: a build would delete its .git; refused.
     (site / ".git").mkdir()
+    # (Nothing changed, the build would not touch the folder: site/uptodate.py. A real one is refused.)
+    assert build(project, "--site-dir", str(site)) == 0 and (site / ".git").is_dir()
+    (project / uptodate.STAMP).unlink()
     assert build(project, "--site-dir", str(site)) == 1
     assert "(.git)" in capsys.readouterr().err
     assert (site / ".git").is_dir()

@@ -293,6 +293,8 @@ _TolerantLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 
 
 def _read_config(config_file: Path) -> dict[str, Any]:
+    if config_file.exists() and not config_file.is_file():  # read before build() checks it
+        raise SiteError(f"{config_file}: not a regular file (a folder, a named pipe or a device); mkdocs.yml must be an ordinary file")
     try:
         data = yaml.load(config_file.read_text(encoding="utf-8"), Loader=_TolerantLoader)
     except (OSError, yaml.YAMLError):

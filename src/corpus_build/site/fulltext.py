@@ -635,20 +635,24 @@ def site_pages(files: Iterable, source_ids: set[str]) -> list[Page]:
     return out
 
 
-def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
-               entries: tuple = (), search_terms: Iterable[Iterable[str]] = (), search_config: dict | None = None) -> Stats:
-    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
-    empty manifest: the worker asks for it). `search_config`: search.CONFIG_FILE's content, written
-    beside search_index.json (what the pages' script reads instead of it)."""
-    from .hanfold import Fold, cached_fold
+def write_search_config(site_dir: Path, search_config: dict) -> None:
+    """search.CONFIG_FILE beside search_index.json: what the pages' script reads instead of it.
+    Written on every build, also when the full-text index is linked from the last one (its
+    content follows Material's configuration, which that link does not cover)."""
     from .search import CONFIG_FILE
 
-    if search_config is not None:
-        target = site_dir / "search" / CONFIG_FILE
-        text = json.dumps(search_config, ensure_ascii=False, separators=(",", ":"))
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, text)
+    target = site_dir / "search" / CONFIG_FILE
+    text = json.dumps(search_config, ensure_ascii=False, separators=(",", ":"))
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, text)
+
+
+def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = ()) -> Stats:
+    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
+    empty manifest: the worker asks for it)."""
+    from .hanfold import Fold, cached_fold
 
     pages = site_pages(files, source_ids)
     fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})

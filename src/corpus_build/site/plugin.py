@@ -272,11 +272,13 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         # The sources' own entries and the term table go into the sharded index too (site/search.py, crossterms.py).
         entries = stats.entries if stats is not None else ()
         search_config = stats.config if stats is not None else None
+        if self.config.search_tuning and search_config is not None:
+            fulltext.write_search_config(Path(config.site_dir), search_config)
         if self.config.search_tuning and self._files is not None and not self._fulltext_as_last(config, entries, search_config):
             found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
                                         self._project / self.config.cache_dir,
                                         tuple(self._corpus.settings.glossary), entries=entries,
-                                        search_terms=self._corpus.settings.search_terms, search_config=search_config)
+                                        search_terms=self._corpus.settings.search_terms)
             self._fulltext_made(config)
             if found.pages:
                 log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
