@@ -257,7 +257,7 @@ def test_the_offline_flavour_and_the_site_share_their_text_pages(tmp_path, monke
     render.render(corpus, docs, directory_urls=True)
     assert converted == []
     assert (docs / "sources" / "doc-html" / "text.md").read_bytes() == first
-    fresh = tmp_path / "fresh-docs"
+    fresh = corpus.root.parent / "fresh-docs"  # (generated pages go inside the project)
     render.render(corpus, fresh, directory_urls=False)
     assert len(converted) > 0  # a fresh folder converts
     for page in ("sources/doc-html/text.md", "sources/doc-pdf/text.md", "sources/doc-thread/text.md"):

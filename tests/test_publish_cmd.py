@@ -167,7 +167,8 @@ def test_daily_workflow_is_valid_and_does_what_the_readme_says():
     assert uses.index(next(u for u in uses if u.startswith("actions/cache@"))) < next(i for i, s in enumerate(steps) if "corpus-build publish" in s.get("run", ""))
     assert "corpus-build publish" in runs and "gh pr create" in runs
     assert "--force-with-lease" in runs and "--force " not in runs and "origin main" not in runs  # proposes, never pushes to main
-    assert "pip install '.[fetch]'" in runs  # fetch, links and import need the fetch extra
+    assert "extras=fetch\n" in runs and 'pip install ".[$extras]"' in runs  # fetch, links and import need the fetch extra
+    assert "extras=fetch,cluster" in runs  # and a configured cluster the cluster extra
     assert any(u.startswith("actions/upload-pages-artifact@") for u in uses)
     assert data["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
     assert data["permissions"] == {}  # each job asks for its own (tests/test_workflows.py)
