@@ -237,12 +237,21 @@ def _origin(url: str) -> str:
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
 
-def _too_much(url: str) -> TransportError:
-    return TransportError(f"the GitHub API's answer passed {MAX_ANSWER_BYTES // (1024 * 1024)} MB and was cut off; check GITHUB_API_URL", url=url)
+class _CappedBody:
+    """An answer's bytes as they stream in, cut off past MAX_ANSWER_BYTES or `seconds` (the sync and async clients share it)."""
 
+    def __init__(self, url: str, seconds: float) -> None:
+        self.url, self.seconds = url, seconds
+        self.deadline = time.monotonic() + seconds
+        self.body = bytearray()
 
-def _too_slow(url: str, seconds: float) -> TransportError:
-    return TransportError(f"the GitHub API's answer took longer than {seconds:.0f} s and was cut off; retry later or check GITHUB_API_URL", url=url)
+    def add(self, chunk: bytes) -> None:
+        self.body += chunk
+        if len(self.body) > MAX_ANSWER_BYTES:
+            raise TransportError(f"the GitHub API's answer passed {MAX_ANSWER_BYTES // (1024 * 1024)} MB and was cut off; check GITHUB_API_URL", url=self.url)
+        if time.monotonic() > self.deadline:
+            raise TransportError(f"the GitHub API's answer took longer than {self.seconds:.0f} s and was cut off; retry later or check GITHUB_API_URL",
+                                 url=self.url)
 
 
 def _whole(response: httpx.Response, body: bytes) -> httpx.Response:
@@ -273,17 +282,12 @@ class GitHubClient:
     def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
         cached = self._core.cached(url)
-        deadline = time.monotonic() + 4 * self.config.timeout
+        body = _CappedBody(url, 4 * self.config.timeout)
         try:
             with self._http.stream("GET", url, headers=self._core.headers(cached)) as streamed:
-                body = bytearray()
                 for chunk in streamed.iter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise _too_much(url)
-                    if time.monotonic() > deadline:
-                        raise _too_slow(url, 4 * self.config.timeout)
-                response = _whole(streamed, bytes(body))
+                    body.add(chunk)
+                response = _whole(streamed, bytes(body.body))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
         return self._core.answer(url, response, cached)
@@ -324,17 +328,12 @@ class AsyncGitHubClient:
     async def get(self, path_or_url: str, params: Mapping[str, Any] | None = None) -> GitHubResponse:
         url = self._core.url(path_or_url, params)
         cached = await asyncio.to_thread(self._core.cached, url)  # the ETag cache is on disk: off the event loop
-        deadline = time.monotonic() + 4 * self.config.timeout
+        body = _CappedBody(url, 4 * self.config.timeout)
         try:
             async with self._http.stream("GET", url, headers=self._core.headers(cached)) as streamed:
-                body = bytearray()
                 async for chunk in streamed.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ANSWER_BYTES:
-                        raise _too_much(url)
-                    if time.monotonic() > deadline:
-                        raise _too_slow(url, 4 * self.config.timeout)
-                response = _whole(streamed, bytes(body))
+                    body.add(chunk)
+                response = _whole(streamed, bytes(body.body))
         except httpx.HTTPError as exc:
             raise _transport_error(url, exc) from exc
         return await asyncio.to_thread(self._core.answer, url, response, cached)  # answer() writes the cache

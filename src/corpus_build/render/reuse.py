@@ -64,12 +64,8 @@ class Reuse:
         """The page laid out from this key last time, if docs/ still holds exactly that."""
         if key is None or key not in self.previous or self.docs_dir is None:
             return None
-        path, sha = self.previous[key]
-        try:
-            data = (self.docs_dir / path).read_bytes()
-        except OSError:
-            return None
-        if hashlib.sha256(data).hexdigest() != sha:
+        data = self._as_left(*self.previous[key])
+        if data is None:
             return None
         text = data.decode("utf-8")
         if not text.endswith(mark):
@@ -88,16 +84,22 @@ class Reuse:
             return None
         found = {}
         for path, sha in self.groups[key]:
-            try:
-                data = (self.docs_dir / path).read_bytes()
-            except OSError:
-                return None
-            if hashlib.sha256(data).hexdigest() != sha:
+            data = self._as_left(path, sha)
+            if data is None:
                 return None
             found[path] = data
         self.reused += 1
         self.made_files(key, found)
         return found
+
+    def _as_left(self, path: str, sha: str) -> bytes | None:
+        """docs/<path>'s bytes if they are still what was written there (their sha256), else None."""
+        assert self.docs_dir is not None
+        try:
+            data = (self.docs_dir / path).read_bytes()
+        except OSError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == sha else None
 
     def made_files(self, key: str | None, files: dict[str, Any]) -> None:
         """Files made together from one key (an archived page and its style files): remembered as they are written."""
