@@ -263,3 +263,21 @@ def test_the_offline_flavour_and_the_site_share_their_text_pages(tmp_path, monke
     for page in ("sources/doc-html/text.md", "sources/doc-pdf/text.md", "sources/doc-thread/text.md"):
         render.render(corpus, docs, directory_urls=False)
         assert (docs / page).read_bytes() == (fresh / page).read_bytes(), page
+
+
+def test_after_a_note_edit_the_index_files_it_did_not_change_are_linked_not_written(tmp_path):
+    """A note is a search entry: editing one runs the full-text index, and the files it writes
+    anew are only those whose content changed; the rest are the published files, hard-linked."""
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    index = project / "site" / "search" / "fulltext"
+    before = {p.name: (p.stat().st_ino, p.read_bytes()) for p in index.glob("*.js")}
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Held-out document 1.", "Held-out document 1, edited."), encoding="utf-8")
+    site.build(project, strict=True)
+    after = {p.name: p.stat().st_ino for p in index.glob("*.js")}
+    kept = [name for name in after if name in before and name != "index.js"]
+    changed = [name for name in after if name not in before]
+    assert kept and changed, (sorted(before), sorted(after))  # some files changed with the note, some did not
+    assert [name for name in kept if after[name] != before[name][0]] == []  # not written again
+    assert all((index / name).read_bytes() == before[name][1] for name in kept)
