@@ -4,9 +4,16 @@ import pytest
 from tests.corpus_fixture import write_corpus, write_project
 
 
+@pytest.fixture(scope="session")
+def _user_cache_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def hermetic_env(monkeypatch):
-    """No test reaches the network through a proxy or uses a real token."""
+def hermetic_env(monkeypatch, _user_cache_dir):
+    """No test reaches the network through a proxy or uses a real token, or writes the user's cache
+    (one cache for the session: site/hanfold.py keeps its folding table there)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_user_cache_dir))
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "GITHUB_TOKEN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")

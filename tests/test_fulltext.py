@@ -219,3 +219,26 @@ def _postings_by_text(folder):
             assert df == len(pids)
             out[term] = sorted(where[p] for p in pids)
     return out
+
+
+def test_the_folding_table_is_made_once_per_user_not_once_per_project(tmp_path, monkeypatch):
+    """A new project's first build reads the folding table from the user's cache
+    ($XDG_CACHE_HOME/corpus-build) instead of spending two seconds making it again."""
+    from corpus_build.site import hanfold
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    made = []
+    real = hanfold.default_fold
+
+    def counting(glossary=()):
+        made.append(glossary)
+        return real(glossary)
+
+    monkeypatch.setattr(hanfold, "default_fold", counting)
+    first = hanfold.cached_fold(tmp_path / "p1" / "cache", ("记忆体",))
+    second = hanfold.cached_fold(tmp_path / "p2" / "cache", ("记忆体",))
+    assert made == [("记忆体",)]  # the second project made none
+    assert (first.chars, first.phrases) == (second.chars, second.phrases)
+    assert list((tmp_path / "p2" / "cache").glob("hanfold-*.json")) and list((tmp_path / "xdg" / "corpus-build").glob("hanfold-*.json"))
+    hanfold.cached_fold(tmp_path / "p3" / "cache", ("另一个",))  # another glossary: made, and the first table kept for others
+    assert len(made) == 2 and len(list((tmp_path / "xdg" / "corpus-build").glob("hanfold-*.json"))) == 2

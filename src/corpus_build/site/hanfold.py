@@ -26,11 +26,13 @@ Taiwanese pages whose 資料 (data) the index holds as 数据.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import re
+import time
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -164,16 +166,47 @@ def cached_fold(cache_dir: Path | None, glossary: tuple[str, ...] = ()) -> Fold:
     except ImportError:  # pragma: no cover
         return default_fold(glossary)
     key = hashlib.sha1(json.dumps([FORMAT, versions, _DICT_MIN_FREQ, list(glossary)], ensure_ascii=False).encode()).hexdigest()[:16]
-    path = cache_dir / f"hanfold-{key}.json"
+    name = f"hanfold-{key}.json"
+    # The project's cache, then the user's: the table depends only on the libraries and the
+    # glossary, so a new project (a fresh clone, a first build) need not spend two seconds on it.
+    folders = [cache_dir] + ([user] if (user := _user_cache()) is not None else [])
+    for folder in folders:
+        fold = _read_fold(folder / name)
+        if fold is not None:
+            if folder != cache_dir:
+                with contextlib.suppress(OSError):
+                    os.utime(folder / name)  # in use: kept
+            break
+    else:
+        fold = default_fold(glossary)
+    text = json.dumps({"chars": sorted(fold.chars.items()), "phrases": sorted(fold.phrases.items())}, ensure_ascii=False)
+    for folder in folders:
+        if (folder / name).is_file():
+            continue
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.glob("hanfold-*.json"):  # our own files only: this name in our own folders
+                # The project's last table goes; the user's folder serves other projects (other
+                # glossaries), so only tables unused for 30 days go there.
+                if folder == cache_dir or time.time() - old.stat().st_mtime > 30 * 86_400:
+                    old.unlink(missing_ok=True)
+            write_atomic(folder / name, text)
+        except OSError:
+            if folder == cache_dir:
+                raise
+    return fold
+
+
+def _read_fold(path: Path) -> Fold | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return Fold(dict(data["chars"]), dict(data["phrases"]))
     except (OSError, ValueError, KeyError, TypeError):
-        pass
-    fold = default_fold(glossary)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    for old in cache_dir.glob("hanfold-*.json"):
-        old.unlink(missing_ok=True)
-    write_atomic(path, json.dumps({"chars": sorted(fold.chars.items()), "phrases": sorted(fold.phrases.items())}, ensure_ascii=False))
-    return fold
+        return None
+
+
+def _user_cache() -> Path | None:
+    """$XDG_CACHE_HOME/corpus-build (~/.cache/corpus-build), or None without a home."""
+    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache") if os.path.expanduser("~") != "~" else "")
+    return Path(base) / "corpus-build" if base and os.path.isabs(base) else None
 
