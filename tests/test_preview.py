@@ -16,9 +16,10 @@ _LIVERELOAD = re.compile(r"livereload\(\d+, \d+\)")
 
 
 def _served(base: str, docs) -> dict[str, str]:
-    """Every generated page and file as served, and the search index."""
+    """Every generated page and file as served, and the search index: Material's, the file the
+    pages read instead, and the sharded index's manifest (it names every shard by its content)."""
     manifest = json.loads((docs / ".corpus-build-manifest.json").read_text(encoding="utf-8"))
-    urls = ["search/search_index.json"]
+    urls = ["search/search_index.json", "search/search_config.json", "search/fulltext/index.js"]
     for path in manifest:
         if path.endswith(".md"):
             stem = path[: -len(".md")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import json
 import logging
 import re
 from pathlib import Path
@@ -275,15 +276,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self.config.search_tuning and search_config is not None:
             fulltext.write_search_config(Path(config.site_dir), search_config)
         if self.config.search_tuning and self._files is not None and not self._fulltext_as_last(config, entries, search_config):
-            found = fulltext.index_site(Path(config.site_dir), self._files.documentation_pages(), {s.id for s in self._corpus.sources},
-                                        self._project / self.config.cache_dir,
-                                        tuple(self._corpus.settings.glossary), entries=entries,
-                                        search_terms=self._corpus.settings.search_terms)
+            self._index_fulltext(config, self._files, self._corpus, entries)
             self._fulltext_made(config)
-            if found.pages:
-                log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
-                         f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
-                         f"in {found.seconds:.2f} s")
         if self._navmemo is not None:
             memo, self._navmemo = self._navmemo, None
             drawn = sum(1 for key in memo.drawn if key[0] == "nav")
@@ -341,6 +335,30 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         log.info(f"corpus: full text of the mirror pages as at the last build: its {linked} file(s) linked from the published site")
         return True
 
+    def _index_fulltext(self, config, files, corpus: Corpus, entries: Any) -> None:
+        found = fulltext.index_site(Path(config.site_dir), files.documentation_pages(), {s.id for s in corpus.sources},
+                                    self._project / self.config.cache_dir,
+                                    tuple(corpus.settings.glossary), entries=entries,
+                                    search_terms=corpus.settings.search_terms)
+        if found.pages:
+            log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
+                     f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
+                     f"in {found.seconds:.2f} s")
+
+    def _preview_fulltext(self, config, files, corpus: Corpus) -> None:
+        """The sharded index after the preview's fast path, from the search index it just wrote: the
+        edited sources' entries are searchable while serving, as after a full build."""
+        if not self.config.search_tuning:
+            return
+        try:
+            data = json.loads((Path(config.site_dir) / "search" / "search_index.json").read_bytes())
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict):
+            return
+        fulltext.write_search_config(Path(config.site_dir), search.config_only(data))
+        self._index_fulltext(config, files, corpus, search.entries_of(data.get("docs", [])))
+
     def _fulltext_made(self, config) -> None:
         cache_dir = self._project / self.config.cache_dir
         if self._fulltext_stamp is None:
@@ -351,6 +369,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def _remember_for_preview(self, config) -> None:
         if self._preview is None:
             self._preview = preview.Preview(self._corpus_dir, lambda: self._docs_watch, self._shown)
+            self._preview.index_fulltext = self._preview_fulltext
         if self._errors or self._env is None or self._files is None or self._nav is None:
             self._preview.built = None  # pages carry the error banner: the next edit gets a full build
             return

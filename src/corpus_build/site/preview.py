@@ -95,6 +95,9 @@ class Preview:
         self.built: _Built | None = None
         self.server: Any = None
         self.full: Callable[[], None] | None = None
+        # The plugin's full-text step (the sharded index with every source's entries: fulltext.py),
+        # run after the search index is written, as a full build runs it in on_post_build.
+        self.index_fulltext: Callable[[Any, Any, Corpus], None] | None = None
         self.last: str = ""  # "fast" or "full": what the last rebuild was (for the log and the tests)
         self.shown_early = False  # the last rebuild let the browsers reload before it was done
         self.config_file = ""  # mkdocs.yml, for messages
@@ -233,6 +236,8 @@ class Preview:
         built.corpus = corpus
         self.on_corpus(corpus)  # the plugin's hook tunes the index for this corpus
         pages.publish_index(corpus, partial=False)
+        if self.index_fulltext is not None:
+            self.index_fulltext(built.config, built.files, corpus)
         self.last = "fast"
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
         if self.shown_early:
