@@ -299,6 +299,50 @@ def test_result_over_the_limit_goes_through_the_store(tmp_path, server, cluster)
     assert [d for d in compare_mirrors(corpus.root, reference.root) if "/big/" in d] == []  # (small was fetched twice there, once here)
 
 
+def test_a_batch_over_the_result_limit_comes_back_in_several_replies(tmp_path, server, cluster):
+    """A reply carries at most cluster_result_limit bytes: the sources of a batch past it are owed
+    by the worker and asked for again, and every mirror still comes back whole."""
+    entries = []
+    for k in range(6):  # pages of 30 to 50 KB staged: each fits a reply alone, no two together
+        server.add(f"/m/{k}.html", html_page(7 * k, scale=8), etag=f'"m{k}"')
+        entries.append({"id": f"m{k}", "url": server.url(f"/m/{k}.html"), "kind": "article"})
+    local = registry.load(write_corpus(tmp_path / "local", entries))
+    assert all(r.ok for r in fetch_corpus(local, _options()))
+    sizes = [sum(f.stat().st_size for f in (local.root / "01-main" / "raw" / e["id"]).rglob("*") if f.is_file() and f.name != "provenance.json") for e in entries]
+    limit = max(sizes) + 2000
+    assert 2 * min(sizes) > limit, sizes
+    remote = registry.load(write_corpus(tmp_path / "remote", entries))
+    with distributed.Client(cluster, set_as_default=False) as client, distributed.get_task_stream(client) as stream:
+        results = fetch_corpus(remote, _options(cluster, cluster_result_limit=limit))
+    assert [r.error for r in results if r.status is not Status.OK] == []
+    assert compare_mirrors(local.root, remote.root) == []
+    assert any("corpus-build-fetch-owed" in str(task["key"]) for task in stream.data)  # asked for again
+
+
+def test_a_source_that_kills_workers_fails_alone(tmp_path, server):
+    """A batch whose worker died more often than allowed-failures is sent again one source per
+    task: the source that kills workers fails with a message, its batch-mate is mirrored."""
+    server.routes["/a.html"] = _slow_page(1, 0.6)
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "a", "url": server.url("/a.html"), "kind": "article"},
+                                                    {"id": "poison", "url": server.url("/poison.html"), "kind": "article"}]))
+    with dask.config.set({**_CONFIG, "distributed.scheduler.allowed-failures": 0}), _local_cluster(1, 1) as small, \
+            distributed.Client(small, set_as_default=False) as client:
+
+        def poison(request):  # the worker fetching it dies (as one exhausting its memory would)
+            for pid in client.run(os.getpid).values():
+                os.kill(pid, signal.SIGKILL)
+            return Reply(200, html_page(2), {"Content-Type": "text/html; charset=utf-8"})
+
+        server.routes["/poison.html"] = poison
+        results = {r.id: r for r in fetch_corpus(corpus, _options(small, jobs=2))}
+    assert server.count("/poison.html") >= 2 and server.count("/a.html") >= 2  # the batch of both died; each ran again alone
+    assert results["a"].status is Status.OK, results["a"].error
+    assert (corpus.root / "01-main" / "raw" / "a" / "page.html").read_bytes() == html_page(1)
+    assert results["poison"].status is Status.FAILED
+    assert "the workers running it died" in results["poison"].error and "corpus-build fetch poison --cluster local" in results["poison"].error
+    assert not (corpus.root / "01-main" / "raw" / "poison").exists() and _leftovers(corpus.root) == []
+
+
 def test_cluster_settings_and_unreachable_scheduler(tmp_path):
     corpus_dir = write_corpus(tmp_path, [{"id": "x", "url": "http://127.0.0.1:9/x", "kind": "article"}], fetch={"cluster": "http://nowhere"})
     process = _cli(tmp_path, "check")
