@@ -237,6 +237,8 @@ class Preview:
         self.on_corpus(corpus)  # the plugin's hook tunes the index for this corpus
         pages.publish_index(corpus, partial=False)
         if self.index_fulltext is not None:
+            if not self.shown_early:
+                self._show()  # every page is built: the browsers need not wait for the search files
             self.index_fulltext(built.config, built.files, corpus)
         self.last = "fast"
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
