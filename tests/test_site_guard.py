@@ -148,3 +148,28 @@ def test_a_mkdocs_yml_nested_100000_deep_is_one_clear_error(project, capsys):
     assert build(project) == 1
     err = capsys.readouterr().err
     assert "nested too deeply" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_second_build_waits_for_the_first_and_says_so(project):
+    """Two builds would share the staging folder: the second waits on the build lock (the kernel
+    frees it if the first dies), says why it waits, and then builds."""
+    import fcntl
+    import subprocess
+    import sys
+    import time
+
+    lock = project / sitedir.LOCK
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a build under way
+    second = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), "build"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(5)  # a build of this project takes about two seconds: five seconds in, it must still be waiting
+        assert second.poll() is None and not (project / "site" / "index.html").exists()
+    finally:
+        os.close(fd)  # the first build ends
+    _out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    assert "another build of" in err and "is running; waiting for it to finish" in err
+    assert (project / "site" / "index.html").is_file()
