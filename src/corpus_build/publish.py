@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import registry
-from .core.errors import CorpusBuildError, RegistryError, SiteError, UsageError
+from .core.errors import CorpusBuildError, RegistryError, SiteError, UsageError, plural, repositories
 from .core.model import Corpus
 
 STEPS = ("fetch", "watch", "links", "build")
@@ -113,7 +113,7 @@ def _watch(project: Path, env: Mapping[str, str], now: dt.datetime) -> tuple[str
     counts = result.facts.counts()
     text = (f"{'drafted' if result.created else 'refreshed'} {result.path.relative_to(project)} "
             f"({window.start.isoformat(timespec='minutes')} .. {window.end.isoformat(timespec='minutes')}): "
-            f"{counts['repos']} repositories, {counts['merged']} merged PRs, {counts['state_changes']} cited state change(s)")
+            f"{repositories(counts['repos'])}, {plural(counts['merged'], 'merged PR')}, {plural(counts['state_changes'], 'cited state change')}")
     if result.failures:
         return "problems", text + "; " + "; ".join(result.failures), result.path
     return "ok", text, result.path

@@ -25,7 +25,7 @@ def test_watch_command_drafts_the_digest(github: FakeGitHub, corpus_dir: Path, m
     code = run_cli(["--project", str(project), "watch", "--since", SINCE, "--until", UNTIL, "--tz", "+08:00", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0
-    assert out.splitlines()[0] == "drafted corpus/digests/2026-10-22.md: 5 repositories (3 active), 3 merged PRs, 1 releases, 1 cited state change(s)"
+    assert out.splitlines()[0] == "drafted corpus/digests/2026-10-22.md: 5 repositories (3 active), 3 merged PRs, 1 release, 1 cited state change"
     assert (project / ".corpus-build" / "github").is_dir()  # the shared ETag cache
     code = run_cli(["--project", str(project), "watch", "--since", SINCE, "--until", UNTIL, "--quiet"])
     assert code == 0 and capsys.readouterr().out.startswith("refreshed corpus/digests/2026-10-22.md")

@@ -39,6 +39,11 @@ def plural(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
+def repositories(number: int) -> str:
+    """`1 repository`, `2 repositories` (the one counted noun of our messages not made with -s)."""
+    return f"{number} repository" if number == 1 else f"{number} repositories"
+
+
 class CorpusBuildError(Exception):
     exit_code = 1
 

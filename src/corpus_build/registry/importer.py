@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core import console, limits, urls
-from ..core.errors import Problem, RegistryError, printable
+from ..core.errors import Problem, RegistryError, plural, printable
 from ..core.model import Corpus
 from . import reader, yamlfile
 from .add import _check_in_a_copy, _display, _restore, _write_atomic, entries_yaml, resolve_section
@@ -350,11 +350,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"nothing {'would be ' if args.dry_run else ''}imported: {shown} is as it was", file=sys.stderr)
         return 1
     if args.dry_run:
-        print(f"dry run ({plan.format}): would add {_entries(plan)} to {shown}, skip {len(plan.duplicates)} duplicate(s) and {len(plan.unusable)} refused")
+        print(f"dry run ({plan.format}): would add {_entries(plan)} to {shown}, skip {plural(len(plan.duplicates), 'duplicate')} and {len(plan.unusable)} refused")
         if plan.text:
             print(plan.text, end="")
         return 1 if plan.unusable else 0
-    print(f"imported {_entries(plan)} into {shown} ({plan.format}); skipped {len(plan.duplicates)} duplicate(s), {len(plan.unusable)} refused")
+    print(f"imported {_entries(plan)} into {shown} ({plan.format}); skipped {plural(len(plan.duplicates), 'duplicate')}, {len(plan.unusable)} refused")
     for entry in plan.entries:
         print(f"  + {entry['id']} ({entry['kind']}{', unverified' if entry.get('verified') is False else ''}): {entry['title'][:70]}")
     if plan.entries:

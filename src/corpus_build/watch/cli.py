@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..core.commands import add_command, project_dir
-from ..core.errors import UsageError, printable
+from ..core.errors import UsageError, plural, printable, repositories
 from ..registry.cli import load_corpus
 
 CACHE_DIR = Path(".corpus-build") / "github"  # shared ETag cache, beside the jieba dictionary
@@ -78,9 +78,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     counts = result.facts.counts()
     verb = "drafted" if result.created else "refreshed"
     print(
-        f"{verb} {result.path.relative_to(project)}: {counts['repos']} repositories ({counts['active']} active), "
-        f"{counts['merged']} merged PRs, {counts['releases']} releases, {counts['state_changes']} cited state change(s)"
-        + (f"; resumed {result.resumed} repositories from the stopped run" if result.resumed else "")
+        f"{verb} {result.path.relative_to(project)}: {repositories(counts['repos'])} ({counts['active']} active), "
+        f"{plural(counts['merged'], 'merged PR')}, {plural(counts['releases'], 'release')}, {plural(counts['state_changes'], 'cited state change')}"
+        + (f"; resumed {repositories(result.resumed)} from the stopped run" if result.resumed else "")
     )
     for failure in result.failures:
         print(printable(f"error: {failure}"), file=sys.stderr)
