@@ -85,6 +85,12 @@ def generate(project: Path, n: int, seed: int = 7) -> None:
                 f"  note: {json.dumps(note, ensure_ascii=False)}",
             ]
         (folder / "sources.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_chapters_digest_config(project, ids, rng)
+
+
+def write_chapters_digest_config(project: Path, ids: list[str], rng: random.Random) -> None:
+    """Ten reading paths of up to 8 steps, one digest and the repository's mkdocs.yml (bench_mirrored.py too)."""
+    corpus = project / "corpus"
     chapters = []
     for c in range(1, 11):
         steps = rng.sample(ids, min(8, len(ids)))

@@ -185,15 +185,7 @@ def generate(project: Path, n: int, seed: int = 7) -> dict:
         write_mirror(corpus_obj.raw_dir(source), source.id, source.kind, source.url, shape, paragraphs, i + 1, source.title)
         mirrored += 1
         text_bytes += sum(len(p.encode("utf-8")) + 2 for p in paragraphs)
-    chapters = []
-    for c in range(1, 11):
-        steps = rng.sample(ids, min(8, len(ids)))
-        chapters.append(f"- number: {c}\n  title: Chapter {c}\n  path:\n" + "".join(f"    - source: {sid}\n      why: step\n" for sid in steps))
-    (corpus / "chapters.yaml").write_text("".join(chapters), encoding="utf-8")
-    (corpus / "digests").mkdir()
-    (corpus / "digests" / "2026-10-22.md").write_text(f"---\ntitle: Digest\n---\n\nSee [[{ids[0]}]].\n", encoding="utf-8")
-    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    (project / "docs").mkdir(exist_ok=True)
+    bb.write_chapters_digest_config(project, ids, rng)
     return {"sources": n, "mirrored": mirrored, "text_mb": text_bytes / 1e6}
 
 

@@ -207,15 +207,7 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     line = body.count("\n") + 1
     text = _entry_yaml(entry)
     display = _display(corpus.root, path)
-    if new.dry_run:
-        problems = _check_in_a_copy(corpus.root, path, body + text)
-    else:
-        _write_atomic(path, body + text)
-        try:
-            problems = reader.check(corpus.root)
-        except Exception:
-            _restore(path, original)
-            raise
+    problems = _write_and_check(corpus.root, path, body + text, original, dry_run=new.dry_run)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         if not new.dry_run:
@@ -228,6 +220,20 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     warnings += tuple(f"{display}:{line}: warning: {message}" for message in _page_warnings(new, page, title, kind, entry["title"], looked=look_up is not None))
     return Added(id=source_id, file=path, line=line, kind=kind, warnings=warnings, older_warnings=len(problems) - len(errors) - len(fresh),
                  entry=text, written=not new.dry_run)
+
+
+def _write_and_check(corpus_root: Path, path: Path, text: str, original: str | None, *, dry_run: bool) -> list[Problem]:
+    """The registry's problems with `text` as `path`: in a copy for a dry run; else written, and
+    put back to `original` should the check itself stop (an interrupt too). The caller restores
+    it on errors it refuses."""
+    if dry_run:
+        return _check_in_a_copy(corpus_root, path, text)
+    _write_atomic(path, text)
+    try:
+        return reader.check(corpus_root)
+    except BaseException:
+        _restore(path, original)
+        raise
 
 
 def _check_in_a_copy(corpus_root: Path, path: Path, text: str) -> list[Problem]:

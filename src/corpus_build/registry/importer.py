@@ -27,7 +27,7 @@ from ..core import console, limits, urls
 from ..core.errors import Problem, RegistryError, plural, printable
 from ..core.model import Corpus
 from . import reader, yamlfile
-from .add import _check_in_a_copy, _display, _restore, _write_atomic, entries_yaml, resolve_section
+from .add import _display, _restore, _write_and_check, entries_yaml, resolve_section
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
 
 # Each format's type words -> our kinds. A URL that implies a kind (GitHub, arXiv…) wins.
@@ -252,15 +252,7 @@ def apply_import(corpus: Corpus, plan: ImportPlan, *, dry_run: bool = False) -> 
         if not plan.entries:
             return plan
         console.progress("checking the registry with the new entries", 0, 0)
-        if dry_run:
-            problems = _check_in_a_copy(corpus.root, path, body + plan.text)
-        else:
-            _write_atomic(path, body + plan.text)
-            try:
-                problems = reader.check(corpus.root)
-            except BaseException:
-                _restore(path, original)
-                raise
+        problems = _write_and_check(corpus.root, path, body + plan.text, original, dry_run=dry_run)
         errors = [p for p in problems if p.severity == "error"]
         if not errors:
             return plan
