@@ -227,12 +227,7 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         if not output_path.startswith(root):
             return None
         old = os.path.join(published, output_path[len(root):])
-        try:
-            info = os.lstat(old)
-        except OSError:
-            return None
-        # One name only: a file linked from elsewhere (planted in the old site) is never shared into the new one.
-        return old if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size else None
+        return old if _shareable(old, size) else None
 
     def linked(output_path: str, size: Callable[[], int], same: Callable[[str], bool]) -> bool:
         """Link the published file at output_path's place when `same` says it holds its bytes; True when linked."""
@@ -272,6 +267,31 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
 
 # (published site, staging folder) while `_unchanged_files_linked` wraps a build.
 _BUILDING: tuple[Path, Path] | None = None
+
+
+def _shareable(old: str | Path, size: int) -> bool:
+    """A published file that may be hard-linked into the new site: a regular file of `size` bytes
+    with one name only (a file linked from elsewhere, planted in the old site, is never shared)."""
+    try:
+        info = os.lstat(old)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size
+
+
+def link_published(path: Path, data: bytes) -> bool:
+    """Hard-link the published site's file at `path`'s place (in the staging folder of the build
+    under way) when it holds `data`, as MkDocs' own writes are linked above; False: write it."""
+    twin = published_twin(path)
+    if twin is None or not _shareable(twin, len(data)):
+        return False
+    try:
+        if twin.read_bytes() != data:
+            return False
+        os.link(twin, path, follow_symlinks=False)
+        return True
+    except OSError:
+        return False
 
 
 def published_twin(path: Path) -> Path | None:

@@ -52,7 +52,6 @@ import marshal
 import math
 import os
 import re
-import stat
 import time
 import zlib
 from collections import Counter, defaultdict
@@ -61,7 +60,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.provenance import write_atomic
-from . import crossterms
+from . import crossterms, engines
 from .hanfold import HAN, Fold
 
 FOLDER = "search/fulltext"
@@ -259,7 +258,8 @@ class Writer:
         self.names.add(name)
         self.bytes += len(data)
         path = self.folder / name
-        if not path.is_file() and not _linked_from_published(path, data):
+        # Unchanged after an edit, most of the index's files: linked from the published site, not written again.
+        if not path.is_file() and not engines.link_published(path, data):
             write_atomic(path, text)
         return name
 
@@ -267,26 +267,6 @@ class Writer:
         for old in self.folder.glob("*.js"):
             if old.name not in self.names and old.name != "index.js":
                 old.unlink()
-
-
-def _linked_from_published(path: Path, data: bytes) -> bool:
-    """Hard-link the published site's file of the same name into the staging site when it holds
-    `data` (engines.py links MkDocs' own files the same way): after one edit most of the index's
-    files are unchanged, and writing thousands of them again was most of a rebuild's writes."""
-    from . import engines
-
-    twin = engines.published_twin(path)
-    if twin is None:
-        return False
-    try:
-        info = os.lstat(twin)
-        # One name only and a regular file, as engines.py asks: nothing planted is shared into the new site.
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != len(data) or twin.read_bytes() != data:
-            return False
-        os.link(twin, path, follow_symlinks=False)
-        return True
-    except OSError:
-        return False
 
 
 def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
