@@ -281,6 +281,17 @@ def now_utc() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def days_old(when: dt.datetime, now: dt.datetime | None = None) -> int:
+    """A mirror's age on the site: whole UTC calendar days from `when` to `now`.
+
+    Not the exact elapsed time: an age that steps only at UTC midnight leaves a built site true
+    for the rest of the day, so a rebuild with nothing changed need not run (site/uptodate.py),
+    however many mirrors a corpus has. Exact ages of thousands of mirrors cross a bucket every
+    few minutes.
+    """
+    return ((now or now_utc()).astimezone(dt.UTC).date() - when.astimezone(dt.UTC).date()).days
+
+
 def utc_stamp(when: dt.datetime | None = None) -> str:
     return (when or now_utc()).astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -398,8 +409,9 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
     """(state, mirror record, failure record) of one source's mirror.
 
     state is "failed", "skipped" or "kept" (the last attempt's outcome, recorded beside a
-    mirror that stays as it was), "never fetched", "stale" (checked longer ago than
-    `stale_after_days`), or the record's own status ("ok", "unchanged", "partial").
+    mirror that stays as it was), "never fetched", "stale" (last checked more than
+    `stale_after_days` UTC calendar days ago: `days_old`), or the record's own status ("ok",
+    "unchanged", "partial").
     """
     record, failure = read_provenance(raw_dir), read_failure(raw_dir)
     if failure is not None:
@@ -408,6 +420,6 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
         return "never fetched", None, None
     checked = parse_time(record.checked_at or record.fetched_at)
     # A copy the user supplied does not age: no fetch refreshes it (fetch keeps it unless --force).
-    if checked and record.supplied is None and (now or now_utc()) - checked > dt.timedelta(days=stale_after_days):
+    if checked and record.supplied is None and days_old(checked, now) > stale_after_days:
         return "stale", record, None
     return record.status.value, record, None

@@ -15,7 +15,7 @@ from html import escape
 from markupsafe import Markup
 
 from ..core.model import Corpus, Section
-from ..core.provenance import parse_time
+from ..core.provenance import days_old, parse_time
 from .labels import Labels
 
 # One colour per kind (Okabe-Ito-like, distinguishable for colour-blind readers).
@@ -126,7 +126,7 @@ def freshness(corpus: Corpus, t: Labels, infos: Sequence, now: dt.datetime | Non
     for found in infos:
         if found.state == "fresh" and found.record is not None:
             when = parse_time(found.record.checked_at or found.record.fetched_at)
-            age = (now - when).days if when else 999
+            age = days_old(when, now) if when else 999
             buckets["week" if age <= 7 else "month" if age <= 31 else "older"] += 1
         else:
             buckets[found.state] += 1

@@ -147,26 +147,15 @@ def site_state(site_dir: Path) -> str:
     return h.hexdigest()
 
 
-def expiry(corpus: Any, now: dt.datetime) -> float:
-    """The first moment the same registry would build differently: the next UTC midnight (the
-    sitemap's date, arXiv months), or a mirror's age crossing a week, a month or `stale_after_days`."""
-    from ..core.provenance import RawListing, parse_time, read_provenance
+def expiry(now: dt.datetime) -> float:
+    """The first moment the same registry would build differently: the next UTC midnight.
 
-    midnight = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(0), tzinfo=dt.UTC)
-    soonest = midnight
-    listing = RawListing(corpus.root)
-    for source in corpus.sources:
-        if listing.never_fetched(source.section, source.id):
-            continue
-        record = read_provenance(corpus.raw_dir(source))
-        when = parse_time(record.checked_at or record.fetched_at) if record is not None else None
-        if when is None:
-            continue
-        for days in (8, 32, corpus.settings.stale_after_days):  # charts.freshness' buckets, provenance.mirror_state's stale
-            moment = when + dt.timedelta(days=days)
-            if now < moment < soonest:
-                soonest = moment
-    return soonest.timestamp()
+    The sitemap's date and arXiv months step there, and so do the mirrors' ages: the freshness
+    chart's buckets and the stale state count whole UTC days (core.provenance.days_old), so
+    however many mirrors there are, none turns a week old or stale in the middle of a day.
+    """
+    midnight = dt.datetime.combine(now.astimezone(dt.UTC).date() + dt.timedelta(days=1), dt.time(0), tzinfo=dt.UTC)
+    return midnight.timestamp()
 
 
 def _stamp_path(project: Path) -> Path:
@@ -196,7 +185,7 @@ def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, 
         "schema": SCHEMA,
         "built_at": now.strftime("%Y-%m-%d %H:%M"),
         "sources": len(corpus.sources),
-        "expires": expiry(corpus, now),
+        "expires": expiry(now),
         # A build whose home page listed changes since the one before: the next one lists none (or others).
         "home_unchanged": home_unchanged,
         "inputs": fingerprint(project, site_dir, options),
