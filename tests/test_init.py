@@ -9,6 +9,8 @@ from outside the site. No file of this repository is copied into the project.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import sys
@@ -16,9 +18,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 
 from corpus_build.cli import main
-from corpus_build.init import SCAFFOLD, Project, files
+from corpus_build.init import SCAFFOLD, Project, files, requirements
 from tests.site_helpers import chromium, playwright_or_skip, serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +82,22 @@ def test_a_generated_gitignore_keeps_provenance_and_drops_mirrors(tmp_path):
     assert "docs/.gitkeep" in listed and not any(p.startswith("site/") for p in listed)
 
 
+def _run_workflow_installs(project: Path, venv: Path, dist: Path) -> None:
+    """Each workflow's install step, run as written in the new project (its pip offline, the wheel
+    the test built as the only package source): a project made by init has no pyproject.toml, so
+    `pip install .` failed there; requirements.txt names the corpus-build that made it."""
+    requirements = (project / "requirements.txt").read_text(encoding="utf-8")
+    assert "corpus-build[fetch]==" in requirements and "cannot reach" in requirements  # installed from a file: the user is told
+    for name in ("pages.yml", "daily.yml"):
+        steps = [step for job in yaml.safe_load((project / ".github" / "workflows" / name).read_text(encoding="utf-8"))["jobs"].values()
+                 for step in job["steps"] if "pip install" in str(step.get("run", ""))]
+        assert len(steps) == 1, name
+        env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(dist),
+               "CORPUS_BUILD_CLUSTER": ""}
+        result = subprocess.run(["bash", "-e", "-c", steps[0]["run"]], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"{name}: {result.stdout}{result.stderr}"
+
+
 PAGE = """<!doctype html><html lang="en"><head><title>Tiled GEMM on a small GPU</title>
 <meta name="citation_author" content="Ada Lovelace"></head>
 <body><main><h1>Tiled GEMM on a small GPU</h1><p>How tiles map to warps.</p></main></body></html>"""
@@ -112,6 +131,7 @@ def test_a_project_made_from_the_installed_wheel_is_a_complete_site(tmp_path, mo
     with serve(pages) as origin:
         run("init", "mysite", "--title", "我的阅读语料", cwd=work)
         project = work / "mysite"
+        _run_workflow_installs(project, venv, dist)
         run("add", origin + "gemm.html", "--section", "01", "--note", "分块与 warp 的对应关系。", "--tags", "gemm", cwd=project)
     run("build", cwd=project)
     site = project / "site"
@@ -216,3 +236,23 @@ def test_corpus_yaml_gets_the_same_time_zone_check(tmp_path, capsys):
     assert main(["--project", str(target), "check"]) != 0
     out = capsys.readouterr()
     assert "corpus.yaml:" in out.out + out.err and "did you mean Asia/Shanghai?" in out.out + out.err
+
+
+@pytest.mark.parametrize(("origin", "line"), [
+    (None, "corpus-build[fetch]==9.8.7"),  # from a package index
+    ({"url": "https://github.com/u/corpus-build.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
+     "corpus-build[fetch] @ git+https://github.com/u/corpus-build.git@abc123"),
+    ({"url": "https://example.org/corpus_build-9.8.7-py3-none-any.whl", "archive_info": {}},
+     "corpus-build[fetch] @ https://example.org/corpus_build-9.8.7-py3-none-any.whl"),
+    ({"url": "file:///home/u/corpus-build", "dir_info": {"editable": True}}, "corpus-build[fetch]==9.8.7"),
+])
+def test_requirements_name_the_corpus_build_that_ran_init_as_a_ci_machine_can_fetch_it(tmp_path, monkeypatch, origin, line):
+    info = tmp_path / "corpus_build-9.8.7.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: corpus-build\nVersion: 9.8.7\n", encoding="utf-8")
+    if origin is not None:
+        (info / "direct_url.json").write_text(json.dumps(origin), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    text = requirements()
+    assert text.splitlines()[-1] == line
+    assert ("cannot reach" in text) == (origin is not None and origin["url"].startswith("file:"))

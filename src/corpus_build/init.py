@@ -1,8 +1,9 @@
 """`corpus-build init DIR`: a new project that builds a complete site from the installed package.
 
 Writes the files a project owns — a commented corpus.yaml, one example section, mkdocs.yml,
-the two GitHub workflows and .gitignore files (corpus/.gitignore keeps large mirror files out
-of git, as this repository's does) — from `scaffold/` in the package. Nothing else is
+the two GitHub workflows, requirements.txt (the corpus-build the workflows install: the one
+running init) and .gitignore files (corpus/.gitignore keeps large mirror files out of git, as
+this repository's does) — from `scaffold/` in the package. Nothing else is
 needed: the `corpus` plugin brings the stylesheet, scripts and template overrides (render
 writes the assets into docs/, the plugin adds the templates), so a project's own docs/ and
 overrides/ stay optional. The scaffold's mkdocs.yml and workflows are this repository's own
@@ -66,7 +67,39 @@ def files(project: Project) -> dict[str, str]:
         out[f"corpus/01-example/{name}"] = (SCAFFOLD / "corpus" / "01-example" / name).read_text(encoding="utf-8")
     for workflow in sorted((SCAFFOLD / "workflows").glob("*.yml")):
         out[f".github/workflows/{workflow.name}"] = workflow.read_text(encoding="utf-8")
+    out["requirements.txt"] = requirements()
     return out
+
+
+def requirements() -> str:
+    """requirements.txt for the project's workflows: the corpus-build running now, as pip can fetch it on a CI machine.
+
+    The workflows install corpus-build from it (a project has no pyproject.toml of its own). An
+    install from a git or https address (PEP 610's direct_url.json) is named by that address
+    and commit; one from a package index by its version; one from a local folder or file cannot
+    be fetched elsewhere, so the version is named and a comment says what to change.
+    """
+    from importlib import metadata
+
+    head = "# The corpus-build the GitHub workflows install (.github/workflows/*.yml), with what `fetch` needs.\n"
+    try:
+        dist = metadata.distribution("corpus-build")
+    except metadata.PackageNotFoundError:  # running from a source tree without an install
+        return head + "corpus-build[fetch]\n"
+    try:
+        origin = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        origin = {}
+    url = origin.get("url", "") if isinstance(origin, dict) else ""
+    vcs = origin.get("vcs_info") if isinstance(origin, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and url.startswith("https://"):
+        return head + f"corpus-build[fetch] @ git+{url}@{vcs.get('commit_id', '')}\n"
+    if url.startswith("https://") and not isinstance(vcs, dict):
+        return head + f"corpus-build[fetch] @ {url}\n"
+    if url:
+        head += (f"# init ran with corpus-build {dist.version} installed from {url}, which a CI machine cannot reach:\n"
+                 "# change the line below to where it can install it from, e.g. corpus-build[fetch] @ git+https://…\n")
+    return head + f"corpus-build[fetch]=={dist.version}\n"
 
 
 def init(target: Path, project: Project) -> list[str]:
