@@ -42,6 +42,8 @@ def test_pull_request_is_mirrored_in_full_across_pages(server, make_corpus, opti
     text = (raw / "text.md").read_text()
     assert "#### `src/backend/ascend.py`" in text and "```diff" in text and "The NPU wants tiles of 2." in text
     assert text.index("Does this need CANN 8?") < text.index("A few things to fix first.") < text.index("mentioned this") < text.index("LGTM now.")
+    # counted nouns agree with their numbers (no "commit(s)")
+    assert "3 commits · 3 files changed · +120 −30 · 2 reviews · 5 review comments" in text and "(s)" not in text
 
     # A refresh is conditional everywhere: every request answered 304 and nothing was billed.
     fake.billed.clear()

@@ -60,10 +60,10 @@ def test_draft_for_a_fixed_window_has_exactly_the_expected_items(github: FakeGit
     assert "[#3070](<https://github.com/tile-ai/tilelang/pull/3070>) Batch finalize\\_reducer only reduced the first block — @bob, merged 10-22 01:16, 2 files +29/-5, fixes [#2623](<https://github.com/tile-ai/tilelang/issues/2623>)" in merged
     assert pr_numbers(review) == [3597]  # #3100 is open but was not touched in the window
     assert "opened 10-21 13:00" in review
-    assert "[[tilelang|tile-ai/tilelang]]: 3 commit(s) on main" in tilelang  # a0 before, a4 at the end: excluded
+    assert "[[tilelang|tile-ai/tilelang]]: 3 commits on main" in tilelang  # a0 before, a4 at the end: excluded
 
     assert "[TileFoundry 0.0.3](<https://github.com/tile-ai/TileFoundry/releases/tag/v0.0.3>) (`v0.0.3`) — 10-21 10:26" in blocks["repo:tile-ai/TileFoundry"]
-    assert "0 commit(s) on main; 3 commit(s) on feat-hcu-smls-b-vgpr" in blocks["repo:tile-ai/tilelang-hygon"]
+    assert "0 commits on main; 3 commits on feat-hcu-smls-b-vgpr" in blocks["repo:tile-ai/tilelang-hygon"]
     assert blocks["quiet"].splitlines() == [
         "- [[tilekernels|deepseek-ai/TileKernels]] (main): no activity in the window; latest push 10-14 08:00",
         "- [tile-ai/tilelang-metax](<https://github.com/tile-ai/tilelang-metax>) (dev): no activity in the window; latest push 10-16 08:00",

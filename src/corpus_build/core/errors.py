@@ -19,6 +19,7 @@ are translated once, where they are raised (``raise FetchError(...) from exc``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,28 @@ def printable(text: str) -> str:
 def plural(number: int, noun: str) -> str:
     """`1 error`, `2 errors`, `0 warnings`: the counted nouns of our messages all take -s."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+_COUNT_OR_S = re.compile(r"\{(\w+)\}|\(s\)")
+
+
+def fill_counted(template: str, values: dict[str, object]) -> str:
+    """`template.format(**values)`, each `(s)` made "s" or nothing by the count before it.
+
+    English interface strings are written with `(s)` after a counted noun ("{n} file(s) or
+    folder(s)"); a reader sees "1 file or folder", "3 files or folders". The count is the
+    nearest `{placeholder}` before the `(s)`: an int other than 1 takes "s" (a value that is
+    not a number leaves the plural, as "(s)" meant).
+    """
+    last: list[object] = [None]
+
+    def step(match: re.Match[str]) -> str:
+        if match.group(1):
+            last[0] = values.get(match.group(1))
+            return match.group(0)
+        return "" if last[0] == 1 else "s"
+
+    return _COUNT_OR_S.sub(step, template).format(**values) if "(s)" in template else template.format(**values)
 
 
 def repositories(number: int) -> str:

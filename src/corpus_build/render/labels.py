@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..core.errors import fill_counted
+
 _LABELS: dict[str, dict[str, str]] = {
     "home": {"zh": "首页", "en": "Home"},
     "sections": {"zh": "分区", "en": "Sections"},
@@ -406,7 +408,7 @@ class Labels:
 
     def __call__(self, key: str, **values: object) -> str:
         text = _LABELS[key][self.lang]
-        return text.format(**values) if values else text
+        return fill_counted(text, values) if values else text
 
     @property
     def colon(self) -> str:

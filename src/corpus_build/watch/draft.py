@@ -14,6 +14,7 @@ import datetime as dt
 import re
 
 from ..core import mdtext as md
+from ..core.errors import fill_counted
 from ..core.model import Corpus
 from ..core.urls import normalize, slugify
 from .merge import commentary_block, facts_block
@@ -136,7 +137,7 @@ class DraftWriter:
 
     def t(self, key: str, **values: object) -> str:
         text = _L[key][self.lang]
-        return text.format(**values) if values else text
+        return fill_counted(text, values) if values else text
 
     # --- pieces -------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core.errors import ContentError, HTTPStatusError, RateLimitError, UsageError
+from ...core.errors import ContentError, HTTPStatusError, RateLimitError, UsageError, plural
 from ...core.model import Source
 from ...core.provenance import Document, Extractor, ThreadFacts
 from ...core.threads import TIMELINE_SKIP, Event, conversation
@@ -91,7 +91,8 @@ def render_thread(data: dict) -> str:
         lines += ["", "Labels: " + ", ".join(f"`{label}`" for label in f.labels)]
     if f.is_pull:
         lines += ["", f"`{f.head}` → `{f.base}`" + (f" · merge commit `{f.merge_commit}`" if f.merge_commit else "")]
-        lines.append(f"{f.commits} commit(s) · {f.changed_files} file(s) changed · +{f.additions} −{f.deletions} · {f.reviews} review(s) · {f.review_comments} review comment(s)")
+        lines.append(f"{plural(f.commits, 'commit')} · {plural(f.changed_files, 'file')} changed · +{f.additions} −{f.deletions} · "
+                     f"{plural(f.reviews, 'review')} · {plural(f.review_comments, 'review comment')}")
     for event in conv.events:
         lines += _event_lines(event)
     if conv.files:
@@ -124,7 +125,7 @@ def _event_lines(event: Event) -> list[str]:
                     out += [f"> {text}" if text else ">" for text in comment.body.strip().split("\n")] + [""]
         return out
     if event.kind == "commits":
-        return ["---", "", f"**@{event.author}** pushed {len(event.commits)} commit(s) · {event.at}", ""] + [
+        return ["---", "", f"**@{event.author}** pushed {plural(len(event.commits), 'commit')} · {event.at}", ""] + [
             f"- `{c.sha[:10]}` {_words(c.subject)}" for c in event.commits
         ] + [""]
     if event.kind == "xref":
