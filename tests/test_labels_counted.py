@@ -1,4 +1,4 @@
-"""English interface strings count their nouns: "1 file", "3 files", never "file(s)" (issue 36's reader words)."""
+"""English interface strings count their nouns: "1 file", "3 files", never "file(s)"."""
 
 from __future__ import annotations
 
