@@ -255,7 +255,7 @@ def check_edited_copy(corpus_root: Path, edits: dict[Path, str]) -> list[Problem
         shutil.copytree(corpus_root, copy, ignore=shutil.ignore_patterns("raw", ".watch", ".links", ".cache"), symlinks=True)
         for path, text in edits.items():
             (copy / path.relative_to(corpus_root)).write_text(text, encoding="utf-8")
-        return reader.check(copy)
+        return reader.check(copy, copy_of=corpus_root)
 
 
 def _display(corpus_root: Path, path: Path) -> str:

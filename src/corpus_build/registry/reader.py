@@ -114,6 +114,11 @@ class _Checker:
     sources_lost: bool = False
     # chapters.yaml: "ok", "missing", or "broken" (unparsable, or an entry lost its number).
     chapters_state: str = "ok"
+    # Where parsed sections are cached (sectioncache.py): the corpus's own, or, for a dry run's
+    # throwaway copy, the real corpus's, read only (its keys are the files' bytes, so an
+    # unchanged section of the copy is found there; nothing of the copy is kept).
+    cache_root: Path | None = None
+    cache_writes: bool = True
 
     def rel(self, path: Path) -> str:
         try:
@@ -350,11 +355,12 @@ def _load_section_once(checker: _Checker, folder: Path) -> Section:
         return _load_section(checker, folder)
     if key not in _SECTIONS:
         # Then the last run's read of exactly these bytes (sectioncache.py), else a fresh read.
-        stored, found = sectioncache.get(checker.root, folder)
+        stored, found = sectioncache.get(checker.cache_root or checker.root, folder)
         if found is None:
             own = _Checker(root=checker.root)  # what this folder alone reports
             found = (_load_section(own, folder), own.problems, own.lost_ids, own.sources_lost)
-            sectioncache.put(checker.root, folder, stored, found)
+            if checker.cache_writes:
+                sectioncache.put(checker.root, folder, stored, found)
         if len(_SECTIONS) >= _SECTIONS_MAX:
             _SECTIONS.clear()
         _SECTIONS[key] = found
@@ -831,10 +837,14 @@ def _suggest(name: str, ids: set[str]) -> str:
 # --- entry points ----------------------------------------------------------------------
 
 
-def read(root: Path) -> tuple[Corpus, list[Problem]]:
-    """The corpus as far as it could be read, and every problem (errors and warnings), sorted."""
+def read(root: Path, *, copy_of: Path | None = None) -> tuple[Corpus, list[Problem]]:
+    """The corpus as far as it could be read, and every problem (errors and warnings), sorted.
+
+    copy_of: `root` is a throwaway copy of that corpus folder (a dry run's): its unchanged
+    sections are taken from that corpus's section cache, and nothing is cached for the copy.
+    """
     root = Path(root)
-    checker = _Checker(root=root)
+    checker = _Checker(root=root, cache_root=Path(copy_of) if copy_of is not None else None, cache_writes=copy_of is None)
     if not root.is_dir():
         checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --project DIR", code="missing-corpus")
         return Corpus(root=root, settings=Settings(title="Corpus"), sections=()), checker.problems
@@ -849,9 +859,9 @@ def read(root: Path) -> tuple[Corpus, list[Problem]]:
     return corpus, sorted(set(checker.problems))
 
 
-def check(root: Path) -> list[Problem]:
-    """Every problem in the registry, errors and warnings, sorted by file and line."""
-    return read(root)[1]
+def check(root: Path, *, copy_of: Path | None = None) -> list[Problem]:
+    """Every problem in the registry, errors and warnings, sorted by file and line (copy_of: as `read`)."""
+    return read(root, copy_of=copy_of)[1]
 
 
 def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
