@@ -125,7 +125,7 @@ def test_every_paper_with_verified_authors_shows_them_in_the_cite_box_and_bibtex
     base, built, corpus = default_served
     papers = [s for s in corpus.sources if s.kind == "paper"]
     verified = [s for s in papers if s.authors]
-    assert len(verified) >= 26 and all(s.verified_from for s in verified)  # each says where it was checked
+    assert len(verified) == len(papers) == 30 and all(s.verified_from for s in verified)  # each says where it was checked
     for source in verified:
         html = (built / "sources" / source.id / "index.html").read_text(encoding="utf-8")
         bibtex = html.split('class="cb-cite-bibtex"', 1)[1].split("</pre>", 1)[0]
