@@ -8,6 +8,7 @@ import http.server
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -39,14 +40,22 @@ def copy_default_project(target: Path) -> Path:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    delay = 0.0
+
     def log_message(self, *args) -> None:
         pass
 
+    def send_head(self):  # type: ignore[no-untyped-def]
+        if self.delay:
+            time.sleep(self.delay)  # a real network's round trip before each answer
+        return super().send_head()
+
 
 @contextlib.contextmanager
-def serve(directory: Path):
-    """Serve a built site at http://127.0.0.1:<free port>/ for the duration of the block."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+def serve(directory: Path, delay: float = 0.0):
+    """Serve a built site at http://127.0.0.1:<free port>/ for the duration of the block
+    (delay: seconds each answer waits, as a round trip on a real network would)."""
+    handler = functools.partial(type("_Handler", (_QuietHandler,), {"delay": delay}), directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -117,3 +117,30 @@ def test_a_page_opened_from_a_result_highlights_with_the_config_alone(browser, d
         page.wait_for_timeout(500)
         assert search.CONFIG_FILE in asked and not [name for name in asked if name.startswith(("corpus-search", "search_index", "index.js"))], asked
         page.close()
+
+
+def test_the_manifest_is_requested_beside_the_script_that_reads_it(browser, default_site):
+    """On a network with round trips, search is ready after two of them, not three: the worker asks
+    for the index's manifest before it loads corpus-fulltext.js, which would ask only once loaded."""
+    import time
+
+    site, _ = default_site
+    rtt = 0.4
+    with serve(site, delay=rtt) as base:
+        context = browser.new_context()
+        page = context.new_page()
+        started: dict[str, float] = {}
+        finished: dict[str, float] = {}
+        page.on("request", lambda r: started.setdefault(r.url.rsplit("/", 1)[-1].split("#")[0], time.monotonic()))
+        page.on("requestfinished", lambda r: finished.setdefault(r.url.rsplit("/", 1)[-1].split("#")[0], time.monotonic()))
+        page.goto(base + "sources/vllm/", timeout=60_000)
+        page.wait_for_timeout(500)
+        page.evaluate("() => { window.__opened = performance.now(); }")
+        page.locator("input.md-search__input").click()
+        page.wait_for_function("() => !/初始化|Initializing/i.test(document.querySelector('.md-search-result__meta').textContent)", timeout=60_000)
+        ready = page.evaluate("() => performance.now() - window.__opened") / 1000
+        print(f"search ready {ready:.2f} s after opening, each answer {rtt:.1f} s away")
+        assert {"index.js", "corpus-fulltext.js", "corpus-search.js"} <= started.keys() and "corpus-fulltext.js" in finished, started
+        assert started["index.js"] < finished["corpus-fulltext.js"], "the manifest waited for the script that reads it"
+        assert ready < 3 * rtt, f"search ready after {ready:.2f} s: three round trips of {rtt} s or more"
+        context.close()

@@ -71,7 +71,12 @@
   var failed = false;
 
   var api = {
-    init: function (workerUrl) { base = new URL("../../../search/fulltext/", workerUrl).href; },
+    // fetched: files already requested (corpus-search.js asks for the manifest before loading this
+    // script), {name: promise of the file's text}; read as fetchAll reads its own.
+    init: function (workerUrl, fetched) {
+      base = new URL("../../../search/fulltext/", workerUrl).href;
+      Object.keys(fetched || {}).forEach(function (name) { inflight[name] = fetched[name].then(run); });
+    },
     manifest: function (data) { manifest = data; cross = terms(data.terms); },
     // A shard says which it is by its first term, a passage file by its first passage.
     shard: function (rows) {
