@@ -51,12 +51,20 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         return super().send_head()
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:  # type: ignore[no-untyped-def]
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):  # the browser went on: not an error
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(directory: Path, delay: float = 0.0):
     """Serve a built site at http://127.0.0.1:<free port>/ for the duration of the block
     (delay: seconds each answer waits, as a round trip on a real network would)."""
     handler = functools.partial(type("_Handler", (_QuietHandler,), {"delay": delay}), directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
