@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import marshal
 import re
 
 import pytest
 
 from corpus_build.cli import main
-from corpus_build.site import fulltext
+from corpus_build.site import ftindex, fulltext
 from corpus_build.site.hanfold import Fold, default_fold, trie_pattern
 from tests.fulltext_fixture import write_fulltext_project
 
@@ -95,9 +96,10 @@ def test_a_rebuild_names_unchanged_files_as_before(built):
     assert main(["--project", str(built), "build"]) == 0
     after = {p.name for p in folder.glob("*.js") if p.name != "index.js"}
     assert after == before  # the same names: a browser's cached files stay valid
-    cache = fulltext.PageCache(built / ".corpus-build" / "cache" / "fulltext-pages.marshal", default_fold(("昇腾", "算子")))
-    assert len([key for key in cache.old if not key.startswith("entry:")]) == 3  # each page's analysis kept for the next build
-    assert len([key for key in cache.old if key.startswith("entry:")]) >= 3  # and each entry's (a source's title, note...)
+    state = marshal.loads((built / ".corpus-build" / "cache" / "fulltext-store" / "state").read_bytes())
+    assert len([name for name in state["runs"] if name.startswith("p:")]) == 3  # each page's analysis kept for the next build
+    assert len([name for name in state["runs"] if name.startswith("e:")]) >= 3  # and each entry address's (a source's title, note...)
+    assert len(list((built / ".corpus-build" / "cache" / "fulltext-store" / "a").iterdir())) == len(state["runs"])
     raw = next((built / "corpus").glob("*/raw/tma-notes/text.md"))
     raw.write_text(raw.read_text(encoding="utf-8") + "\n## Added\n\nA brand new zanzibar section.\n", encoding="utf-8")
     assert main(["--project", str(built), "build"]) == 0
@@ -147,14 +149,14 @@ def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(300)]
     for n, page in enumerate(pages):
         _mirror_page(page.path, n, words)
-    fulltext.build(site, pages, fold, cache)
+    ftindex.build(site, pages, fold, cache)
     folder = site / fulltext.FOLDER
     before = {p.name for p in folder.glob("*.js")}
     manifest = _data(folder / "index.js")
     assert len(manifest["shards"]) > 10 and len(manifest["chunks"]) > 10
 
     _mirror_page(pages[150].path, 150, words, "<p>zanzibar quokka w5</p>")  # a new paragraph in the last section
-    stats = fulltext.build(site, pages, fold, cache)
+    stats = ftindex.build(site, pages, fold, cache)
     new = {p.name for p in folder.glob("*.js")} - before - {"index.js"}
     changed_chunks = [n for n in new if n.startswith("p-")]
     changed_shards = [n for n in new if n.startswith("t-")]
@@ -168,7 +170,7 @@ def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
     assert stats.files_new == len(new) + 1 and stats.reused == len(pages) - 1
     # The same index, by its meaning, as a build from nothing gives.
     fresh = tmp_path / "fresh"
-    fulltext.build(fresh, pages, fold, None)
+    ftindex.build(fresh, pages, fold, None)
     assert _postings_by_text(fresh / fulltext.FOLDER) == _postings_by_text(folder)
 
 
@@ -179,12 +181,12 @@ def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(20)]
     for n, page in enumerate(pages):
         _mirror_page(page.path, n, words)
-    fulltext.build(site, pages, fold, cache)
+    ftindex.build(site, pages, fold, cache)
     layout = cache.with_name("fulltext-layout.json")
     slots = json.loads(layout.read_text(encoding="utf-8"))["slots"]
     _mirror_page(pages[3].path, 3, words, "".join(f'<h2 id="sec-x{k}">More {k}</h2><p>extra words {k}</p>' for k in range(12)))
     kept = pages[:10] + pages[11:]
-    fulltext.build(site, kept, fold, cache)
+    ftindex.build(site, kept, fold, cache)
     moved = json.loads(layout.read_text(encoding="utf-8"))["slots"]
     assert moved[pages[3].url][0] >= max(a + b for a, b in slots.values())  # to the end, with room to grow
     assert all(moved[p.url] == slots[p.url] for p in kept if p is not pages[3])
@@ -192,7 +194,7 @@ def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path
     # A layout whose ranges overlap (not one a build wrote) is not used: numbers afresh.
     layout.write_text(json.dumps({**json.loads(layout.read_text(encoding="utf-8")), "slots": {pages[0].url: [0, 9], pages[1].url: [5, 9]}}))
     assert fulltext.Layout(layout).slots == {}
-    fulltext.build(tmp_path / "fresh", kept, fold, None)
+    ftindex.build(tmp_path / "fresh", kept, fold, None)
     assert _postings_by_text(site / fulltext.FOLDER) == _postings_by_text(tmp_path / "fresh" / fulltext.FOLDER)
 
 
