@@ -56,6 +56,20 @@ def test_the_phrase_pattern_takes_the_longest_word():
     assert fold.tables("XY")["pattern"] == trie_pattern(["ab", "abc"])
 
 
+def test_phrases_are_replaced_where_the_pattern_replaces_them():
+    # The index folds with a lookup (Fold._replace_phrases), the worker with the pattern: they agree,
+    # on the real table and on a small one whose words overlap.
+    import random
+
+    rng = random.Random(5)
+    for fold in (default_fold(("昇腾",)), Fold({}, {"ab": "X", "abc": "Y", "bcd": "Z", "b": "W", "cdab": "V"})):
+        words = sorted(fold.phrases)
+        pieces = [*words, *(w[: len(w) // 2 + 1] for w in words), "a", "c", "d", "的", " "]
+        for _ in range(300):
+            text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+            assert fold._replace_phrases(text) == fold._phrase_re.sub(lambda m, f=fold: f.phrases[m.group(0)], text), text
+
+
 def test_numbers_survive_the_compact_code():
     numbers = [0, 1, 31, 32, 1023, 1024, 123456, 7]
     assert fulltext.decode(fulltext.encode(numbers)) == numbers
