@@ -123,3 +123,15 @@ def test_each_edit_writes_what_a_build_from_nothing_writes_and_does_the_edits_wo
             assert f'"{dropped.pop()}"' not in "".join(p.read_text(encoding="utf-8") for p in folder.glob("t-*.js"))
         if most is not None:
             assert stats.analysed <= 1 and stats.encoded <= most and stats.encoded < stats.terms / 5, (what, stats)
+
+
+def test_a_term_in_too_many_passages_keeps_its_best_postings():
+    # ftindex.best counts weights instead of sorting: the postings a sort by weight, then number, keeps.
+    import random
+
+    rng = random.Random(3)
+    for size, keep in ((50, 10), (3000, 2000), (500, 499), (40, 40)):
+        pids = sorted(rng.sample(range(10 * size), size))
+        flat = [n for pid in pids for n in (pid, rng.choice([1, 2, 3, 17, 31]))]
+        pairs = sorted(sorted(zip(flat[::2], flat[1::2], strict=True), key=lambda p: (-p[1], p[0]))[:keep])
+        assert ftindex.best(flat, keep) == [n for pair in pairs for n in pair], (size, keep)

@@ -29,6 +29,7 @@ import hashlib
 import json
 import time
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -288,8 +289,7 @@ class _Index:
         whole = None
         if df > fulltext.MAX_POSTINGS:
             whole = array("i", flat).tobytes()
-            pairs = sorted(sorted(zip(flat[::2], flat[1::2], strict=True), key=lambda p: (-p[1], p[0]))[: fulltext.MAX_POSTINGS])
-            flat = [n for pair in pairs for n in pair]
+            flat = best(flat, fulltext.MAX_POSTINGS)
         pids = flat[::2]
         gaps = [b - a for a, b in zip([0, *pids[:-1]], pids, strict=True)]
         out = [0] * len(flat)
@@ -423,6 +423,28 @@ class _Index:
                 digest, size = self.writer.files[name]
             self.chunks[sig] = (name, digest, size)
             self.chunk_list.append((parts[0][0], name))
+
+
+def best(flat: array | list[int], keep: int) -> list[int]:
+    """The `keep` best postings of a term (passage numbers and weights, alternating, in number order):
+    the highest weights, the lowest numbers among equal weights; in number order. Weights are few
+    (1..WEIGHT_STEPS): count them, rather than sort the postings."""
+    weights = flat[1::2]
+    counts = Counter(weights)
+    threshold, room = 0, keep  # every posting above the threshold, and the first `room` at it
+    for weight in sorted(counts, reverse=True):
+        if counts[weight] >= room:
+            threshold = weight
+            break
+        room -= counts[weight]
+    out: list[int] = []
+    for pid, weight in zip(flat[::2], weights, strict=True):
+        if weight > threshold:
+            out += (pid, weight)
+        elif weight == threshold and room:
+            out += (pid, weight)
+            room -= 1
+    return out
 
 
 class _Cutter:
