@@ -135,3 +135,30 @@ def test_a_term_in_too_many_passages_keeps_its_best_postings():
         flat = [n for pid in pids for n in (pid, rng.choice([1, 2, 3, 17, 31]))]
         pairs = sorted(sorted(zip(flat[::2], flat[1::2], strict=True), key=lambda p: (-p[1], p[0]))[:keep])
         assert ftindex.best(flat, keep) == [n for pair in pairs for n in pair], (size, keep)
+
+
+def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, small_limits):
+    # A shard's or a page's file gone, or the state unreadable (a disk cleaned by hand, a kill
+    # while writing it): the rebuild makes everything and writes what a build from nothing writes.
+    fold = default_fold(())
+    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
+    store = cache.with_name("fulltext-store")
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(60)]
+    for n, page in enumerate(pages):
+        write_page(page.path, n)
+    ftindex.build(site, pages, fold, cache)
+    breakages = [
+        ("every shard's file gone", lambda: [p.unlink() for p in (store / "t").iterdir()]),
+        ("the changed page's old analysis gone", lambda: [p.unlink() for p in (store / "a").iterdir()]),
+        ("the state cut short", lambda: (store / "state").write_bytes((store / "state").read_bytes()[:100])),
+    ]
+    for n, (what, breakage) in enumerate(breakages):
+        breakage()
+        write_page(pages[n].path, n, f"<p>zanzibar{n} w{n}</p>")
+        stats = ftindex.build(site, pages, fold, cache)
+        fresh = tmp_path / f"fresh-{n}"
+        (fresh / "cache").mkdir(parents=True)
+        shutil.copy(cache.with_name("fulltext-layout.json"), fresh / "cache" / "fulltext-layout.json")
+        ftindex.build(fresh / "site", pages, fold, fresh / "cache" / "fulltext-pages.marshal")
+        assert files(site / fulltext.FOLDER) == files(fresh / "site" / fulltext.FOLDER), what
+        assert stats.encoded == stats.terms, what  # made from nothing

@@ -36,6 +36,7 @@ from functools import partial
 from itertools import accumulate
 from pathlib import Path
 
+from ..core.provenance import write_atomic
 from . import crossterms, fulltext
 from .ftstore import Store
 from .hanfold import Fold
@@ -119,7 +120,7 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_file: Pa
         **fulltext._directories(writer, [c[0] for c in index.chunk_list], [c[1] for c in index.chunk_list]),
     }
     text = fulltext._js("manifest", manifest)
-    fulltext.write_atomic(folder / "index.js", text)
+    write_atomic(folder / "index.js", text)
     writer.finish()
     layout.save(writer.names)
     store.save({"version": STATE_VERSION, "mean": mean, "space": space, "empty": sorted(runs.empty),
