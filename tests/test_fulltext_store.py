@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import marshal
 import shutil
 from pathlib import Path
 
@@ -151,6 +152,8 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
         ("every shard's file gone", lambda: [p.unlink() for p in (store / "t").iterdir()]),
         ("the changed page's old analysis gone", lambda: [p.unlink() for p in (store / "a").iterdir()]),
         ("the state cut short", lambda: (store / "state").write_bytes((store / "state").read_bytes()[:100])),
+        ("a state of another shape", lambda: (store / "state").write_bytes(
+            marshal.dumps({**marshal.loads((store / "state").read_bytes()), "runs": {"p:/x/": (1, "a")}}))),
     ]
     for n, (what, breakage) in enumerate(breakages):
         breakage()

@@ -34,7 +34,7 @@ class Store:
         self._memory: dict[str, bytes] = {}
         self.state: dict[str, Any] | None = None
         data = self._read("state")
-        if isinstance(data, dict) and data.get("salt") == salt:
+        if isinstance(data, dict) and data.get("salt") == salt and _well_formed(data):
             self.state = data
 
     def key(self, data: bytes) -> str:
@@ -92,3 +92,12 @@ class Store:
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+
+
+def _well_formed(state: dict[str, Any]) -> bool:
+    """The shape ftindex.build saves (a state of another shape, made by hand or by a bug, is no state)."""
+    runs, shards, chunks = state.get("runs"), state.get("shards"), state.get("chunks")
+    return (isinstance(runs, dict) and isinstance(shards, list) and isinstance(chunks, dict)
+            and all(isinstance(v, tuple) and len(v) == 8 and isinstance(v[0], int) and isinstance(v[6], tuple) for v in runs.values())
+            and all(isinstance(v, tuple) and len(v) == 6 for v in shards)
+            and all(isinstance(v, tuple) and len(v) == 3 for v in chunks.values()))
