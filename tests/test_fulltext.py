@@ -116,7 +116,10 @@ def test_a_rebuild_names_unchanged_files_as_before(built):
     assert len(list((built / ".corpus-build" / "cache" / "fulltext-store" / "a").iterdir())) == len(state["runs"])
     raw = next((built / "corpus").glob("*/raw/tma-notes/text.md"))
     raw.write_text(raw.read_text(encoding="utf-8") + "\n## Added\n\nA brand new zanzibar section.\n", encoding="utf-8")
+    old_cache = built / ".corpus-build" / "cache" / "fulltext-pages.marshal"  # what builds before the store kept: removed
+    old_cache.write_bytes(b"\0" * 1000)
     assert main(["--project", str(built), "build"]) == 0
+    assert not old_cache.exists()
     changed = {p.name for p in folder.glob("*.js")} - set(before) - {"index.js"}
     assert changed and len(changed) < len(before)  # new shard(s) and passage file(s), the rest kept
     assert set(before) - {p.name for p in folder.glob("*.js")}  # and the replaced ones removed
@@ -157,7 +160,7 @@ def _mirror_page(path, n, words, extra=""):
 def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
     # Passage numbers, passage files and shard cuts do not depend on the pages before them:
     # editing one page rewrites its passage file and the shards of the words that changed.
-    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     words = [f"w{i}" for i in range(3000)] + [f"词{chr(0x4e00 + i)}" for i in range(400)]
     fold = default_fold(())
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(300)]
@@ -189,14 +192,14 @@ def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
 
 
 def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path):
-    site, cache = tmp_path / "site", tmp_path / "cache" / "pages.marshal"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     words = [f"v{i}" for i in range(500)]
     fold = default_fold(())
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(20)]
     for n, page in enumerate(pages):
         _mirror_page(page.path, n, words)
     ftindex.build(site, pages, fold, cache)
-    layout = cache.with_name("fulltext-layout.json")
+    layout = cache / "fulltext-layout.json"
     slots = json.loads(layout.read_text(encoding="utf-8"))["slots"]
     _mirror_page(pages[3].path, 3, words, "".join(f'<h2 id="sec-x{k}">More {k}</h2><p>extra words {k}</p>' for k in range(12)))
     kept = pages[:10] + pages[11:]

@@ -58,7 +58,7 @@ def small_limits(monkeypatch):
 
 def test_each_edit_writes_what_a_build_from_nothing_writes_and_does_the_edits_work(tmp_path, small_limits):
     fold = default_fold(())
-    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(200)]
     for n, page in enumerate(pages):
         write_page(page.path, n)
@@ -67,7 +67,8 @@ def test_each_edit_writes_what_a_build_from_nothing_writes_and_does_the_edits_wo
     assert first.analysed == 400 and first.encoded == first.terms
     folder = site / fulltext.FOLDER
     assert len(read_manifest(folder)["shards"]) > 30
-    assert not cache.exists()  # no file of the whole corpus's analyses: one per page (ftstore.py)
+    assert sorted(p.name for p in cache.iterdir()) == ["fulltext-layout.json", "fulltext-store"]  # no file of the whole corpus's analyses
+    assert len(list((cache / "fulltext-store" / "a").iterdir())) == 400  # but one per page, and per entry address (ftstore.py)
     added = fulltext.Page("/sources/s900/text/", "S900", site / "s900" / "index.html")
 
     def rewrite_all() -> None:
@@ -116,8 +117,8 @@ def test_each_edit_writes_what_a_build_from_nothing_writes_and_does_the_edits_wo
         stats = ftindex.build(site, pages_now, fold, cache, entries_now)
         fresh_cache = tmp_path / f"fresh-{what}" / "cache"
         fresh_cache.mkdir(parents=True)
-        shutil.copy(cache.with_name("fulltext-layout.json"), fresh_cache / "fulltext-layout.json")
-        fresh = ftindex.build(tmp_path / f"fresh-{what}" / "site", pages_now, fold, fresh_cache / "fulltext-pages.marshal", entries_now)
+        shutil.copy(cache / "fulltext-layout.json", fresh_cache / "fulltext-layout.json")
+        fresh = ftindex.build(tmp_path / f"fresh-{what}" / "site", pages_now, fold, fresh_cache, entries_now)
         assert files(folder) == files(tmp_path / f"fresh-{what}" / "site" / fulltext.FOLDER), what
         assert (stats.terms, stats.passages, stats.files) == (fresh.terms, fresh.passages, fresh.files), what
         if dropped:
@@ -142,8 +143,8 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
     # A shard's or a page's file gone, or the state unreadable (a disk cleaned by hand, a kill
     # while writing it): the rebuild makes everything and writes what a build from nothing writes.
     fold = default_fold(())
-    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
-    store = cache.with_name("fulltext-store")
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    store = cache / "fulltext-store"
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(60)]
     for n, page in enumerate(pages):
         write_page(page.path, n)
@@ -161,7 +162,7 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
         stats = ftindex.build(site, pages, fold, cache)
         fresh = tmp_path / f"fresh-{n}"
         (fresh / "cache").mkdir(parents=True)
-        shutil.copy(cache.with_name("fulltext-layout.json"), fresh / "cache" / "fulltext-layout.json")
-        ftindex.build(fresh / "site", pages, fold, fresh / "cache" / "fulltext-pages.marshal")
+        shutil.copy(cache / "fulltext-layout.json", fresh / "cache" / "fulltext-layout.json")
+        ftindex.build(fresh / "site", pages, fold, fresh / "cache")
         assert files(site / fulltext.FOLDER) == files(fresh / "site" / fulltext.FOLDER), what
         assert stats.encoded == stats.terms, what  # made from nothing

@@ -77,16 +77,16 @@ class _Stale(Exception):
     """A file the state names is missing or unreadable: make everything."""
 
 
-def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_file: Path | None = None, entries: Iterable = (),
+def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Path | None = None, entries: Iterable = (),
           search_terms: Iterable[Iterable[str]] = ()) -> fulltext.Stats:
     """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
     with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own).
-    `cache_file`: where the last build's store (a folder beside it) and layout are kept; None: none."""
+    `cache_dir`: where the last build's store (fulltext-store/) and layout are kept; None: nowhere (a build from nothing)."""
     started = time.process_time()
     folder = site_dir / fulltext.FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    store = Store(cache_file.with_name("fulltext-store") if cache_file else None, _salt(fold))
-    layout = fulltext.Layout(cache_file.with_name("fulltext-layout.json") if cache_file else None)
+    store = Store(cache_dir / "fulltext-store" if cache_dir else None, _salt(fold))
+    layout = fulltext.Layout(cache_dir / "fulltext-layout.json" if cache_dir else None)
     runs = _Runs(store, fold)
     for page in pages:
         runs.page(page)
@@ -490,5 +490,7 @@ def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir:
 
     pages = fulltext.site_pages(files, source_ids)
     fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
-    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and (pages or entries) else None, entries, search_terms)
+    if cache_dir is not None:  # the whole corpus's analyses in one file, as builds before the store (ftstore.py) kept them
+        (cache_dir / "fulltext-pages.marshal").unlink(missing_ok=True)
+    return build(site_dir, pages, fold, cache_dir if pages or entries else None, entries, search_terms)
 
