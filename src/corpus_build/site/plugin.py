@@ -300,7 +300,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
 
     def _fulltext_key(self, config, entries: Any = (), search_config: Any = None) -> str | None:
-        """Everything fulltext.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
+        """Everything ftindex.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
         glossary and search terms, Material's search config, the code."""
         import hashlib
         from importlib import metadata
