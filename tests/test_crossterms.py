@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from corpus_build.site import crossterms, fulltext
+from corpus_build.site import crossterms, ftindex, fulltext
 from corpus_build.site.hanfold import default_fold
 from tests.corpus_fixture import CORPUS_YAML, write_corpus
 
@@ -51,7 +51,7 @@ def test_the_corpus_adds_terms_in_corpus_yaml(tmp_path):
 
 
 def test_the_manifest_ships_the_table_with_the_corpus_terms(tmp_path):
-    fulltext.build(tmp_path, [], default_fold(), search_terms=[("独角兽", "unicorn kernel")])
+    ftindex.build(tmp_path, [], default_fold(), search_terms=[("独角兽", "unicorn kernel")])
     text = (tmp_path / fulltext.FOLDER / "index.js").read_text(encoding="utf-8")
     manifest = json.loads(text[text.index("(") + 1: text.rindex(")")])
     assert ["独角兽", "unicorn kernel"] in manifest["terms"]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import marshal
 import re
 
 import pytest
 
 from corpus_build.cli import main
-from corpus_build.site import fulltext
+from corpus_build.site import ftindex, fulltext
 from corpus_build.site.hanfold import Fold, default_fold, trie_pattern
 from tests.fulltext_fixture import write_fulltext_project
 
@@ -55,6 +56,20 @@ def test_the_phrase_pattern_takes_the_longest_word():
     assert fold.tables("XY")["pattern"] == trie_pattern(["ab", "abc"])
 
 
+def test_phrases_are_replaced_where_the_pattern_replaces_them():
+    # The index folds with a lookup (Fold._replace_phrases), the worker with the pattern: they agree,
+    # on the real table and on a small one whose words overlap.
+    import random
+
+    rng = random.Random(5)
+    for fold in (default_fold(("昇腾",)), Fold({}, {"ab": "X", "abc": "Y", "bcd": "Z", "b": "W", "cdab": "V"})):
+        words = sorted(fold.phrases)
+        pieces = [*words, *(w[: len(w) // 2 + 1] for w in words), "a", "c", "d", "的", " "]
+        for _ in range(300):
+            text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+            assert fold._replace_phrases(text) == fold._phrase_re.sub(lambda m, f=fold: f.phrases[m.group(0)], text), text
+
+
 def test_numbers_survive_the_compact_code():
     numbers = [0, 1, 31, 32, 1023, 1024, 123456, 7]
     assert fulltext.decode(fulltext.encode(numbers)) == numbers
@@ -95,12 +110,16 @@ def test_a_rebuild_names_unchanged_files_as_before(built):
     assert main(["--project", str(built), "build"]) == 0
     after = {p.name for p in folder.glob("*.js") if p.name != "index.js"}
     assert after == before  # the same names: a browser's cached files stay valid
-    cache = fulltext.PageCache(built / ".corpus-build" / "cache" / "fulltext-pages.marshal", default_fold(("昇腾", "算子")))
-    assert len([key for key in cache.old if not key.startswith("entry:")]) == 3  # each page's analysis kept for the next build
-    assert len([key for key in cache.old if key.startswith("entry:")]) >= 3  # and each entry's (a source's title, note...)
+    state = marshal.loads((built / ".corpus-build" / "cache" / "fulltext-store" / "state").read_bytes())
+    assert len([name for name in state["runs"] if name.startswith("p:")]) == 3  # each page's analysis kept for the next build
+    assert len([name for name in state["runs"] if name.startswith("e:")]) >= 3  # and each entry address's (a source's title, note...)
+    assert len(list((built / ".corpus-build" / "cache" / "fulltext-store" / "a").iterdir())) == len(state["runs"])
     raw = next((built / "corpus").glob("*/raw/tma-notes/text.md"))
     raw.write_text(raw.read_text(encoding="utf-8") + "\n## Added\n\nA brand new zanzibar section.\n", encoding="utf-8")
+    old_cache = built / ".corpus-build" / "cache" / "fulltext-pages.marshal"  # what builds before the store kept: removed
+    old_cache.write_bytes(b"\0" * 1000)
     assert main(["--project", str(built), "build"]) == 0
+    assert not old_cache.exists()
     changed = {p.name for p in folder.glob("*.js")} - set(before) - {"index.js"}
     assert changed and len(changed) < len(before)  # new shard(s) and passage file(s), the rest kept
     assert set(before) - {p.name for p in folder.glob("*.js")}  # and the replaced ones removed
@@ -141,20 +160,20 @@ def _mirror_page(path, n, words, extra=""):
 def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
     # Passage numbers, passage files and shard cuts do not depend on the pages before them:
     # editing one page rewrites its passage file and the shards of the words that changed.
-    site, cache = tmp_path / "site", tmp_path / "cache" / "fulltext-pages.marshal"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     words = [f"w{i}" for i in range(3000)] + [f"词{chr(0x4e00 + i)}" for i in range(400)]
     fold = default_fold(())
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(300)]
     for n, page in enumerate(pages):
         _mirror_page(page.path, n, words)
-    fulltext.build(site, pages, fold, cache)
+    ftindex.build(site, pages, fold, cache)
     folder = site / fulltext.FOLDER
     before = {p.name for p in folder.glob("*.js")}
     manifest = _data(folder / "index.js")
     assert len(manifest["shards"]) > 10 and len(manifest["chunks"]) > 10
 
     _mirror_page(pages[150].path, 150, words, "<p>zanzibar quokka w5</p>")  # a new paragraph in the last section
-    stats = fulltext.build(site, pages, fold, cache)
+    stats = ftindex.build(site, pages, fold, cache)
     new = {p.name for p in folder.glob("*.js")} - before - {"index.js"}
     changed_chunks = [n for n in new if n.startswith("p-")]
     changed_shards = [n for n in new if n.startswith("t-")]
@@ -168,23 +187,23 @@ def test_an_edit_rewrites_the_files_of_the_passages_it_touched(tmp_path):
     assert stats.files_new == len(new) + 1 and stats.reused == len(pages) - 1
     # The same index, by its meaning, as a build from nothing gives.
     fresh = tmp_path / "fresh"
-    fulltext.build(fresh, pages, fold, None)
+    ftindex.build(fresh, pages, fold, None)
     assert _postings_by_text(fresh / fulltext.FOLDER) == _postings_by_text(folder)
 
 
 def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path):
-    site, cache = tmp_path / "site", tmp_path / "cache" / "pages.marshal"
+    site, cache = tmp_path / "site", tmp_path / "cache"
     words = [f"v{i}" for i in range(500)]
     fold = default_fold(())
     pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(20)]
     for n, page in enumerate(pages):
         _mirror_page(page.path, n, words)
-    fulltext.build(site, pages, fold, cache)
-    layout = cache.with_name("fulltext-layout.json")
+    ftindex.build(site, pages, fold, cache)
+    layout = cache / "fulltext-layout.json"
     slots = json.loads(layout.read_text(encoding="utf-8"))["slots"]
     _mirror_page(pages[3].path, 3, words, "".join(f'<h2 id="sec-x{k}">More {k}</h2><p>extra words {k}</p>' for k in range(12)))
     kept = pages[:10] + pages[11:]
-    fulltext.build(site, kept, fold, cache)
+    ftindex.build(site, kept, fold, cache)
     moved = json.loads(layout.read_text(encoding="utf-8"))["slots"]
     assert moved[pages[3].url][0] >= max(a + b for a, b in slots.values())  # to the end, with room to grow
     assert all(moved[p.url] == slots[p.url] for p in kept if p is not pages[3])
@@ -192,7 +211,7 @@ def test_a_page_that_outgrows_its_numbers_moves_and_removed_pages_leave(tmp_path
     # A layout whose ranges overlap (not one a build wrote) is not used: numbers afresh.
     layout.write_text(json.dumps({**json.loads(layout.read_text(encoding="utf-8")), "slots": {pages[0].url: [0, 9], pages[1].url: [5, 9]}}))
     assert fulltext.Layout(layout).slots == {}
-    fulltext.build(tmp_path / "fresh", kept, fold, None)
+    ftindex.build(tmp_path / "fresh", kept, fold, None)
     assert _postings_by_text(site / fulltext.FOLDER) == _postings_by_text(tmp_path / "fresh" / fulltext.FOLDER)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_build.site import fulltext
+from corpus_build.site import ftindex, fulltext
 from corpus_build.site.hanfold import default_fold
 from tests.site_helpers import chromium, playwright_or_skip, serve
 
@@ -70,7 +70,7 @@ def indexed(tmp_path_factory) -> Path:
     # (fulltext._directories), as it does in a corpus of thousands of pages.
     default, fulltext.DIR_CHUNKS = fulltext.DIR_CHUNKS, 4
     try:
-        fulltext.build(site, pages, default_fold())
+        ftindex.build(site, pages, default_fold())
     finally:
         fulltext.DIR_CHUNKS = default
     assert '"dirs":' in (site / fulltext.FOLDER / "index.js").read_text(encoding="utf-8")

@@ -38,8 +38,9 @@ browser's cached files stay good), and a browser never mixes an old shard with a
 manifest. An edit rewrites only the files it touches (the manifest, the edited pages'
 passage files, the shards of the words whose passages changed): passage numbers are kept
 between builds (Layout), and where a file ends depends on what is near the cut, not on
-everything before it. Each page's analysis (its passages and their words) is kept too
-(PageCache), so a rebuild reads into words only the pages that changed.
+everything before it. ftindex.py makes the index from these parts, and keeps the last build
+(ftstore.py) so that a rebuild analyses only the pages that changed and encodes only the terms
+of their passages.
 """
 
 from __future__ import annotations
@@ -48,19 +49,16 @@ import hashlib
 import html
 import itertools
 import json
-import marshal
 import math
-import os
 import re
-import time
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.provenance import write_atomic
-from . import crossterms, engines
+from . import engines
 from .hanfold import HAN, Fold
 
 FOLDER = "search/fulltext"
@@ -126,7 +124,9 @@ class Stats:
     files_new: int  # files the last build did not have: what a browser downloads again, a deploy uploads
     bytes: int
     seconds: float
-    reused: int = 0  # pages whose analysis the last build's cache gave
+    reused: int = 0  # runs (pages, entries' addresses) whose analysis the last build gave
+    analysed: int = 0  # runs analysed by this build
+    encoded: int = 0  # terms whose postings this build encoded
 
 
 def passages(markup: str) -> list[tuple[str, str, str]]:
@@ -250,18 +250,38 @@ class Writer:
     def __init__(self, folder: Path):
         self.folder = folder
         self.names: set[str] = set()
+        self.files: dict[str, tuple[str, int]] = {}  # name -> (sha1, bytes): what the next build keeps by name (keep)
         self.bytes = 0
+        self._published: Path | bool | None = False  # the folder's published twin (engines.published_twin), once known
 
     def put(self, prefix: str, text: str) -> str:
         data = text.encode("utf-8")
-        name = f"{prefix}-{hashlib.sha1(data).hexdigest()[:12]}.js"
-        self.names.add(name)
-        self.bytes += len(data)
+        digest = hashlib.sha1(data).hexdigest()
+        name = f"{prefix}-{digest[:12]}.js"
+        self._named(name, digest, len(data))
         path = self.folder / name
         # Unchanged after an edit, most of the index's files: linked from the published site, not written again.
         if not path.is_file() and not engines.link_published(path, data):
             write_atomic(path, text)
         return name
+
+    def keep(self, name: str, digest: str, size: int, make: Callable[[], str]) -> str:
+        """A file of the last build, known by name, sha1 and size: there already, or linked from the
+        published site when it holds those bytes; else made again (`make`: its text)."""
+        path = self.folder / name
+        if self._published is False:
+            self._published = engines.published_twin(self.folder)
+        published = self._published if isinstance(self._published, Path) else None
+        if path.is_file() or (published is not None and engines.link_published_as(path, size, digest, published / name)):
+            self._named(name, digest, size)
+            return name
+        return self.put(name.split("-", 1)[0], make())
+
+    def _named(self, name: str, digest: str, size: int) -> None:
+        if name not in self.names:
+            self.names.add(name)
+            self.files[name] = (digest, size)
+            self.bytes += size
 
     def finish(self) -> None:
         for old in self.folder.glob("*.js"):
@@ -302,54 +322,6 @@ def analyse_entry(entry, fold: Fold) -> tuple[list, str]:
             weights[word] += relative * tf * (K1 + 1) / (tf + K1)
     scaled = {ENTRY + word: max(1, round(entry.boost * w / (K1 + 1) * WEIGHT_STEPS)) for word, w in weights.items()}
     return [entry.anchor, entry.title[:200], entry.text[:ENTRY_TEXT], scaled, -1, entry.keys, entry.boost], "".join(sorted(used))
-
-
-class PageCache:
-    """Each page's analysis from the last build, by the page's bytes and the folding table: an edit
-    re-analyses the pages it changed. One marshal file (plain data only: loading runs no code)."""
-
-    def __init__(self, path: Path | None, fold: Fold):
-        self.path = path
-        table = "".join(t + s for t, s in sorted(fold.chars.items()))
-        self.salt = hashlib.sha1(f"{VERSION}/{BLOCK}/{TITLE_WEIGHT}/{fold.pattern}/{table}".encode()).hexdigest()
-        self.old: dict[str, tuple] = {}
-        self.new: dict[str, tuple] = {}
-        self.reused = 0
-        if path is not None:
-            try:
-                data = marshal.loads(path.read_bytes())
-                if isinstance(data, dict) and data.get("salt") == self.salt:
-                    self.old = data["pages"]
-            except (OSError, ValueError, EOFError, TypeError, KeyError):
-                pass
-
-    def get(self, data: bytes, fold: Fold) -> tuple[list[list], str]:
-        key = hashlib.sha1(data).hexdigest()
-        found = self.old.get(key)
-        if found is not None:
-            self.reused += 1
-        else:
-            found = analyse(data.decode("utf-8", "replace"), fold)
-        self.new[key] = found
-        return found
-
-    def entry(self, entry, fold: Fold) -> tuple[list, str]:
-        key = "entry:" + hashlib.sha1(json.dumps([entry.url, entry.anchor, entry.title, entry.text, entry.keys, entry.boost, entry.fields],
-                                                 ensure_ascii=False).encode("utf-8")).hexdigest()
-        found = self.old.get(key)
-        if found is not None:
-            self.reused += 1
-        else:
-            found = analyse_entry(entry, fold)
-        self.new[key] = found
-        return found
-
-    def save(self) -> None:
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_bytes(marshal.dumps({"salt": self.salt, "pages": self.new}))
-            os.replace(tmp, self.path)
 
 
 class Layout:
@@ -400,73 +372,6 @@ class Layout:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(self.path, json.dumps({"version": VERSION, "end": self.end, "files": sorted(files),
                                                 "slots": self.slots}))
-
-
-def build(site_dir: Path, pages: list[Page], fold: Fold, cache_file: Path | None = None, entries: Iterable = (),
-          search_terms: Iterable[Iterable[str]] = ()) -> Stats:
-    """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
-    with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own)."""
-    started = time.process_time()
-    folder = site_dir / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    writer = Writer(folder)
-    cache = PageCache(cache_file, fold)
-    layout = Layout(cache_file.with_name("fulltext-layout.json") if cache_file else None)
-    found: dict[str, tuple[Page, list[list]]] = {}
-    used_chars: set[str] = set()
-    read = 0
-    for page in pages:
-        try:
-            data = page.path.read_bytes()
-        except OSError:
-            continue
-        read += 1
-        analysed, used = cache.get(data, fold)
-        used_chars.update(used)
-        if analysed:
-            found.setdefault(page.url, (page, analysed))
-    own: dict[str, tuple[Page, list[list]]] = {}
-    for entry in entries:
-        row, used = cache.entry(entry, fold)
-        used_chars.update(used)
-        if entry.url not in own:
-            own[entry.url] = (Page(entry.url, entry.title, Path()), [])
-        own[entry.url][1].append(row)
-    cache.save()
-    entry_firsts, space = _entry_slots({url: len(rows) for url, (_page, rows) in own.items()})
-    firsts_of = {url: space + first for url, first in layout.place({url: len(analysed) for url, (_page, analysed) in found.items()}).items()}
-    lengths = [0] * (space + layout.end)  # by passage number (unused numbers stay 0; an entry's -1: weights given)
-    postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    # (first passage number, page, passages) in number order: each term's postings come out in order.
-    runs = sorted([(entry_firsts[url], page, rows) for url, (page, rows) in own.items()]
-                  + [(firsts_of[url], page, analysed) for url, (page, analysed) in found.items()], key=lambda run: run[0])
-    for first, _page, analysed in runs:
-        for offset, (_anchor, _title, _part, counts, length, *_rest) in enumerate(analysed):
-            lengths[first + offset] = length
-            for word, tf in counts.items():
-                postings[word].append((first + offset, tf))
-    total = sum(len(analysed) for _page, analysed in found.values())
-    mean = reference_mean((sum(n for n in lengths if n > 0) / total) if total else 1.0)
-    shards, firsts = _write_shards(writer, postings, lengths, mean)
-    chunks, starts = [], []
-    for group in _chunk_groups(runs):
-        starts.append(group[0][0])
-        pieces = [[page.url, page.title, first, [row[:3] + row[5:7] if row[4] < 0 else row[:3] for row in rows]] for first, page, rows in group]
-        chunks.append(writer.put("p", _js("chunk", {"start": group[0][0], "pages": pieces})))
-    fold_file = writer.put("fold", _js("fold", fold.tables(used_chars)))
-    manifest = {
-        "version": VERSION, "passages": total, "entries": space, "entryCount": sum(len(rows) for _page, rows in own.values()),
-        "mean": mean, "maxPostings": MAX_POSTINGS,
-        "weightSteps": WEIGHT_STEPS, "k1": K1, "firsts": firsts, "shards": shards, "fold": fold_file,
-        "terms": crossterms.table(search_terms, fold),
-        **_directories(writer, starts, chunks),
-    }
-    index = _js("manifest", manifest)
-    write_atomic(folder / "index.js", index)
-    writer.finish()
-    layout.save(writer.names)
-    return Stats(read, total, len(postings), len(writer.names) + 1, len(writer.names - layout.files) + 1, writer.bytes + len(index),
-                 time.process_time() - started, cache.reused)
 
 
 def _directories(writer: Writer, starts: list[int], chunks: list[str]) -> dict:
@@ -523,53 +428,6 @@ def reference_mean(mean: float) -> float:
     return round(2 ** (round(math.log2(max(mean, 1.0)) * MEAN_STEPS) / MEAN_STEPS), 2)
 
 
-def _write_shards(writer: Writer, postings: dict[str, list[tuple[int, int]]], lengths: list[int], mean: float) -> tuple[list[str], list[str]]:
-    """The term shards, in the worker's term order, and each one's first term.
-
-    Where a shard ends depends on the terms around the cut, not on the sizes of all the
-    shards before it (content-defined cuts, as backup tools cut files into chunks): past
-    SHARD_BYTES // 4, a term starts a new shard with a chance in proportion to its entry's
-    size, decided by a hash of the term. An edit changes the shards of the terms it touches;
-    the others keep their bytes and their names."""
-    shards: list[str] = []
-    firsts: list[str] = []
-    shard: list[list] = []
-    size = 0
-    weights: dict[tuple[int, int], int] = {}  # (term count, passage length) -> weight: few pairs, many postings
-    for word in sorted(postings, key=_js_order):
-        plist = postings[word]
-        df = len(plist)
-        scored = []
-        for pid, tf in plist:
-            if lengths[pid] < 0:  # an entry's: the weight itself (analyse_entry)
-                scored.append((pid, tf))
-                continue
-            key = (tf, lengths[pid])
-            weight = weights.get(key)
-            if weight is None:
-                weight = weights[key] = _weight(tf, key[1], mean)
-            scored.append((pid, weight))
-        if df > MAX_POSTINGS:
-            scored = sorted(sorted(scored, key=lambda p: (-p[1], p[0]))[:MAX_POSTINGS])
-        flat: list[int] = []
-        last = 0
-        for pid, weight in scored:
-            flat += (pid - last, weight)
-            last = pid
-        code = encode(flat)
-        entry = len(code) + len(word) * 3 + 8
-        if shard and _cut_before(word, entry, size):
-            firsts.append(shard[0][0])
-            shards.append(writer.put("t", _js("shard", shard)))
-            shard, size = [], 0
-        shard.append([word, df, code])
-        size += entry
-    if shard:
-        firsts.append(shard[0][0])
-        shards.append(writer.put("t", _js("shard", shard)))
-    return shards, firsts
-
-
 def _cut_before(word: str, entry: int, size: int) -> bool:
     if size + entry > 2 * SHARD_BYTES:
         return True
@@ -579,17 +437,23 @@ def _cut_before(word: str, entry: int, size: int) -> bool:
 
 
 def _chunk_groups(runs: list[tuple[int, Page, list[list]]]) -> list[list[tuple[int, Page, list[list]]]]:
-    """The passage files: each a list of (first passage number, page, passages).
+    """The passage files: each a list of (first passage number, page, passages) (chunk_cuts on whole runs)."""
+    cuts = chunk_cuts([(first, page.url, [len(row[2]) + len(row[1] or "") for row in rows]) for first, page, rows in runs])
+    return [[(runs[i][0] + start, runs[i][1], runs[i][2][start:end]) for i, start, end in group] for group in cuts]
+
+
+def chunk_cuts(runs: list[tuple[int, str, list[int]]]) -> list[list[tuple[int, int, int]]]:
+    """The passage files of runs (first passage number, url, each passage's characters), in number
+    order: each file a list of (run's index, first passage, end) of the runs it holds.
 
     A page of CHUNK_CHARS // 2 characters or more has files of its own, cut every CHUNK_CHARS.
     Smaller pages next to each other share a file, up to CHUNK_CHARS; where a shared file
     starts depends on the page there (a hash of its address picks one page in SMALL_GROUP),
     so an edit changes the files of the pages it touches, not those after them."""
-    groups: list[list[tuple[int, Page, list[list]]]] = []
-    small: list[tuple[int, Page, list[list]]] = []
+    groups: list[list[tuple[int, int, int]]] = []
+    small: list[tuple[int, int, int]] = []
     chars = 0
-    for first, page, rows in runs:
-        sizes = [len(row[2]) + len(row[1] or "") for row in rows]
+    for index, (_first, url, sizes) in enumerate(runs):
         if sum(sizes) >= CHUNK_CHARS // 2:
             if small:
                 groups.append(small)
@@ -597,19 +461,19 @@ def _chunk_groups(runs: list[tuple[int, Page, list[list]]]) -> list[list[tuple[i
             start, held = 0, 0
             for i, n in enumerate(sizes):
                 if i > start and held + n > CHUNK_CHARS:
-                    groups.append([(first + start, page, rows[start:i])])
+                    groups.append([(index, start, i)])
                     start, held = i, 0
                 held += n
-            groups.append([(first + start, page, rows[start:])])
+            groups.append([(index, start, len(sizes))])
             continue
-        if small and (chars + sum(sizes) > CHUNK_CHARS or zlib.crc32(page.url.encode("utf-8")) % SMALL_GROUP == 0):
+        if small and (chars + sum(sizes) > CHUNK_CHARS or zlib.crc32(url.encode("utf-8")) % SMALL_GROUP == 0):
             groups.append(small)
             small, chars = [], 0
-        small.append((first, page, rows))
+        small.append((index, 0, len(sizes)))
         chars += sum(sizes)
     if small:
         groups.append(small)
-    return [group for group in groups if any(rows for _first, _page, rows in group)]
+    return [group for group in groups if any(end > start for _i, start, end in group)]
 
 
 def _weight(tf: int, length: int, mean: float) -> int:
@@ -647,14 +511,3 @@ def write_search_config(site_dir: Path, search_config: dict) -> None:
     if not target.is_file() or target.read_text(encoding="utf-8") != text:
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, text)
-
-
-def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
-               entries: tuple = (), search_terms: Iterable[Iterable[str]] = ()) -> Stats:
-    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
-    empty manifest: the worker asks for it)."""
-    from .hanfold import Fold, cached_fold
-
-    pages = site_pages(files, source_ids)
-    fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
-    return build(site_dir, pages, fold, cache_dir / "fulltext-pages.marshal" if cache_dir and (pages or entries) else None, entries, search_terms)

@@ -29,7 +29,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, fulltext, hosting, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -300,7 +300,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
 
     def _fulltext_key(self, config, entries: Any = (), search_config: Any = None) -> str | None:
-        """Everything fulltext.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
+        """Everything ftindex.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
         glossary and search terms, Material's search config, the code."""
         import hashlib
         from importlib import metadata
@@ -336,7 +336,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return True
 
     def _index_fulltext(self, config, files, corpus: Corpus, entries: Any) -> None:
-        found = fulltext.index_site(Path(config.site_dir), files.documentation_pages(), {s.id for s in corpus.sources},
+        found = ftindex.index_site(Path(config.site_dir), files.documentation_pages(), {s.id for s in corpus.sources},
                                     self._project / self.config.cache_dir,
                                     tuple(corpus.settings.glossary), entries=entries,
                                     search_terms=corpus.settings.search_terms)

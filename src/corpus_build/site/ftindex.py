@@ -1,0 +1,496 @@
+"""The full-text index (fulltext.py says what it holds) made so that a rebuild costs what changed.
+
+A run is what gets a range of passage numbers: a mirror page's passages, or the site's entries
+of one address. The last build is kept (ftstore.py): each run's analysis in a file of its own,
+each term shard's rows with the whole postings of its terms, and a state naming the runs (their
+content hash, first number, passage sizes and characters: not their passages), the shards and
+the passage files. A rebuild then
+
+- reads every page (its bytes name its analysis) and analyses only the new ones;
+- numbers the runs (fulltext.Layout, fulltext._entry_slots) and compares them with the state: a
+  run changed when its content or its first number did;
+- finds the terms of the changed runs (their old analysis and their new one), re-encodes only
+  those terms, and cuts again only the shards that hold them, going on past them until a cut
+  falls where the last build's fell: from there on the old shards are the new ones, since a
+  cut depends on the terms around it only (fulltext._cut_before);
+- keeps each passage file whose runs did not change, by name, without reading it.
+
+A build with no usable state (none, another salt, the reference mean moved a step, the
+entries' space resized, or more than FULL_SHARE of the passages changed) makes everything, in
+one pass over the runs in number order: each run's passages are read back from its file when
+its passage files are written, and the postings are typed arrays, so that no build holds every
+passage's text. Either way the files are the same, byte for byte (tests/test_fulltext_store.py).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from itertools import accumulate
+from pathlib import Path
+
+from ..core.provenance import write_atomic
+from . import crossterms, fulltext
+from .ftstore import Store
+from .hanfold import Fold
+
+STATE_VERSION = 1
+FULL_SHARE = 0.25  # past this share of the passages changed, making everything is as cheap
+
+
+@dataclass(frozen=True)
+class Run:
+    """A page's passages (or one address's entries) as the state keeps them: no passage text."""
+
+    url: str
+    title: str
+    key: str  # its analysis's name in the store (a hash of its input)
+    count: int  # passages
+    length: int  # its passages' lengths added (mirror pages; entries: 0)
+    sizes: tuple[int, ...]  # characters of each passage (title and text): where the passage files cut
+    used: str  # characters of its text, before and after folding (the folding table keeps those)
+
+    @classmethod
+    def of(cls, url: str, title: str, key: str, rows: list[list], used: str) -> Run:
+        return cls(url, title, key, len(rows), sum(row[4] for row in rows if row[4] > 0),
+                   tuple(len(row[2]) + len(row[1] or "") for row in rows), used)
+
+
+Placed = tuple[int, Run]  # (first passage number, run)
+
+
+def _salt(fold: Fold) -> str:
+    table = "".join(t + s for t, s in sorted(fold.chars.items()))
+    constants = (STATE_VERSION, fulltext.VERSION, fulltext.BLOCK, fulltext.TITLE_WEIGHT, fulltext.MAX_POSTINGS, fulltext.SHARD_BYTES,
+                 fulltext.K1, fulltext.B, fulltext.WEIGHT_STEPS, fulltext.MEAN_STEPS)
+    return hashlib.sha1(f"{constants}/{fold.pattern}/{table}".encode()).hexdigest()
+
+
+class _Stale(Exception):
+    """A file the state names is missing or unreadable: make everything."""
+
+
+def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Path | None = None, entries: Iterable = (),
+          search_terms: Iterable[Iterable[str]] = ()) -> fulltext.Stats:
+    """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
+    with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own).
+    `cache_dir`: where the last build's store (fulltext-store/) and layout are kept; None: nowhere (a build from nothing)."""
+    started = time.process_time()
+    folder = site_dir / fulltext.FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    store = Store(cache_dir / "fulltext-store" if cache_dir else None, _salt(fold))
+    layout = fulltext.Layout(cache_dir / "fulltext-layout.json" if cache_dir else None)
+    runs = _Runs(store, fold)
+    for page in pages:
+        runs.page(page)
+    grouped: dict[str, list] = {}
+    for entry in entries:
+        grouped.setdefault(entry.url, []).append(entry)
+    for url, group in grouped.items():
+        runs.entries(url, group)
+    entry_firsts, space = fulltext._entry_slots({url: run.count for url, run in runs.own.items()})
+    page_firsts = layout.place({url: run.count for url, run in runs.found.items()})
+    placed = {**{("e", url): (entry_firsts[url], run) for url, run in runs.own.items()},
+              **{("p", url): (space + page_firsts[url], run) for url, run in runs.found.items()}}
+    total = sum(run.count for run in runs.found.values())
+    mean = fulltext.reference_mean((sum(run.length for run in runs.found.values()) / total) if total else 1.0)
+    writer = fulltext.Writer(folder)
+    index = _Index(store, writer, mean, placed, runs.rows)
+    try:
+        index.update() if index.can_update(space) else index.make()
+    except _Stale:
+        writer = index.writer = fulltext.Writer(folder)
+        index.make()
+    used_chars: set[str] = set()
+    for _first, run in placed.values():
+        used_chars.update(run.used)
+    fold_file = writer.put("fold", fulltext._js("fold", fold.tables(used_chars)))
+    manifest = {
+        "version": fulltext.VERSION, "passages": total, "entries": space, "entryCount": sum(run.count for run in runs.own.values()),
+        "mean": mean, "maxPostings": fulltext.MAX_POSTINGS,
+        "weightSteps": fulltext.WEIGHT_STEPS, "k1": fulltext.K1, "firsts": [s[0] for s in index.shards], "shards": [s[1] for s in index.shards],
+        "fold": fold_file, "terms": crossterms.table(search_terms, fold),
+        **fulltext._directories(writer, [c[0] for c in index.chunk_list], [c[1] for c in index.chunk_list]),
+    }
+    text = fulltext._js("manifest", manifest)
+    write_atomic(folder / "index.js", text)
+    writer.finish()
+    layout.save(writer.names)
+    store.save({"version": STATE_VERSION, "mean": mean, "space": space, "empty": sorted(runs.empty),
+                "runs": {f"{kind}:{url}": (first, *_fields(run)) for (kind, url), (first, run) in placed.items()},
+                "shards": index.shards, "chunks": index.chunks},
+               {run.key for _first, run in placed.values()}, {s[2] for s in index.shards})
+    return fulltext.Stats(runs.read, total, index.terms, len(writer.names) + 1, len(writer.names - layout.files) + 1,
+                          writer.bytes + len(text.encode("utf-8")), time.process_time() - started, runs.reused,
+                          analysed=runs.analysed, encoded=index.encoded)
+
+
+def _fields(run: Run) -> tuple:
+    return (run.url, run.title, run.key, run.count, run.length, run.sizes, run.used)
+
+
+class _Runs:
+    """The build's runs, each analysed only when the store has no analysis of its content."""
+
+    def __init__(self, store: Store, fold: Fold):
+        self.store, self.fold = store, fold
+        state = store.state or {}
+        self.known: dict[str, Run] = {}  # the last build's runs, by content
+        for value in state.get("runs", {}).values():
+            run = Run(*value[1:])
+            self.known[run.key] = run
+        self.was_empty: set[str] = set(state.get("empty", ()))  # pages with no mirror text, by content
+        self.empty: set[str] = set()  # this build's
+        self.sources: dict[str, Callable[[], tuple[list[list], str]]] = {}  # key -> its analysis made again, should its file be gone
+        self.found: dict[str, Run] = {}  # mirror pages, by url, in the pages' order
+        self.own: dict[str, Run] = {}  # entries, by url
+        self.read = self.reused = self.analysed = 0
+
+    def page(self, page: fulltext.Page) -> None:
+        try:
+            data = page.path.read_bytes()
+        except OSError:
+            return
+        self.read += 1
+        if page.url in self.found:
+            return
+        key = self.store.key(data)
+        if key in self.was_empty:
+            self.empty.add(key)
+            return
+        self.sources[key] = lambda: fulltext.analyse(page.path.read_bytes().decode("utf-8", "replace"), self.fold)
+        run = self._known(key, page.url, page.title)
+        if run is None:
+            rows, used = fulltext.analyse(data.decode("utf-8", "replace"), self.fold)
+            if not rows:
+                self.empty.add(key)
+                return
+            run = self._made(key, page.url, page.title, rows, used)
+        self.found[page.url] = run
+
+    def entries(self, url: str, group: list) -> None:
+        data = json.dumps([[e.url, e.anchor, e.title, e.text, e.keys, e.boost, e.fields] for e in group], ensure_ascii=False)
+        key = self.store.key(b"entries\0" + data.encode("utf-8"))
+        self.sources[key] = lambda: self._analyse_entries(group)
+        run = self._known(key, url, group[0].title)
+        if run is None:
+            run = self._made(key, url, group[0].title, *self._analyse_entries(group))
+        self.own[url] = run
+
+    def _analyse_entries(self, group: list) -> tuple[list[list], str]:
+        rows: list[list] = []
+        used: set[str] = set()
+        for entry in group:
+            row, chars = fulltext.analyse_entry(entry, self.fold)
+            rows.append(row)
+            used.update(chars)
+        return rows, "".join(sorted(used))
+
+    def rows(self, run: Run) -> list[list] | None:
+        """A run of this build's passages: from its file, else made again (and kept); None: not a run of this build."""
+        found = self.store.analysis(run.key)
+        if isinstance(found, list) and len(found) == 2:
+            return found[0]
+        source = self.sources.get(run.key)
+        if source is None:
+            return None
+        rows, used = source()
+        self.store.put_analysis(run.key, [rows, used])
+        return rows
+
+    def _known(self, key: str, url: str, title: str) -> Run | None:
+        run = self.known.get(key)
+        if run is None:
+            return None
+        self.reused += 1
+        return run if (run.url, run.title) == (url, title) else Run(url, title, *_fields(run)[2:])
+
+    def _made(self, key: str, url: str, title: str, rows: list[list], used: str) -> Run:
+        self.analysed += 1
+        self.store.put_analysis(key, [rows, used])
+        run = Run.of(url, title, key, rows, used)
+        self.known[key] = run
+        return run
+
+
+class _Index:
+    """The shards and passage files of the placed runs: made from nothing (make) or from the last build's (update)."""
+
+    def __init__(self, store: Store, writer: fulltext.Writer, mean: float, placed: dict[tuple[str, str], Placed],
+                 rows_of: Callable[[Run], list[list] | None]):
+        self.store, self.writer, self.mean, self.rows_of = store, writer, mean, rows_of
+        self.placed = placed
+        self.order = sorted(placed.values(), key=lambda p: p[0])
+        self.old = store.state or {}
+        self.shards: list[tuple[str, str, str, str, int, int]] = []  # (first term, file, store file, sha1, bytes, terms)
+        self.chunks: dict[str, tuple[str, str, int]] = {}  # what a passage file holds -> (file, sha1, bytes)
+        self.chunk_list: list[tuple[int, str]] = []  # (first passage number, file), in order
+        self.terms = self.encoded = 0
+        self._weights: dict[tuple[int, int], int] = {}
+
+    # --- deciding -------------------------------------------------------------------------
+
+    def _changes(self) -> tuple[list[Placed], list[Placed]]:
+        """The last build's runs that are gone or changed, and this build's that are new or changed."""
+        old = {tuple(name.split(":", 1)): (value[0], Run(*value[1:])) for name, value in self.old.get("runs", {}).items()}
+        gone = [p for name, p in old.items() if _moved(p, self.placed.get(name))]
+        new = [p for name, p in self.placed.items() if _moved(p, old.get(name))]
+        return gone, new
+
+    def can_update(self, space: int) -> bool:
+        if self.old.get("version") != STATE_VERSION or self.old.get("mean") != self.mean or self.old.get("space") != space:
+            return False
+        gone, new = self._changes()
+        passages = sum(run.count for _first, run in self.order)
+        return sum(run.count for _f, run in gone + new) <= FULL_SHARE * max(passages, 1)
+
+    # --- from nothing ---------------------------------------------------------------------
+
+    def make(self) -> None:
+        """Every shard and passage file, in one pass over the runs in number order."""
+        self.shards, self.chunks, self.chunk_list, self.terms, self.encoded = [], {}, [], 0, 0
+        postings: dict[str, array] = {}
+        for first, _run, rows in self._passage_files(known={}):
+            for offset, row in enumerate(rows):
+                pid = first + offset
+                for word, weight in self._weighted(row):
+                    found = postings.get(word)
+                    if found is None:
+                        found = postings[word] = array("i")
+                    found.append(pid)
+                    found.append(weight)
+        cutter = _Cutter(self)
+        for word in sorted(postings, key=fulltext._js_order):
+            cutter.feed(self._row(word, postings.pop(word)))
+        cutter.flush()
+
+    def _weighted(self, row: list) -> Iterator[tuple[str, int]]:
+        counts, length = row[3], row[4]
+        if length < 0:  # an entry's: the weights themselves (fulltext.analyse_entry)
+            yield from counts.items()
+            return
+        weights = self._weights
+        for word, tf in counts.items():
+            weight = weights.get((tf, length))
+            if weight is None:
+                weight = weights[(tf, length)] = fulltext._weight(tf, length, self.mean)
+            yield word, weight
+
+    def _row(self, word: str, flat: array | list[int]) -> list:
+        """A shard's row for a term: [term, passage count, code, whole postings when cut at MAX_POSTINGS]."""
+        self.encoded += 1
+        df = len(flat) // 2
+        whole = None
+        if df > fulltext.MAX_POSTINGS:
+            whole = array("i", flat).tobytes()
+            flat = best(flat, fulltext.MAX_POSTINGS)
+        pids = flat[::2]
+        gaps = [b - a for a, b in zip([0, *pids[:-1]], pids, strict=True)]
+        out = [0] * len(flat)
+        out[::2] = gaps
+        out[1::2] = flat[1::2]
+        return [word, df, fulltext.encode(out), whole]
+
+    # --- from the last build --------------------------------------------------------------
+
+    def update(self) -> None:
+        gone, new = self._changes()
+        removed: set[int] = set()
+        touched: set[str] = set()
+        for first, run in gone:
+            removed.update(range(first, first + run.count))
+            for row in self._rows(run):
+                touched.update(row[3])
+        added: dict[str, list[tuple[int, int]]] = {}
+        for first, run in new:
+            for offset, row in enumerate(self._rows(run)):
+                for word, weight in self._weighted(row):
+                    added.setdefault(word, []).append((first + offset, weight))
+                    touched.add(word)
+        self._update_shards(touched, removed, added)
+        self._passage_files_kept()
+
+    def _rows(self, run: Run) -> list[list]:
+        found = self.rows_of(run)
+        if found is None:  # a run of the last build whose analysis is gone: its terms are not known
+            raise _Stale(run.key)
+        return found
+
+    def _update_shards(self, touched: set[str], removed: set[int], added: dict[str, list[tuple[int, int]]]) -> None:
+        old = [tuple(s) for s in self.old.get("shards", [])]
+        keys = [fulltext._js_order(s[0]) for s in old]
+        affected: dict[int, set[str]] = {}
+        for word in touched:
+            at = max(0, bisect.bisect_right(keys, fulltext._js_order(word)) - 1)
+            affected.setdefault(at, set()).add(word)
+            if at > 0 and old[at][0] == word:  # a shard's first term decides the cut before it: the shard before is cut again
+                affected.setdefault(at - 1, set())
+        if not old:
+            affected = {0: touched} if touched else {}
+        cutter = _Cutter(self)
+        copying = True
+        for i, (first_term, name, stored, digest, size, count) in enumerate(old):
+            if i in affected:
+                copying = False
+                for row in self._changed_rows(stored, affected[i], removed, added):
+                    cutter.feed(row)
+                continue
+            if not copying:
+                rows = self._shard_rows(stored)
+                head = rows[0]
+                if not cutter.rows or fulltext._cut_before(head[0], _entry_size(head), cutter.size):
+                    cutter.flush()
+                    copying = True
+                else:
+                    for row in rows:
+                        cutter.feed(row)
+                    continue
+            self.writer.keep(name, digest, size, partial(self._shard_text, stored))
+            self.shards.append((first_term, name, stored, digest, size, count))
+            self.terms += count
+        if not old and 0 in affected:
+            for row in self._changed_rows(None, affected[0], removed, added):
+                cutter.feed(row)
+        cutter.flush()
+
+    def _shard_text(self, stored: str) -> str:
+        return fulltext._js("shard", [row[:3] for row in self._shard_rows(stored)])
+
+    def _shard_rows(self, stored: str) -> list[list]:
+        rows = self.store.shard(stored)
+        if not isinstance(rows, list) or not rows:
+            raise _Stale(stored)
+        return rows
+
+    def _changed_rows(self, stored: str | None, words: set[str], removed: set[int], added: dict[str, list[tuple[int, int]]]) -> list[list]:
+        """A shard's rows with its touched terms encoded again (a term no passage holds now dropped, a new one added)."""
+        rows = {row[0]: row for row in self._shard_rows(stored)} if stored is not None else {}
+        for word in words:
+            pairs: list[tuple[int, int]] = []
+            row = rows.pop(word, None)
+            if row is not None:
+                flat = list(array("i", row[3])) if row[3] is not None else fulltext.decode(row[2])
+                pids = flat[::2] if row[3] is not None else list(accumulate(flat[::2]))
+                pairs = [p for p in zip(pids, flat[1::2], strict=True) if p[0] not in removed]
+            pairs += added.get(word, ())
+            if pairs:
+                pairs.sort()
+                rows[word] = self._row(word, [n for pair in pairs for n in pair])
+        return [rows[word] for word in sorted(rows, key=fulltext._js_order)]
+
+    # --- passage files --------------------------------------------------------------------
+
+    def _passage_files_kept(self) -> None:
+        known = {sig: tuple(value) for sig, value in self.old.get("chunks", {}).items()}
+        for _ in self._passage_files(known):
+            pass
+
+    def _passage_files(self, known: dict[str, tuple]) -> Iterator[tuple[int, Run, list[list]]]:
+        """Write (or keep, when `known` names it) every passage file, in number order; yields each
+        run whose passages were read for it, once, with its first number."""
+        cuts = fulltext.chunk_cuts([(first, run.url, list(run.sizes)) for first, run in self.order])
+        current: tuple[int, list[list]] | None = None
+        for group in cuts:
+            parts = [(self.order[i][0] + start, self.order[i][1], i, start, end) for i, start, end in group]
+            sig = hashlib.sha1(json.dumps([[f, run.url, run.title, run.key, s, e] for f, run, _i, s, e in parts],
+                                          ensure_ascii=False).encode("utf-8")).hexdigest()
+
+            def text(parts: list = parts) -> str:
+                nonlocal current
+                pieces = []
+                for f, run, i, s, e in parts:
+                    if current is None or current[0] != i:
+                        current = (i, self._rows(run))
+                    rows = current[1][s:e]
+                    pieces.append([run.url, run.title, f, [row[:3] + row[5:7] if row[4] < 0 else row[:3] for row in rows]])
+                return fulltext._js("chunk", {"start": parts[0][0], "pages": pieces})
+
+            if sig in known:
+                name, digest, size = known[sig]
+                self.writer.keep(name, digest, size, text)
+            else:
+                for _f, run, i, _s, _e in parts:
+                    if current is None or current[0] != i:
+                        current = (i, self._rows(run))
+                        yield self.order[i][0], run, current[1]
+                name = self.writer.put("p", text())
+                digest, size = self.writer.files[name]
+            self.chunks[sig] = (name, digest, size)
+            self.chunk_list.append((parts[0][0], name))
+
+
+def best(flat: array | list[int], keep: int) -> list[int]:
+    """The `keep` best postings of a term (passage numbers and weights, alternating, in number order):
+    the highest weights, the lowest numbers among equal weights; in number order. Weights are few
+    (1..WEIGHT_STEPS): count them, rather than sort the postings."""
+    weights = flat[1::2]
+    counts = Counter(weights)
+    threshold, room = 0, keep  # every posting above the threshold, and the first `room` at it
+    for weight in sorted(counts, reverse=True):
+        if counts[weight] >= room:
+            threshold = weight
+            break
+        room -= counts[weight]
+    out: list[int] = []
+    for pid, weight in zip(flat[::2], weights, strict=True):
+        if weight > threshold:
+            out += (pid, weight)
+        elif weight == threshold and room:
+            out += (pid, weight)
+            room -= 1
+    return out
+
+
+class _Cutter:
+    """Rows into shards, cut where fulltext._cut_before says (the same cuts however the rows come)."""
+
+    def __init__(self, index: _Index):
+        self.index = index
+        self.rows: list[list] = []
+        self.size = 0
+
+    def feed(self, row: list) -> None:
+        entry = _entry_size(row)
+        if self.rows and fulltext._cut_before(row[0], entry, self.size):
+            self.flush()
+        self.rows.append(row)
+        self.size += entry
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        index = self.index
+        name = index.writer.put("t", fulltext._js("shard", [row[:3] for row in self.rows]))
+        digest, size = index.writer.files[name]
+        index.shards.append((self.rows[0][0], name, index.store.put_shard(self.rows), digest, size, len(self.rows)))
+        index.terms += len(self.rows)
+        self.rows, self.size = [], 0
+
+
+def _entry_size(row: list) -> int:
+    return len(row[2]) + len(row[0]) * 3 + 8
+
+
+def _moved(mine: Placed, theirs: Placed | None) -> bool:
+    return theirs is None or mine[0] != theirs[0] or mine[1].key != theirs[1].key
+
+
+def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = ()) -> fulltext.Stats:
+    """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
+    empty manifest: the worker asks for it)."""
+    from .hanfold import cached_fold
+
+    pages = fulltext.site_pages(files, source_ids)
+    fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
+    if cache_dir is not None:  # the whole corpus's analyses in one file, as builds before the store (ftstore.py) kept them
+        (cache_dir / "fulltext-pages.marshal").unlink(missing_ok=True)
+    return build(site_dir, pages, fold, cache_dir if pages or entries else None, entries, search_terms)
+

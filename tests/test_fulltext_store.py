@@ -1,0 +1,168 @@
+"""The full-text index made incrementally (site/ftindex.py, site/ftstore.py): after each edit, the
+files are byte for byte those a build from nothing writes (with the same passage numbers: the
+layout file copied), and the work is the edit's: only the changed pages analysed, only the
+terms of their passages encoded, no cache of the whole corpus read."""
+
+from __future__ import annotations
+
+import bisect
+import json
+import marshal
+import shutil
+from pathlib import Path
+
+import pytest
+
+from corpus_build.site import ftindex, fulltext
+from corpus_build.site.hanfold import default_fold
+from corpus_build.site.search import Entry
+
+WORDS = [f"w{i}" for i in range(2500)] + [f"词{chr(0x4e00 + i)}{chr(0x4e80 + i % 50)}" for i in range(300)]
+
+
+def page_words(n: int, k: int) -> list[str]:
+    return [WORDS[(n * 7 + k * 13 + j * 3) % len(WORDS)] for j in range(50)]
+
+
+def write_page(path: Path, n: int, extra: str = "", sections: int = 3, drop: str = "") -> None:
+    body = "".join(f'<h2 id="sec-{k}">Part {k}</h2><p>common {" ".join(w for w in page_words(n, k) if w != drop)}</p>' for k in range(sections))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'<article class="md-content__inner md-typeset"><div class="cb-extracted">{body}{extra}</div></article>', encoding="utf-8")
+
+
+def entry(n: int, note: str = "", drop: str = "") -> Entry:
+    title = " ".join(w for w in ("Source", str(n), WORDS[n * 11 % len(WORDS)]) if w != drop)
+    text = note or " ".join(w for w in ("note", WORDS[n * 5 % len(WORDS)], WORDS[n * 17 % len(WORDS)]) if w != drop)
+    return Entry(f"sources/s{n}/", "", title, text, f"id-{n}", 1.0, (("title", title), ("text", text), ("keys", f"id-{n}")))
+
+
+def read_manifest(folder: Path) -> dict:
+    return json.loads((folder / "index.js").read_text(encoding="utf-8").split("manifest(", 1)[1].rsplit(")", 1)[0])
+
+
+def read_rows(path: Path) -> list[list]:
+    return json.loads(path.read_text(encoding="utf-8").split("shard(", 1)[1].rsplit(")", 1)[0])
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    # Small shards and a small posting limit: many shards, and terms cut at MAX_POSTINGS (their
+    # whole postings kept in the store), in an index a test builds in seconds.
+    monkeypatch.setattr(fulltext, "SHARD_BYTES", 3_000)
+    monkeypatch.setattr(fulltext, "MAX_POSTINGS", 60)
+
+
+def test_each_edit_writes_what_a_build_from_nothing_writes_and_does_the_edits_work(tmp_path, small_limits):
+    fold = default_fold(())
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(200)]
+    for n, page in enumerate(pages):
+        write_page(page.path, n)
+    entries = [entry(n) for n in range(200)]
+    first = ftindex.build(site, pages, fold, cache, entries)
+    assert first.analysed == 400 and first.encoded == first.terms
+    folder = site / fulltext.FOLDER
+    assert len(read_manifest(folder)["shards"]) > 30
+    assert sorted(p.name for p in cache.iterdir()) == ["fulltext-layout.json", "fulltext-store"]  # no file of the whole corpus's analyses
+    assert len(list((cache / "fulltext-store" / "a").iterdir())) == 400  # but one per page, and per entry address (ftstore.py)
+    added = fulltext.Page("/sources/s900/text/", "S900", site / "s900" / "index.html")
+
+    def rewrite_all() -> None:
+        for n, page in enumerate(pages):
+            write_page(page.path, n, f"<p>w{n % 9}</p>")
+
+    dropped: list[str] = []
+
+    def drop_a_first_term(entries: list[Entry]) -> None:
+        """A shard's first term gone: an entry's own word, which no page and no other entry has (an
+        entry touches few shards): the cut before that shard moves, and the shard before is cut again."""
+        manifest = read_manifest(folder)
+        df = {row[0]: row[1] for name in manifest["shards"] for row in read_rows(folder / name)}
+        keys = [first.encode("utf-16-be") for first in manifest["firsts"]]
+
+        def shard_of(term: str) -> int:
+            return max(0, bisect.bisect_right(keys, term.encode("utf-16-be")) - 1)
+
+        for at, first in enumerate(manifest["firsts"][1:], 1):
+            if not (first.startswith(fulltext.ENTRY + "w") and df[first] == 1):
+                continue
+            n = next(n for n, e in enumerate(entries) if first[1:] in e.title.split() + e.text.split())
+            others = {fulltext.ENTRY + t for _field, value in entries[n].fields for t in fulltext.terms(value.lower())} - {first}
+            if shard_of(first) == at and all(shard_of(t) != at - 1 for t in others):  # only the first term says to cut again before
+                entries[n] = entry(n, drop=first[1:])
+                dropped.append(first)
+                return
+        raise AssertionError("no entry's word stands first in a shard alone")
+
+    edited = [*entries[:80], entry(80, "zebu note w7"), *entries[81:]]
+    grown = [*pages, added]
+    fewer = grown[:120] + grown[121:]
+    edits = [
+        # (what, the edit, the pages and entries after it, the most terms it may encode)
+        ("a paragraph added to a page", lambda: write_page(pages[50].path, 50, "<p>zanzibar quokka w5</p>"), pages, entries, 200),
+        ("a note edited", None, pages, edited, 30),
+        ("a page added", lambda: write_page(added.path, 900), grown, edited, 200),
+        ("a page removed", None, fewer, edited, 200),
+        ("a page outgrows its numbers", lambda: write_page(pages[7].path, 7, sections=9), fewer, edited, 500),
+        ("a shard's first term dropped", lambda: drop_a_first_term(edited), fewer, edited, 30),
+        ("every page changed: made from nothing", rewrite_all, fewer, edited, None),
+    ]
+    for what, change, pages_now, entries_now, most in edits:
+        if change is not None:
+            change()
+        stats = ftindex.build(site, pages_now, fold, cache, entries_now)
+        fresh_cache = tmp_path / f"fresh-{what}" / "cache"
+        fresh_cache.mkdir(parents=True)
+        shutil.copy(cache / "fulltext-layout.json", fresh_cache / "fulltext-layout.json")
+        fresh = ftindex.build(tmp_path / f"fresh-{what}" / "site", pages_now, fold, fresh_cache, entries_now)
+        assert files(folder) == files(tmp_path / f"fresh-{what}" / "site" / fulltext.FOLDER), what
+        assert (stats.terms, stats.passages, stats.files) == (fresh.terms, fresh.passages, fresh.files), what
+        if dropped:
+            assert f'"{dropped.pop()}"' not in "".join(p.read_text(encoding="utf-8") for p in folder.glob("t-*.js"))
+        if most is not None:
+            assert stats.analysed <= 1 and stats.encoded <= most and stats.encoded < stats.terms / 5, (what, stats)
+
+
+def test_a_term_in_too_many_passages_keeps_its_best_postings():
+    # ftindex.best counts weights instead of sorting: the postings a sort by weight, then number, keeps.
+    import random
+
+    rng = random.Random(3)
+    for size, keep in ((50, 10), (3000, 2000), (500, 499), (40, 40)):
+        pids = sorted(rng.sample(range(10 * size), size))
+        flat = [n for pid in pids for n in (pid, rng.choice([1, 2, 3, 17, 31]))]
+        pairs = sorted(sorted(zip(flat[::2], flat[1::2], strict=True), key=lambda p: (-p[1], p[0]))[:keep])
+        assert ftindex.best(flat, keep) == [n for pair in pairs for n in pair], (size, keep)
+
+
+def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, small_limits):
+    # A shard's or a page's file gone, or the state unreadable (a disk cleaned by hand, a kill
+    # while writing it): the rebuild makes everything and writes what a build from nothing writes.
+    fold = default_fold(())
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    store = cache / "fulltext-store"
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(60)]
+    for n, page in enumerate(pages):
+        write_page(page.path, n)
+    ftindex.build(site, pages, fold, cache)
+    breakages = [
+        ("every shard's file gone", lambda: [p.unlink() for p in (store / "t").iterdir()]),
+        ("the changed page's old analysis gone", lambda: [p.unlink() for p in (store / "a").iterdir()]),
+        ("the state cut short", lambda: (store / "state").write_bytes((store / "state").read_bytes()[:100])),
+        ("a state of another shape", lambda: (store / "state").write_bytes(
+            marshal.dumps({**marshal.loads((store / "state").read_bytes()), "runs": {"p:/x/": (1, "a")}}))),
+    ]
+    for n, (what, breakage) in enumerate(breakages):
+        breakage()
+        write_page(pages[n].path, n, f"<p>zanzibar{n} w{n}</p>")
+        stats = ftindex.build(site, pages, fold, cache)
+        fresh = tmp_path / f"fresh-{n}"
+        (fresh / "cache").mkdir(parents=True)
+        shutil.copy(cache / "fulltext-layout.json", fresh / "cache" / "fulltext-layout.json")
+        ftindex.build(fresh / "site", pages, fold, fresh / "cache")
+        assert files(site / fulltext.FOLDER) == files(fresh / "site" / fulltext.FOLDER), what
+        assert stats.encoded == stats.terms, what  # made from nothing
