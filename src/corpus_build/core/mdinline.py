@@ -7,7 +7,7 @@ that is most of converting it (2.5 of 5.4 s for the 35 MB of mirror text of the
 match at all, so a run holding none of them leaves the step unchanged: the patterns are
 tried only when one is present.
 
-That holds only for patterns known here, by their very regular expression (REQUIRED):
+That holds only for patterns known here, by their very regular expression (`_required`):
 `install` changes nothing on a converter with any other inline pattern (an extension's
 own). A pattern acts only on a match (`InlineProcessor.__applyPattern` calls its
 `handleMatch` for each one and for nothing else), so skipping runs none of them match
@@ -41,14 +41,23 @@ def _required() -> dict[str, tuple[str, ...]]:
 
 
 def _needs(pattern: Any, known: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
-    """What a match of `pattern` contains, or None for a pattern not known here."""
+    """What a match of `pattern` contains, or None for a pattern not known here.
+
+    Known by its regular expression alone, whatever its class (pymdownx.inlinehilite's code
+    spans use the library's BACKTICK_RE): the inline step calls a pattern for its matches only,
+    found with that expression, unless the class finds them some other way.
+    """
     from markdown import inlinepatterns as ip
 
-    if type(pattern).__module__ != ip.__name__ or type(pattern).getCompiledRegExp is not ip.Pattern.getCompiledRegExp:
+    if type(pattern).getCompiledRegExp is not ip.Pattern.getCompiledRegExp:
+        return None
+    compiled = getattr(pattern, "compiled_re", None)
+    if not isinstance(compiled, re.Pattern):
         return None
     if isinstance(pattern, ip.DelimiterProcessor):  # emphasis: its regular expression is its delimiters
-        return tuple(pattern.tokens) or None
-    return known.get(pattern.pattern)
+        tokens = tuple(pattern.tokens)
+        return tokens if tokens and compiled.pattern == "|".join(re.escape(t) for t in tokens) else None
+    return known.get(compiled.pattern)
 
 
 def trigger(md: Any) -> re.Pattern[str] | None:
