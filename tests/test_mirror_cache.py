@@ -281,3 +281,35 @@ def test_after_a_note_edit_the_index_files_it_did_not_change_are_linked_not_writ
     assert kept and changed, (sorted(before), sorted(after))  # some files changed with the note, some did not
     assert [name for name in kept if after[name] != before[name][0]] == []  # not written again
     assert all((index / name).read_bytes() == before[name][1] for name in kept)
+
+
+def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
+    """Every source page's view is made at every render, to find its key: the excerpt's words are
+    kept between renders by the text they come from (render/reuse.py), and an edit shows."""
+    from corpus_build.core import mdtext
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    made: list[str] = []
+    real = mdtext.plain_text
+
+    def counting(text: str) -> str:
+        made.append(text)
+        return real(text)
+
+    monkeypatch.setattr(mdtext, "plain_text", counting)
+    site.build(project, strict=True)
+    assert made == []
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-html"
+    (raw / "text.md").write_text("Zebraword opens the text.\n\n" + (raw / "text.md").read_text(encoding="utf-8"), encoding="utf-8")
+    site.build(project, strict=True)
+    assert len(made) == 1 and made[0].startswith("Zebraword")
+    page = (project / "site" / "sources" / "doc-html" / "index.html").read_text(encoding="utf-8")
+    assert "Zebraword opens the text." in page
+
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    monkeypatch.setattr(mdtext, "plain_text", real)
+    site.build(fresh, strict=True)
+    assert (fresh / "site" / "sources" / "doc-html" / "index.html").read_bytes() == page.encode("utf-8")

@@ -119,3 +119,42 @@ def test_unzipped_copy_searches_from_file_url(built, tmp_path):
             assert errors == [] and foreign == []
         finally:
             browser.close()
+
+
+def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp_path, monkeypatch):
+    """The last zip's entries with the same bytes are copied, deflated as they were (site/offlinezip.py)."""
+    import shutil
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")  # the sitemap's dates: the same for every build
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    deflated: list[str] = []
+    real = zipfile.ZipFile.writestr
+
+    def counting(self, entry, data, *args, **kwargs):
+        deflated.append(entry.filename if isinstance(entry, zipfile.ZipInfo) else entry)
+        return real(self, entry, data, *args, **kwargs)
+
+    monkeypatch.setattr(zipfile.ZipFile, "writestr", counting)
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        names = zf.namelist()
+        assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
+    assert 0 < len(deflated) < len(names) / 4, (len(deflated), len(names))
+    assert "site/sources/tilelang.html" in deflated
+
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    assert main(["--project", str(fresh), "build"]) == 0
+    assert (fresh / "site" / "offline.zip").read_bytes() == (project / "site" / "offline.zip").read_bytes()
+
+    # A zip another zlib or Python wrote is not copied from: compressed anew, it is the same zip.
+    (project / ".corpus-build" / ".offline.zip.made-by.json").write_text('{"zlib": "0.0"}', encoding="utf-8")
+    deflated.clear()
+    sources.write_text(sources.read_text(encoding="utf-8").replace("zebraword", "zebraword again"), encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    assert len(deflated) == len(names)

@@ -29,6 +29,7 @@ from .linknotice import status_section as link_status_section
 from .pages import DIGESTS_IN_NAV, GENERATED_MARK, PageBuilder
 from .places import paths
 from .reuse import Reuse
+from .reuse import active as reuse_active
 
 MANIFEST = ".corpus-build-manifest.json"
 # Every page carries the whole nav, so its size is bounded: past this many sections
@@ -136,7 +137,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     except (OSError, ValueError):
         previous = set()
     expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
-    with mirrortext.resolving_once():
+    with mirrortext.resolving_once(), reuse_active(reuse):
         written, unchanged = _write_pages(corpus, docs_dir, directory_urls, reuse, previous, pages, expected)
     removed = []
     for relative in sorted(previous - set(pages)):

@@ -27,6 +27,7 @@ from ..core.provenance import Declined, Provenance, SavedImage, mirror_state, re
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .reuse import Reuse
+from .reuse import plain_text as reuse_words
 from .snapshotstyles import PublishedStyles, archive_budget, inline_fonts, published_styles, restyle
 from .views import (
     Badge,
@@ -239,7 +240,7 @@ def _excerpt(corpus: Corpus, source: Source, record: Provenance) -> str:
             text = handle.read(EXCERPT * 4)
     except OSError:
         return ""
-    text = md.plain_text(text)  # the words as the page showed them (tile-ai, __init__.py), no syntax
+    text = reuse_words(text)  # the words as the page showed them (tile-ai, __init__.py), no syntax; kept between renders
     return text[:EXCERPT] + ("…" if len(text) > EXCERPT else "")
 
 

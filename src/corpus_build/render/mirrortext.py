@@ -120,7 +120,10 @@ def _converter() -> Any:
     if converter is None:
         import markdown
 
+        from ..core import mdinline
+
         converter = markdown.Markdown(extensions=md.TEXT_EXTENSIONS, extension_configs=md.TEXT_EXTENSION_CONFIGS, output_format="html")
+        mdinline.install(converter)  # prose without `*`, `[`, `<`…: no inline pattern scans it (half of converting it)
         _CONVERTERS.markdown = converter
     return converter.reset()
 

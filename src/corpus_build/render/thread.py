@@ -26,6 +26,7 @@ from ..core.provenance import Provenance, parse_time
 from ..core.threads import CommentThread, Commit, Conversation, Event, conversation
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, mirror_file, opaque, sanitize_markdown
+from .reuse import plain_text as reuse_words
 from .views import CODE_SPAN, plain_title, title_md
 from .views import safe_url as _safe_url
 
@@ -284,7 +285,7 @@ def thread_excerpt(corpus: Corpus, source: Source, record: Provenance, limit: in
     path = mirror_file(corpus, source, record.body_file)
     data = read_thread(path) if path is not None else None
     body = data["issue"].get("body") if data is not None else ""
-    text = md.plain_text(body if isinstance(body, str) else "")  # GitHub Markdown as the words it shows
+    text = reuse_words(body if isinstance(body, str) else "")  # GitHub Markdown as the words it shows (kept between renders)
     return text[:limit] + ("…" if len(text) > limit else "")
 
 

@@ -56,6 +56,7 @@ class SharedMarkdown:
 
     def __init__(self, config: Any):
         self.md: Any = None
+        self.inline_skipped = False
         extensions = list(config["markdown_extensions"])
         unknown = sorted({_module(e) for e in extensions} - SHAREABLE)
         engine = KNOWN_RENDERS.get(render_source_hash())
@@ -83,7 +84,12 @@ class SharedMarkdown:
         if page.markdown is None:
             raise RuntimeError("`markdown` field hasn't been set (via `read_source`)")
         if self.md is None:
+            from ..core import mdinline
+
             self.md = markdown.Markdown(extensions=self._extensions, extension_configs=self._configs)
+            # Runs of text no inline pattern can match skip the inline step (core/mdinline.py):
+            # with the project's extensions, all known, a third of converting a source page.
+            self.inline_skipped = mdinline.install(self.md)
         md = self.md.reset()
         # MkDocs' own processors, made for each page as Page.render makes them: registered
         # under the same names, each replaces the last page's.

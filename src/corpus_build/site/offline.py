@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import yaml
 
 from ..core.errors import SiteError
 from ..render.offlinelink import COPY_FLAG, ZIP_NAME, reveal
+from . import offlinezip
 
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
 _CHILD = ".corpus-build-offline.yml"  # beside mkdocs.yml, so relative paths resolve alike
@@ -70,7 +72,8 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         shim.write_text(resources.files("corpus_build.site").joinpath("templates/offline-worker.js").read_text(encoding="utf-8"), encoding="utf-8")
         partial = target.with_name(f".{target.name}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+
+        def entries() -> Iterator[tuple[zipfile.ZipInfo, bytes]]:
             for path in sorted(site_dir.rglob("*")):
                 if path.is_file() and not path.name.endswith(".zip"):
                     # A fixed time stamp: the same site gives the same zip, byte for byte
@@ -78,8 +81,12 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
                     entry = zipfile.ZipInfo(f"{folder}/{path.relative_to(site_dir).as_posix()}", date_time=_ZIP_TIME)
                     entry.compress_type = zipfile.ZIP_DEFLATED
                     entry.external_attr = 0o644 << 16
-                    archive.writestr(entry, path.read_bytes())
+                    yield entry, path.read_bytes()
+
+        # What the last zip holds already is copied from it, not deflated again (offlinezip.py).
+        offlinezip.write(target, partial, entries())
         os.replace(partial, target)
+        offlinezip.made(target)
     return target
 
 
