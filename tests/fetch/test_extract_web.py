@@ -177,3 +177,22 @@ def test_a_see_also_line_and_a_page_of_links_stay_text():
     toc = "".join(f'<li class="toctree-l1"><a href="lib/mod{i}.html">Module number {i} and what it does</a></li>' for i in range(30))
     out = markdown(f'<html><body><div class="body"><h1>The Library</h1><p>The modules, one page each.</p><div class="toctree-wrapper"><ul>{toc}</ul></div></div></body></html>')
     assert all(f"Module number {i} and" in out for i in range(30)), out
+
+
+def test_beside_a_core_holding_most_of_the_prose_only_what_reads_as_the_text_stays():
+    # Neither named as furniture nor mostly links, so no rule for boilerplate caught them: a blog's
+    # tagline, a line of credits, a copyright line, a teaser beside the post. The core (the post)
+    # holds most of the prose: its siblings stay only if they read as its text does.
+    html = ('<html><body><div id="wrap">'
+            '<div class="head"><h2><a href="/">Harbour Notes</a></h2><div class="desc">through the looking glass</div></div>'
+            f'<div class="post"><h1>Breakwater approved</h1>{article(8)}</div>'
+            '<div class="credit">Photos: Anna Berg, Port Authority (2024)</div>'
+            '<div class="more"><a href="/2024/04/fees.html">Harbour fees rise</a> a short note on the new fees, and more</div>'
+            '<div class="legal">Copyright © 2024 by harbour-notes.example</div>'
+            '<p>A closing word from the editors, who thank every reader for following this story so far.</p>'
+            '</div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "closing word from the editors" in out  # a paragraph beside the post reads as text
+    for furniture in ("looking glass", "Anna Berg", "short note on the new fees", "Copyright"):
+        assert furniture not in out, (furniture, out)

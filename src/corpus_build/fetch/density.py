@@ -16,6 +16,10 @@ What is left out, then, is what stands beside the text and does not read like it
   related items, sharing, promotions and the like;
 - inside the core: lists and boxes of links holding a small part of its text, and the same
   named boxes.
+Where the core holds most of the region's prose, readability's sibling test is stricter: beside it
+stays only what reads as the text does (a heading or a section under one, a paragraph, code, a
+table, a list, a block scoring a fifth of the core's score); teasers, credits, taglines and
+copyright lines go.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
 they stand. Where the blocks left out would come to most of the region's text, the page is
 a page of links (an index, a contents page): nothing is left out.
@@ -234,9 +238,50 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
+    found |= _beside(core, on_path, blocks, region, found)
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
     return found
+
+
+def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
+    """Where the core holds most of the region's prose, what stands beside it is the text only if
+    it reads as the text does (readability's sibling test): a heading, a block of prose, or a
+    container scoring a fifth of the core's score; the rest (teasers, comment threads, bylines,
+    boxes of links that are no list) is left out."""
+    if 2 * blocks.prose(core) < blocks.prose(region):
+        return set()
+    threshold = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
+    out: set = set()
+    for node in on_path:
+        if node is core:
+            continue
+        for child in node:
+            if child in on_path or child in found or not blocks.text.get(child):
+                continue
+            if not _qualifies(child, blocks, threshold):
+                out.add(child)
+    return out
+
+
+def _qualifies(el, blocks: Blocks, threshold: float) -> bool:
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
+        return True
+    # A box under its own heading is a section of the text (DocBook's `div.titlepage`, a man page's
+    # NAME); a teaser's heading is a link.
+    if any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
+        return True
+    density = blocks.density(el)
+    if class_weight(el) < 0:
+        return False
+    if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
+        return True
+    words = " ".join(el.text_content().split())
+    if tag == "p":  # a paragraph, unless a line of links: what reads as a sentence, or six words of one
+        return density < 0.5 and (blocks.prose(el) >= 80 or _reads(words))
+    # (readability's: a paragraph's length of prose, or a short line that ends as a sentence)
+    return (blocks.prose(el) >= 80 and density < 0.25) or (density == 0 and bool(_SENTENCE_END.search(words)))
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
