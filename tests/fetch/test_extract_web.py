@@ -196,3 +196,34 @@ def test_beside_a_core_holding_most_of_the_prose_only_what_reads_as_the_text_sta
     assert "closing word from the editors" in out  # a paragraph beside the post reads as text
     for furniture in ("looking glass", "Anna Berg", "short note on the new fees", "Copyright"):
         assert furniture not in out, (furniture, out)
+
+
+
+def test_text_inside_a_link_is_a_teaser_not_the_core():
+    # A feed of teasers, each a link around a block of long text with many commas, outscores a
+    # short story by readability's count; text one clicks through to is not the page's text.
+    from corpus_build.fetch.density import Blocks
+
+    feed = "".join(f'<li><a href="/live/{i}"><div class="tw">Markets, at noon, were mixed: banks up, miners down, oil flat, '
+                   f"the yen, the euro and gold unchanged, and bonds, again, quiet, item {i}</div></a></li>" for i in range(6))
+    html = (f'<html><body><div class="page"><div class="story"><h1>Breakwater approved</h1>{article(3)}</div>'
+            f'<div class="live"><ul>{feed}</ul></div></div></body></html>')
+    body = lxml.html.fromstring(html).find(".//body")
+    top = Blocks(body, lambda el: False).top()
+    assert top is not None and top.get("class") == "story", lxml.html.tostring(top)[:80]
+
+
+
+def test_beside_the_top_candidate_inside_the_core_its_strong_neighbours_widened():
+    # Three short sections dense with commas score nearly as well as the long story, so the core is
+    # the column holding all four; the story alone holds most of the prose. Beside it inside the
+    # column, a credit line and a tagline are no text; the sections are.
+    def section(n: int) -> str:
+        return "<div><div>" + "".join(f"<p>Boats, nets, ropes, buoys, crates, fuel, ice, bait: list {n}.{i}</p>" for i in range(3)) + "</div></div>"
+
+    html = (f'<html><body>{NAV}<div class="column"><div class="credit">Photos: Anna Berg, Port Authority (2024)</div>'
+            f'<div class="story"><div>{article(10)}</div></div>{section(1)}{section(2)}{section(3)}'
+            '<div class="tag">through the looking glass</div></div></body></html>')
+    out = markdown(html)
+    assert all(f"({i})" in out for i in range(10)) and "list 3.2" in out, out
+    assert "Anna Berg" not in out and "looking glass" not in out, out

@@ -74,12 +74,14 @@ class Blocks:
         self.score: dict = {}
         paragraphs: list = []
         # Post-order without recursion (pages nest deeper than Python's stack allows).
-        stack: list = [(region, False)]
+        stack: list = [(region, False, False)]
         while stack:
-            el, done = stack.pop()
+            el, done, linked = stack.pop()
             if not done:
-                stack.append((el, True))
-                stack.extend((c, False) for c in reversed(el) if isinstance(c.tag, str) and not skip(c))
+                stack.append((el, True, linked))
+                # (a block inside a link is a teaser's text: it scores no paragraph)
+                linked = linked or (el.tag == "a" and el.get("href") is not None)
+                stack.extend((c, False, linked) for c in reversed(el) if isinstance(c.tag, str) and not skip(c))
                 continue
             text = _dense(el.text)
             links = 0
@@ -94,7 +96,7 @@ class Blocks:
                 links = text
             self.text[el] = text
             self.links[el] = links
-            if text >= PARAGRAPH and (tag in _PARAGRAPHS or (tag in ("div", "section", "article", "span", "font") and self._loose(el) >= PARAGRAPH)):
+            if text >= PARAGRAPH and not linked and (tag in _PARAGRAPHS or (tag in ("div", "section", "article", "span", "font") and self._loose(el) >= PARAGRAPH)):
                 paragraphs.append(el)
         for para in paragraphs:
             if para.tag.lower() == "li" and 2 * self.links[para] > self.text[para]:
@@ -127,8 +129,15 @@ class Blocks:
     def final(self, el) -> float:
         return self.score[el] * (1 - self.density(el))
 
-    def core(self):
-        """The container the main text is in (readability's top candidate), or None."""
+    def best(self):
+        """Readability's top candidate, the best-scoring container, or None."""
+        if not self.score:
+            return None
+        top = max(self.score, key=self.final)
+        return top if self.final(top) > 0 else None
+
+    def top(self):
+        """The best container, or the ancestor several strong ones share, or None."""
         if not self.score:
             return None
         ranked = sorted(self.score, key=self.final, reverse=True)
@@ -146,8 +155,15 @@ class Blocks:
                     break
                 if ancestor is self.region:
                     break
+        return top
+
+    def core(self):
+        """The container the main text is in (the top candidate, or a parent scoring nearly as well), or None."""
+        top = self.top()
+        if top is None:
+            return None
         # A parent scoring nearly as well holds more of the text.
-        last = self.final(top) if top in self.score else best
+        last = self.final(top) if top in self.score else max(self.final(c) for c in self.score)
         threshold = last / 3
         parent = top.getparent()
         while parent is not None and top is not self.region:
@@ -239,6 +255,16 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
     found |= _beside(core, on_path, blocks, region, found)
+    top = blocks.best()
+    if top is not None and top is not core and core in set(top.iterancestors()):
+        # (a core that strong neighbours or a parent's score widened: what stands beside the best
+        # candidate inside it, where that candidate holds most of the prose)
+        inner = set()
+        for node in (top, *top.iterancestors()):
+            inner.add(node)
+            if node is core:
+                break
+        found |= _beside(top, inner, blocks, region, found)
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
     return found
@@ -268,13 +294,13 @@ def _qualifies(el, blocks: Blocks, threshold: float) -> bool:
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
     if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
         return True
+    if class_weight(el) < 0:
+        return False
     # A box under its own heading is a section of the text (DocBook's `div.titlepage`, a man page's
     # NAME); a teaser's heading is a link.
     if any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
         return True
     density = blocks.density(el)
-    if class_weight(el) < 0:
-        return False
     if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
         return True
     words = " ".join(el.text_content().split())
