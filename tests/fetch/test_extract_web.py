@@ -227,3 +227,17 @@ def test_beside_the_top_candidate_inside_the_core_its_strong_neighbours_widened(
     out = markdown(html)
     assert all(f"({i})" in out for i in range(10)) and "list 3.2" in out, out
     assert "Anna Berg" not in out and "looking glass" not in out, out
+
+
+def test_beside_the_core_a_box_holding_a_form_is_no_text_whatever_its_heading():
+    # A comment form and a newsletter sign-up under their own headings, with a sentence of prose
+    # each: sections by their shape, but a form is a way to write back, not the text.
+    reply = ('<div class="box"><h3>Leave a reply</h3><p>Your email address will not be published, and required fields are marked, as usual.</p>'
+             '<form action="/reply"><label>Name</label><input name="n"><textarea name="t"></textarea></form></div>')
+    letter = ('<div class="bottom"><h3>Receive our monthly letter</h3><p>Every month the best stories from the coast, '
+              'straight to your inbox, free of charge.</p><form action="/join"><input name="e"></form></div>')
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(8)}</div>{reply}{letter}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    for furniture in ("Leave a reply", "required fields", "monthly letter", "straight to your inbox"):
+        assert furniture not in out, (furniture, out)

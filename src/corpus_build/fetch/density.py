@@ -294,7 +294,8 @@ def _qualifies(el, blocks: Blocks, threshold: float) -> bool:
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
     if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
         return True
-    if class_weight(el) < 0:
+    # (a box holding a form is a way to comment, subscribe, rate or search: no text, whatever its heading)
+    if class_weight(el) < 0 or tag == "form" or el.find(".//form") is not None:
         return False
     # A box under its own heading is a section of the text (DocBook's `div.titlepage`, a man page's
     # NAME); a teaser's heading is a link.
