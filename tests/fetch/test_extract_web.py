@@ -241,3 +241,12 @@ def test_beside_the_core_a_box_holding_a_form_is_no_text_whatever_its_heading():
     assert all(s in out for s in SENTENCES), out
     for furniture in ("Leave a reply", "required fields", "monthly letter", "straight to your inbox"):
         assert furniture not in out, (furniture, out)
+
+
+def test_beside_the_core_a_box_under_a_heading_is_a_title_before_the_text_not_after_it():
+    head = '<div class="top"><h1>Breakwater approved</h1><div>Harbour desk, 12 May</div></div>'
+    support = '<div class="support"><h4>Support the harbour notes</h4><div>Donate by card or bank transfer</div></div>'
+    html = f'<html><body>{NAV}<div id="page">{head}<div class="story">{article(8)}</div>{support}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "Support the harbour" not in out and "Donate by card" not in out, out

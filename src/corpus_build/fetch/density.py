@@ -282,24 +282,29 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
     for node in on_path:
         if node is core:
             continue
+        before = True  # (the children before the way down to the core: a title, a header)
         for child in node:
-            if child in on_path or child in found or not blocks.text.get(child):
+            if child in on_path:
+                before = False
                 continue
-            if not _qualifies(child, blocks, threshold):
+            if child in found or not blocks.text.get(child):
+                continue
+            if not _qualifies(child, blocks, threshold, before):
                 out.add(child)
     return out
 
 
-def _qualifies(el, blocks: Blocks, threshold: float) -> bool:
+def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
     if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
         return True
     # (a box holding a form is a way to comment, subscribe, rate or search: no text, whatever its heading)
     if class_weight(el) < 0 or tag == "form" or el.find(".//form") is not None:
         return False
-    # A box under its own heading is a section of the text (DocBook's `div.titlepage`, a man page's
-    # NAME); a teaser's heading is a link.
-    if any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
+    # Before the text, a box under its own heading is its title (DocBook's `div.titlepage`, a man
+    # page's NAME); after it, a box under a heading ("Subscribe", "Support us") is a section only
+    # if it reads as one. A teaser's heading is a link.
+    if before and any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
         return True
     density = blocks.density(el)
     if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
