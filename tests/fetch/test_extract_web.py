@@ -250,3 +250,23 @@ def test_beside_the_core_a_box_under_a_heading_is_a_title_before_the_text_not_af
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
     assert "Support the harbour" not in out and "Donate by card" not in out, out
+
+
+def test_beside_the_core_a_feed_of_teasers_goes_though_its_excerpts_outweigh_its_links():
+    # A column of related stories, each a headline link with a date and an excerpt: not mostly links
+    # by its characters, but every item opens on a way to another page. The core (the story) holds
+    # less than half the prose, so only the feed rule can tell.
+    items = "".join(f'<div class="item"><h4><a href="/2024/05/other-{i}.html">Harbour story {i}</a></h4><span>12 May</span>'
+                    f"<p>An excerpt of the other story about the coast, its ferries and its fishermen, number {i}.</p></div>" for i in range(9))
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(6)}</div>'
+            f'<div class="col">{items}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Harbour story 4" not in out and "fishermen, number 7" not in out, out
+
+
+def test_a_list_of_links_with_their_descriptions_in_the_text_is_no_feed():
+    entries = "".join(f'<li><a href="/doc/cmd-{i}.html">cmd-{i}(1)</a> to keep the topic branch number {i} current.</li>' for i in range(5))
+    html = f'<html><body><div class="body"><h1>Everyday use</h1>{article(3)}<ul>{entries}</ul>{article(2)}</div></body></html>'
+    out = markdown(html)
+    assert all(f"topic branch number {i}" in out for i in range(5)), out

@@ -13,7 +13,8 @@ ancestor make that ancestor the core, and a parent scoring nearly as well is tak
 What is left out, then, is what stands beside the text and does not read like it:
 - beside the core, and beside each container on the way from the region down to it: blocks that
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
-  related items, sharing, promotions and the like;
+  related items, sharing, promotions and the like, and feeds (items that each open on a link to
+  another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, and the same
   named boxes.
 Where the core holds most of the region's prose, readability's sibling test is stricter: beside it
@@ -228,6 +229,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         return set()
     prose = blocks.prose(region)
     half = prose // 2
+    feeds: set = set()
     for node in on_path:
         if node is core:
             continue
@@ -236,6 +238,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
                 continue
             if blocks.furniture(child, half) or _label(child, blocks):
                 found.add(child)
+            else:
+                feeds |= _feeds(child, blocks)
     # Inside the core: boxes of links or named furniture, each a small part of its text.
     quarter = max(blocks.prose(core) // 4, 1)
     stack = list(core)
@@ -254,6 +258,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
+    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
+    found |= feeds
     found |= _beside(core, on_path, blocks, region, found)
     top = blocks.best()
     if top is not None and top is not core and core in set(top.iterancestors()):
@@ -318,6 +324,49 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
 
 _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
 _SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+
+
+_TEASER = 200  # characters of prose outside its links a teaser holds at most: a headline's line, a date, an excerpt
+
+
+def _feeds(box, blocks: Blocks) -> set:
+    """The feeds in a box beside the text: three or more items, nearly all of them teasers (see
+    _teaser). Related stories with their excerpts, a column of headlines with dates and counts:
+    not mostly links by their characters, but each item a way to another page."""
+    out: set = set()
+    stack = [box]
+    while stack:
+        el = stack.pop()
+        if _feed(el, blocks):
+            out.add(el)
+        else:
+            stack.extend(c for c in el if blocks.text.get(c))
+    return out
+
+
+def _feed(el, blocks: Blocks) -> bool:
+    if el.tag not in _BOXES:  # (items are blocks in a box: links in a paragraph are its words)
+        return False
+    items = [c for c in el if blocks.text.get(c)]
+    if len(items) < 3:
+        return False
+    teasers = sum(1 for c in items if _teaser(c, blocks))
+    # (a list standing among paragraphs, "see section 1.4 (basics)", is the text's own)
+    return teasers >= 3 and 4 * teasers >= 3 * len(items) and not (el.tag in ("ul", "ol", "dl") and in_flow(el))
+
+
+def _teaser(el, blocks: Blocks) -> bool:
+    """An item whose first words are a link to another page, with little prose of its own."""
+    if (el.tag not in _BOXES and el.tag not in ("li", "dt", "dd", "tr", "td")) or not blocks.links.get(el) or blocks.prose(el) >= _TEASER:  # (a paragraph opening on a link is text)
+        return False
+    for node in el.iter():
+        if node in blocks.text and (node.text or "").strip():
+            for up in (node, *node.iterancestors()):
+                if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
+                    return True
+                if up is el:
+                    return False
+    return False
 
 
 def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set) -> set:
