@@ -270,3 +270,18 @@ def test_a_list_of_links_with_their_descriptions_in_the_text_is_no_feed():
     html = f'<html><body><div class="body"><h1>Everyday use</h1>{article(3)}<ul>{entries}</ul>{article(2)}</div></body></html>'
     out = markdown(html)
     assert all(f"topic branch number {i}" in out for i in range(5)), out
+
+
+def test_a_class_word_that_scored_a_wrapper_does_not_widen_the_text_to_it():
+    # `main` and `content` score the wrappers above the story's own box, which holds nearly all of
+    # their prose: beside that box, inside the wrappers, the dateline, the editor's line and the
+    # publisher's disclaimer are no text; the title stays.
+    html = (f'<html><body>{NAV}<div class="main_lt"><div class="newscontent"><h1>Breakwater approved</h1>'
+            '<div class="about"><p>2024-05-12 14:07 Source: Harbour desk</p></div>'
+            f'<div class="news_txt">{article(10)}</div><div class="editor"><span>Edited by Anna Berg</span></div>'
+            '<div class="disclaimer"><div>Statement</div>Published by the port authority; not the views of the harbour notes</div>'
+            '</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    for furniture in ("Source: Harbour desk", "Anna Berg", "not the views"):
+        assert furniture not in out, (furniture, out)

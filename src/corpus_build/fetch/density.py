@@ -17,7 +17,9 @@ What is left out, then, is what stands beside the text and does not read like it
   another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, and the same
   named boxes.
-Where the core holds most of the region's prose, readability's sibling test is stricter: beside it
+Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
+word may have scored a wrapper above the text) holds most of the region's prose, readability's
+sibling test is stricter: beside it
 stays only what reads as the text does (a heading or a section under one, a paragraph, code, a
 table, a list, a block scoring a fifth of the core's score); teasers, credits, taglines and
 copyright lines go.
@@ -262,6 +264,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     found |= feeds
     found |= _beside(core, on_path, blocks, region, found)
     top = blocks.best()
+    if top is not None and (top is core or core in set(top.iterancestors())):
+        top = _narrowest(top, blocks)
     if top is not None and top is not core and core in set(top.iterancestors()):
         # (a core that strong neighbours or a parent's score widened: what stands beside the best
         # candidate inside it, where that candidate holds most of the prose)
@@ -298,6 +302,21 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
             if not _qualifies(child, blocks, threshold, before):
                 out.add(child)
     return out
+
+
+def _narrowest(top, blocks: Blocks):
+    """The box inside the top candidate that holds nearly all its prose (a class word, `main`,
+    `content`, may have scored a wrapper above it: the title, the dateline and the disclaimers
+    beside the text are in the wrapper, not in the text)."""
+    while True:
+        prose = blocks.prose(top)
+        inner = max((c for c in top if blocks.text.get(c)), key=blocks.prose, default=None)
+        if inner is None or inner.tag not in _BOXES or 100 * blocks.prose(inner) < _NARROW * prose:
+            return top
+        top = inner
+
+
+_NARROW = 85  # percent of the top candidate's prose a box inside it holds to be the text's narrower core
 
 
 def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
