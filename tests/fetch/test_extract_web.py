@@ -177,3 +177,111 @@ def test_a_see_also_line_and_a_page_of_links_stay_text():
     toc = "".join(f'<li class="toctree-l1"><a href="lib/mod{i}.html">Module number {i} and what it does</a></li>' for i in range(30))
     out = markdown(f'<html><body><div class="body"><h1>The Library</h1><p>The modules, one page each.</p><div class="toctree-wrapper"><ul>{toc}</ul></div></div></body></html>')
     assert all(f"Module number {i} and" in out for i in range(30)), out
+
+
+def test_beside_a_core_holding_most_of_the_prose_only_what_reads_as_the_text_stays():
+    # Neither named as furniture nor mostly links, so no rule for boilerplate caught them: a blog's
+    # tagline, a line of credits, a copyright line, a teaser beside the post. The core (the post)
+    # holds most of the prose: its siblings stay only if they read as its text does.
+    html = ('<html><body><div id="wrap">'
+            '<div class="head"><h2><a href="/">Harbour Notes</a></h2><div class="desc">through the looking glass</div></div>'
+            f'<div class="post"><h1>Breakwater approved</h1>{article(8)}</div>'
+            '<div class="credit">Photos: Anna Berg, Port Authority (2024)</div>'
+            '<div class="more"><a href="/2024/04/fees.html">Harbour fees rise</a> a short note on the new fees, and more</div>'
+            '<div class="legal">Copyright © 2024 by harbour-notes.example</div>'
+            '<p>A closing word from the editors, who thank every reader for following this story so far.</p>'
+            '</div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "closing word from the editors" in out  # a paragraph beside the post reads as text
+    for furniture in ("looking glass", "Anna Berg", "short note on the new fees", "Copyright"):
+        assert furniture not in out, (furniture, out)
+
+
+
+def test_text_inside_a_link_is_a_teaser_not_the_core():
+    # A feed of teasers, each a link around a block of long text with many commas, outscores a
+    # short story by readability's count; text one clicks through to is not the page's text.
+    from corpus_build.fetch.density import Blocks
+
+    feed = "".join(f'<li><a href="/live/{i}"><div class="tw">Markets, at noon, were mixed: banks up, miners down, oil flat, '
+                   f"the yen, the euro and gold unchanged, and bonds, again, quiet, item {i}</div></a></li>" for i in range(6))
+    html = (f'<html><body><div class="page"><div class="story"><h1>Breakwater approved</h1>{article(3)}</div>'
+            f'<div class="live"><ul>{feed}</ul></div></div></body></html>')
+    body = lxml.html.fromstring(html).find(".//body")
+    top = Blocks(body, lambda el: False).top()
+    assert top is not None and top.get("class") == "story", lxml.html.tostring(top)[:80]
+
+
+
+def test_beside_the_top_candidate_inside_the_core_its_strong_neighbours_widened():
+    # Three short sections dense with commas score nearly as well as the long story, so the core is
+    # the column holding all four; the story alone holds most of the prose. Beside it inside the
+    # column, a credit line and a tagline are no text; the sections are.
+    def section(n: int) -> str:
+        return "<div><div>" + "".join(f"<p>Boats, nets, ropes, buoys, crates, fuel, ice, bait: list {n}.{i}</p>" for i in range(3)) + "</div></div>"
+
+    html = (f'<html><body>{NAV}<div class="column"><div class="credit">Photos: Anna Berg, Port Authority (2024)</div>'
+            f'<div class="story"><div>{article(10)}</div></div>{section(1)}{section(2)}{section(3)}'
+            '<div class="tag">through the looking glass</div></div></body></html>')
+    out = markdown(html)
+    assert all(f"({i})" in out for i in range(10)) and "list 3.2" in out, out
+    assert "Anna Berg" not in out and "looking glass" not in out, out
+
+
+def test_beside_the_core_a_box_holding_a_form_is_no_text_whatever_its_heading():
+    # A comment form and a newsletter sign-up under their own headings, with a sentence of prose
+    # each: sections by their shape, but a form is a way to write back, not the text.
+    reply = ('<div class="box"><h3>Leave a reply</h3><p>Your email address will not be published, and required fields are marked, as usual.</p>'
+             '<form action="/reply"><label>Name</label><input name="n"><textarea name="t"></textarea></form></div>')
+    letter = ('<div class="bottom"><h3>Receive our monthly letter</h3><p>Every month the best stories from the coast, '
+              'straight to your inbox, free of charge.</p><form action="/join"><input name="e"></form></div>')
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(8)}</div>{reply}{letter}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    for furniture in ("Leave a reply", "required fields", "monthly letter", "straight to your inbox"):
+        assert furniture not in out, (furniture, out)
+
+
+def test_beside_the_core_a_box_under_a_heading_is_a_title_before_the_text_not_after_it():
+    head = '<div class="top"><h1>Breakwater approved</h1><div>Harbour desk, 12 May</div></div>'
+    support = '<div class="support"><h4>Support the harbour notes</h4><div>Donate by card or bank transfer</div></div>'
+    html = f'<html><body>{NAV}<div id="page">{head}<div class="story">{article(8)}</div>{support}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "Support the harbour" not in out and "Donate by card" not in out, out
+
+
+def test_beside_the_core_a_feed_of_teasers_goes_though_its_excerpts_outweigh_its_links():
+    # A column of related stories, each a headline link with a date and an excerpt: not mostly links
+    # by its characters, but every item opens on a way to another page. The core (the story) holds
+    # less than half the prose, so only the feed rule can tell.
+    items = "".join(f'<div class="item"><h4><a href="/2024/05/other-{i}.html">Harbour story {i}</a></h4><span>12 May</span>'
+                    f"<p>An excerpt of the other story about the coast, its ferries and its fishermen, number {i}.</p></div>" for i in range(9))
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(6)}</div>'
+            f'<div class="col">{items}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "Harbour story 4" not in out and "fishermen, number 7" not in out, out
+
+
+def test_a_list_of_links_with_their_descriptions_in_the_text_is_no_feed():
+    entries = "".join(f'<li><a href="/doc/cmd-{i}.html">cmd-{i}(1)</a> to keep the topic branch number {i} current.</li>' for i in range(5))
+    html = f'<html><body><div class="body"><h1>Everyday use</h1>{article(3)}<ul>{entries}</ul>{article(2)}</div></body></html>'
+    out = markdown(html)
+    assert all(f"topic branch number {i}" in out for i in range(5)), out
+
+
+def test_a_class_word_that_scored_a_wrapper_does_not_widen_the_text_to_it():
+    # `main` and `content` score the wrappers above the story's own box, which holds nearly all of
+    # their prose: beside that box, inside the wrappers, the dateline, the editor's line and the
+    # publisher's disclaimer are no text; the title stays.
+    html = (f'<html><body>{NAV}<div class="main_lt"><div class="newscontent"><h1>Breakwater approved</h1>'
+            '<div class="about"><p>2024-05-12 14:07 Source: Harbour desk</p></div>'
+            f'<div class="news_txt">{article(10)}</div><div class="editor"><span>Edited by Anna Berg</span></div>'
+            '<div class="disclaimer"><div>Statement</div>Published by the port authority; not the views of the harbour notes</div>'
+            '</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    for furniture in ("Source: Harbour desk", "Anna Berg", "not the views"):
+        assert furniture not in out, (furniture, out)

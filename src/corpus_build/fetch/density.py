@@ -13,9 +13,16 @@ ancestor make that ancestor the core, and a parent scoring nearly as well is tak
 What is left out, then, is what stands beside the text and does not read like it:
 - beside the core, and beside each container on the way from the region down to it: blocks that
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
-  related items, sharing, promotions and the like;
+  related items, sharing, promotions and the like, and feeds (items that each open on a link to
+  another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, and the same
   named boxes.
+Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
+word may have scored a wrapper above the text) holds most of the region's prose, readability's
+sibling test is stricter: beside it
+stays only what reads as the text does (a heading or a section under one, a paragraph, code, a
+table, a list, a block scoring a fifth of the core's score); teasers, credits, taglines and
+copyright lines go.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
 they stand. Where the blocks left out would come to most of the region's text, the page is
 a page of links (an index, a contents page): nothing is left out.
@@ -70,12 +77,14 @@ class Blocks:
         self.score: dict = {}
         paragraphs: list = []
         # Post-order without recursion (pages nest deeper than Python's stack allows).
-        stack: list = [(region, False)]
+        stack: list = [(region, False, False)]
         while stack:
-            el, done = stack.pop()
+            el, done, linked = stack.pop()
             if not done:
-                stack.append((el, True))
-                stack.extend((c, False) for c in reversed(el) if isinstance(c.tag, str) and not skip(c))
+                stack.append((el, True, linked))
+                # (a block inside a link is a teaser's text: it scores no paragraph)
+                linked = linked or (el.tag == "a" and el.get("href") is not None)
+                stack.extend((c, False, linked) for c in reversed(el) if isinstance(c.tag, str) and not skip(c))
                 continue
             text = _dense(el.text)
             links = 0
@@ -90,7 +99,7 @@ class Blocks:
                 links = text
             self.text[el] = text
             self.links[el] = links
-            if text >= PARAGRAPH and (tag in _PARAGRAPHS or (tag in ("div", "section", "article", "span", "font") and self._loose(el) >= PARAGRAPH)):
+            if text >= PARAGRAPH and not linked and (tag in _PARAGRAPHS or (tag in ("div", "section", "article", "span", "font") and self._loose(el) >= PARAGRAPH)):
                 paragraphs.append(el)
         for para in paragraphs:
             if para.tag.lower() == "li" and 2 * self.links[para] > self.text[para]:
@@ -123,8 +132,15 @@ class Blocks:
     def final(self, el) -> float:
         return self.score[el] * (1 - self.density(el))
 
-    def core(self):
-        """The container the main text is in (readability's top candidate), or None."""
+    def best(self):
+        """Readability's top candidate, the best-scoring container, or None."""
+        if not self.score:
+            return None
+        top = max(self.score, key=self.final)
+        return top if self.final(top) > 0 else None
+
+    def top(self):
+        """The best container, or the ancestor several strong ones share, or None."""
         if not self.score:
             return None
         ranked = sorted(self.score, key=self.final, reverse=True)
@@ -142,8 +158,15 @@ class Blocks:
                     break
                 if ancestor is self.region:
                     break
+        return top
+
+    def core(self):
+        """The container the main text is in (the top candidate, or a parent scoring nearly as well), or None."""
+        top = self.top()
+        if top is None:
+            return None
         # A parent scoring nearly as well holds more of the text.
-        last = self.final(top) if top in self.score else best
+        last = self.final(top) if top in self.score else max(self.final(c) for c in self.score)
         threshold = last / 3
         parent = top.getparent()
         while parent is not None and top is not self.region:
@@ -208,6 +231,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         return set()
     prose = blocks.prose(region)
     half = prose // 2
+    feeds: set = set()
     for node in on_path:
         if node is core:
             continue
@@ -216,6 +240,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
                 continue
             if blocks.furniture(child, half) or _label(child, blocks):
                 found.add(child)
+            else:
+                feeds |= _feeds(child, blocks)
     # Inside the core: boxes of links or named furniture, each a small part of its text.
     quarter = max(blocks.prose(core) // 4, 1)
     stack = list(core)
@@ -234,13 +260,132 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
+    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
+    found |= feeds
+    found |= _beside(core, on_path, blocks, region, found)
+    top = blocks.best()
+    if top is not None and (top is core or core in set(top.iterancestors())):
+        top = _narrowest(top, blocks)
+    if top is not None and top is not core and core in set(top.iterancestors()):
+        # (a core that strong neighbours or a parent's score widened: what stands beside the best
+        # candidate inside it, where that candidate holds most of the prose)
+        inner = set()
+        for node in (top, *top.iterancestors()):
+            inner.add(node)
+            if node is core:
+                break
+        found |= _beside(top, inner, blocks, region, found)
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
     return found
 
 
+def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
+    """Where the core holds most of the region's prose, what stands beside it is the text only if
+    it reads as the text does (readability's sibling test): a heading, a block of prose, or a
+    container scoring a fifth of the core's score; the rest (teasers, comment threads, bylines,
+    boxes of links that are no list) is left out."""
+    if 2 * blocks.prose(core) < blocks.prose(region):
+        return set()
+    threshold = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
+    out: set = set()
+    for node in on_path:
+        if node is core:
+            continue
+        before = True  # (the children before the way down to the core: a title, a header)
+        for child in node:
+            if child in on_path:
+                before = False
+                continue
+            if child in found or not blocks.text.get(child):
+                continue
+            if not _qualifies(child, blocks, threshold, before):
+                out.add(child)
+    return out
+
+
+def _narrowest(top, blocks: Blocks):
+    """The box inside the top candidate that holds nearly all its prose (a class word, `main`,
+    `content`, may have scored a wrapper above it: the title, the dateline and the disclaimers
+    beside the text are in the wrapper, not in the text)."""
+    while True:
+        prose = blocks.prose(top)
+        inner = max((c for c in top if blocks.text.get(c)), key=blocks.prose, default=None)
+        if inner is None or inner.tag not in _BOXES or 100 * blocks.prose(inner) < _NARROW * prose:
+            return top
+        top = inner
+
+
+_NARROW = 85  # percent of the top candidate's prose a box inside it holds to be the text's narrower core
+
+
+def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
+        return True
+    # (a box holding a form is a way to comment, subscribe, rate or search: no text, whatever its heading)
+    if class_weight(el) < 0 or tag == "form" or el.find(".//form") is not None:
+        return False
+    # Before the text, a box under its own heading is its title (DocBook's `div.titlepage`, a man
+    # page's NAME); after it, a box under a heading ("Subscribe", "Support us") is a section only
+    # if it reads as one. A teaser's heading is a link.
+    if before and any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
+        return True
+    density = blocks.density(el)
+    if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
+        return True
+    words = " ".join(el.text_content().split())
+    if tag == "p":  # a paragraph, unless a line of links: what reads as a sentence, or six words of one
+        return density < 0.5 and (blocks.prose(el) >= 80 or _reads(words))
+    # (readability's: a paragraph's length of prose, or a short line that ends as a sentence)
+    return (blocks.prose(el) >= 80 and density < 0.25) or (density == 0 and bool(_SENTENCE_END.search(words)))
+
+
 _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
 _SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+
+
+_TEASER = 200  # characters of prose outside its links a teaser holds at most: a headline's line, a date, an excerpt
+
+
+def _feeds(box, blocks: Blocks) -> set:
+    """The feeds in a box beside the text: three or more items, nearly all of them teasers (see
+    _teaser). Related stories with their excerpts, a column of headlines with dates and counts:
+    not mostly links by their characters, but each item a way to another page."""
+    out: set = set()
+    stack = [box]
+    while stack:
+        el = stack.pop()
+        if _feed(el, blocks):
+            out.add(el)
+        else:
+            stack.extend(c for c in el if blocks.text.get(c))
+    return out
+
+
+def _feed(el, blocks: Blocks) -> bool:
+    if el.tag not in _BOXES:  # (items are blocks in a box: links in a paragraph are its words)
+        return False
+    items = [c for c in el if blocks.text.get(c)]
+    if len(items) < 3:
+        return False
+    teasers = sum(1 for c in items if _teaser(c, blocks))
+    # (a list standing among paragraphs, "see section 1.4 (basics)", is the text's own)
+    return teasers >= 3 and 4 * teasers >= 3 * len(items) and not (el.tag in ("ul", "ol", "dl") and in_flow(el))
+
+
+def _teaser(el, blocks: Blocks) -> bool:
+    """An item whose first words are a link to another page, with little prose of its own."""
+    if (el.tag not in _BOXES and el.tag not in ("li", "dt", "dd", "tr", "td")) or not blocks.links.get(el) or blocks.prose(el) >= _TEASER:  # (a paragraph opening on a link is text)
+        return False
+    for node in el.iter():
+        if node in blocks.text and (node.text or "").strip():
+            for up in (node, *node.iterancestors()):
+                if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
+                    return True
+                if up is el:
+                    return False
+    return False
 
 
 def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set) -> set:
