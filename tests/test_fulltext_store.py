@@ -166,3 +166,28 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
         ftindex.build(fresh / "site", pages, fold, fresh / "cache")
         assert files(site / fulltext.FOLDER) == files(fresh / "site" / fulltext.FOLDER), what
         assert stats.encoded == stats.terms, what  # made from nothing
+
+
+@pytest.mark.slow
+def test_the_site_and_its_offline_copy_each_start_from_their_own_last_index(tmp_path, caplog):
+    """`offline: true` indexes the site, then the offline copy (other addresses: page.html), at
+    every build: each from its own last build, so a rebuild analyses the edited page only, twice."""
+    import logging
+    import re
+
+    from corpus_build.cli import main
+    from tests.fulltext_fixture import write_fulltext_project
+
+    documents = [{"id": f"doc-{n}", "kind": "html", "lang": "en", "title": f"Doc {n}",
+                  "passages": [{"heading": f"Part {k}", "text": " ".join(page_words(n, k))} for k in range(3)]} for n in range(6)]
+    project = write_fulltext_project(tmp_path / "p", documents)
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    text_md = next((project / "corpus").glob("*/raw/doc-2/text.md"))
+    text_md.write_text(text_md.read_text(encoding="utf-8") + "\n\n## Added\n\nA zanzibar section.\n", encoding="utf-8")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    assert main(["--project", str(project), "build"]) == 0
+    runs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("corpus: full text of")]
+    analysed = [int(m.group(1)) for m in (re.search(r"\((\d+) page\(s\) analysed", line) for line in runs) if m]
+    assert analysed == [1, 1], runs  # the site's index, then the copy's

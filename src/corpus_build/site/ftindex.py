@@ -483,14 +483,17 @@ def _moved(mine: Placed, theirs: Placed | None) -> bool:
 
 
 def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
-               entries: tuple = (), search_terms: Iterable[Iterable[str]] = ()) -> fulltext.Stats:
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = (), flavour: str = "fulltext") -> fulltext.Stats:
     """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
-    empty manifest: the worker asks for it)."""
+    empty manifest: the worker asks for it). `flavour`: whose last build to start from, the site's
+    ("fulltext") or another's (the offline copy's, built after the site at every build, whose pages
+    have other addresses: with one store the two would each make everything, every time)."""
     from .hanfold import cached_fold
 
     pages = fulltext.site_pages(files, source_ids)
     fold = cached_fold(cache_dir, glossary) if pages or entries else Fold({}, {})
     if cache_dir is not None:  # the whole corpus's analyses in one file, as builds before the store (ftstore.py) kept them
         (cache_dir / "fulltext-pages.marshal").unlink(missing_ok=True)
-    return build(site_dir, pages, fold, cache_dir if pages or entries else None, entries, search_terms)
+    kept = (cache_dir if flavour == "fulltext" else cache_dir / flavour) if cache_dir and (pages or entries) else None
+    return build(site_dir, pages, fold, kept, entries, search_terms)
 

@@ -339,10 +339,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         found = ftindex.index_site(Path(config.site_dir), files.documentation_pages(), {s.id for s in corpus.sources},
                                     self._project / self.config.cache_dir,
                                     tuple(corpus.settings.glossary), entries=entries,
-                                    search_terms=corpus.settings.search_terms)
+                                    search_terms=corpus.settings.search_terms, flavour=_fulltext_stamp_name(config))
         if found.pages:
             log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
-                     f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.reused} page(s) unchanged) "
+                     f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.analysed} page(s) analysed, {found.reused} as before) "
                      f"in {found.seconds:.2f} s")
 
     def _preview_fulltext(self, config, files, corpus: Corpus) -> None:
