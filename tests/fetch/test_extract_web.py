@@ -285,3 +285,16 @@ def test_a_class_word_that_scored_a_wrapper_does_not_widen_the_text_to_it():
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
     for furniture in ("Source: Harbour desk", "Anna Berg", "not the views"):
         assert furniture not in out, (furniture, out)
+
+
+def test_inside_the_text_a_box_holding_a_form_goes_but_not_one_holding_a_table():
+    # A newsletter sign-up standing among the story's paragraphs (no class word names it) is no
+    # text; a recipe's ingredients with their servings form are.
+    letter = ('<div class="wp-block-box"><strong>Join our letter</strong><p>The latest harbour news right to your inbox.</p>'
+              '<form action="/join"><input name="e"><button>Go</button></form></div>')
+    ingredients = ('<div class="box"><form action="/scale"><input name="servings" value="4"></form>'
+                   '<table><tr><td>200 g</td><td>flour for the crust</td></tr><tr><td>3</td><td>mandarins, peeled</td></tr></table></div>')
+    html = f'<html><body>{NAV}<article><h1>Breakwater approved</h1>{article(3)}{letter}{ingredients}{article(3)}</article></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:3]) and "flour for the crust" in out, out
+    assert "Join our letter" not in out and "right to your inbox" not in out, out

@@ -249,7 +249,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True):
+        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter):
             found.add(el)
         else:
             stack.extend(el)
@@ -304,6 +304,19 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
     return out
 
 
+def _form(el, blocks: Blocks, within: int) -> bool:
+    """A box holding a form and less than `within` characters of prose: a sign-up, a comment form,
+    a rating (chrome.box_is_text: a box with a form is never the text)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    return tag in _BOXES and blocks.prose(el) < within and _holds_form(el)
+
+
+def _holds_form(el) -> bool:
+    """Whether the box is or holds a form, and no table of data (a recipe's servings calculator
+    over its ingredients, a shop's price list)."""
+    return (el.tag == "form" or el.find(".//form") is not None) and el.find(".//table") is None
+
+
 def _narrowest(top, blocks: Blocks):
     """The box inside the top candidate that holds nearly all its prose (a class word, `main`,
     `content`, may have scored a wrapper above it: the title, the dateline and the disclaimers
@@ -324,7 +337,7 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
         return True
     # (a box holding a form is a way to comment, subscribe, rate or search: no text, whatever its heading)
-    if class_weight(el) < 0 or tag == "form" or el.find(".//form") is not None:
+    if class_weight(el) < 0 or _holds_form(el):
         return False
     # Before the text, a box under its own heading is its title (DocBook's `div.titlepage`, a man
     # page's NAME); after it, a box under a heading ("Subscribe", "Support us") is a section only
