@@ -298,3 +298,13 @@ def test_inside_the_text_a_box_holding_a_form_goes_but_not_one_holding_a_table()
     out = markdown(html)
     assert all(s in out for s in SENTENCES[:3]) and "flour for the crust" in out, out
     assert "Join our letter" not in out and "right to your inbox" not in out, out
+
+
+def test_an_aside_beside_the_text_in_a_marked_region_is_chrome_one_among_its_paragraphs_is_not():
+    bio = '<aside class="blog_post-aside"><div><p>Anna has worked as a harbour engineer for twenty years, on three continents.</p></div></aside>'
+    note = "<aside><p>A breakwater is a wall built out into the sea to shelter a harbour from the waves.</p></aside>"
+    html = (f'<html><body>{NAV}<main><div class="post"><h1>Breakwater approved</h1>{article(3)}{note}{article(3)}</div>{bio}</main>'
+            "</body></html>")
+    out = markdown(html)
+    assert "wall built out into the sea" in out and all(s in out for s in SENTENCES[:3]), out
+    assert "harbour engineer" not in out, out
