@@ -308,3 +308,16 @@ def test_an_aside_beside_the_text_in_a_marked_region_is_chrome_one_among_its_par
     out = markdown(html)
     assert "wall built out into the sea" in out and all(s in out for s in SENTENCES[:3]), out
     assert "harbour engineer" not in out, out
+
+
+def test_inside_the_text_a_comment_thread_goes_however_many_paragraphs_it_holds():
+    # Readers' comments in the story's own column: paragraphs that score, a third of the prose; the
+    # class names them. A section whose anchor (its id) says "replying" is the text's own.
+    comments = "".join(f'<div class="item"><p>A reader, number {i}, writes that the breakwater, at last, is good news for the port.</p></div>'
+                       for i in range(7))
+    html = (f'<html><body>{NAV}<div class="left"><h1>Breakwater approved</h1>{article(10)}'
+            f'<div id="replying-to-mail"><h2>Replying</h2><p>Write to the harbour office, which answers every letter within a week.</p></div>'
+            f'<div class="comment-list">{comments}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "answers every letter" in out, out
+    assert "A reader, number 3" not in out, out

@@ -15,8 +15,8 @@ What is left out, then, is what stands beside the text and does not read like it
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
-- inside the core: lists and boxes of links holding a small part of its text, and the same
-  named boxes.
+- inside the core: lists and boxes of links holding a small part of its text, the same named
+  boxes, boxes holding a form, and a comment thread its class names (under half the prose).
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
 sibling test is stricter: beside it
@@ -249,7 +249,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter):
+        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter):
             found.add(el)
         else:
             stack.extend(el)
@@ -302,6 +302,20 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
             if not _qualifies(child, blocks, threshold, before):
                 out.add(child)
     return out
+
+
+_THREAD = re.compile(r"comment|cmt|reply|respond|discuss|guestbook", re.IGNORECASE)
+
+
+def _thread(el, blocks: Blocks, within: int) -> bool:
+    """A box the page names as its comments (a thread, a reply form): readers' text, not the
+    page's, however many paragraphs it holds, as long as it holds less than `within` characters of
+    prose (a class word demotes, never vetoes, what holds most of the text)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES or blocks.prose(el) >= within:
+        return False
+    # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
+    return bool(_THREAD.search(el.get("class") or ""))
 
 
 def _form(el, blocks: Blocks, within: int) -> bool:
