@@ -321,3 +321,12 @@ def test_inside_the_text_a_comment_thread_goes_however_many_paragraphs_it_holds(
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "answers every letter" in out, out
     assert "A reader, number 3" not in out, out
+
+
+def test_in_the_header_before_the_text_the_title_stays_its_dateline_and_byline_go():
+    head = ('<div class="top"><div class="kicker"><h1>Breakwater approved</h1></div><span class="by">Staff Writer</span>'
+            '<div class="date">12 May 2024, 14:07</div><p class="lead">The port will be safer in winter, the authority says.</p></div>')
+    html = f'<html><body>{NAV}<div id="page">{head}<div class="story">{article(8)}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out and "safer in winter" in out, out
+    assert "Staff Writer" not in out and "14:07" not in out, out

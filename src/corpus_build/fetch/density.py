@@ -262,7 +262,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         return set()
     # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
     found |= feeds
-    found |= _beside(core, on_path, blocks, region, found)
+    headers: set = set()  # (boxes before the text that hold its title)
+    found |= _beside(core, on_path, blocks, region, found, headers)
     top = blocks.best()
     if top is not None and (top is core or core in set(top.iterancestors())):
         top = _narrowest(top, blocks)
@@ -274,13 +275,16 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             inner.add(node)
             if node is core:
                 break
-        found |= _beside(top, inner, blocks, region, found)
+        found |= _beside(top, inner, blocks, region, found, headers)
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
+    # (after the headings over nothing: a title over its dateline is over the text)
+    for box in headers:
+        found |= _header_labels(box, blocks)
     return found
 
 
-def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
+def _beside(core, on_path: set, blocks: Blocks, region, found: set, headers: set) -> set:
     """Where the core holds most of the region's prose, what stands beside it is the text only if
     it reads as the text does (readability's sibling test): a heading, a block of prose, or a
     container scoring a fifth of the core's score; the rest (teasers, comment threads, bylines,
@@ -300,6 +304,25 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
             if child in found or not blocks.text.get(child):
                 continue
             if not _qualifies(child, blocks, threshold, before):
+                out.add(child)
+            elif before and child.tag in _BOXES and any(True for _ in child.iter(*_HEADINGS)):
+                headers.add(child)
+    return out
+
+
+def _header_labels(box, blocks: Blocks) -> set:
+    """In a box before the text (its title's header), the short lines beside the title that are no
+    sentence: a dateline, a byline, a category."""
+    out: set = set()
+    stack = [box]
+    while stack:
+        el = stack.pop()
+        for child in el:
+            if not blocks.text.get(child) or child.tag in _HEADINGS:
+                continue
+            if any(True for _ in child.iter(*_HEADINGS)):
+                stack.append(child)
+            elif _label(child, blocks):
                 out.add(child)
     return out
 
