@@ -19,10 +19,11 @@ What is left out, then, is what stands beside the text and does not read like it
   boxes, boxes holding a form, and a comment thread its class names (under half the prose).
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
-sibling test is stricter: beside it
-stays only what reads as the text does (a heading or a section under one, a paragraph, code, a
-table, a list, a block scoring a fifth of the core's score); teasers, credits, taglines and
-copyright lines go.
+sibling test is stricter: beside it stays only what reads as the text does (a heading, a box under
+one before the text, a paragraph, code, a table, a list, a block scoring a fifth of the core's
+score; never a box holding a form); teasers, credits, taglines and copyright lines go, and so do
+the dateline and byline beside the title in its box. A block inside a link (a teaser) scores no
+paragraph.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
 they stand. Where the blocks left out would come to most of the region's text, the page is
 a page of links (an index, a contents page): nothing is left out.
@@ -286,9 +287,9 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
 
 def _beside(core, on_path: set, blocks: Blocks, region, found: set, headers: set) -> set:
     """Where the core holds most of the region's prose, what stands beside it is the text only if
-    it reads as the text does (readability's sibling test): a heading, a block of prose, or a
-    container scoring a fifth of the core's score; the rest (teasers, comment threads, bylines,
-    boxes of links that are no list) is left out."""
+    it reads as the text does (readability's sibling test, _qualifies); the rest (teasers, comment
+    threads, bylines, boxes of links that are no list) is left out. The boxes before the text that
+    hold its title go into `headers`."""
     if 2 * blocks.prose(core) < blocks.prose(region):
         return set()
     threshold = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
