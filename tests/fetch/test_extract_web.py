@@ -285,3 +285,48 @@ def test_a_class_word_that_scored_a_wrapper_does_not_widen_the_text_to_it():
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
     for furniture in ("Source: Harbour desk", "Anna Berg", "not the views"):
         assert furniture not in out, (furniture, out)
+
+
+def test_inside_the_text_a_box_holding_a_form_goes_but_not_one_holding_a_table():
+    # A newsletter sign-up standing among the story's paragraphs (no class word names it) is no
+    # text; a recipe's ingredients with their servings form are.
+    letter = ('<div class="wp-block-box"><strong>Join our letter</strong><p>The latest harbour news right to your inbox.</p>'
+              '<form action="/join"><input name="e"><button>Go</button></form></div>')
+    ingredients = ('<div class="box"><form action="/scale"><input name="servings" value="4"></form>'
+                   '<table><tr><td>200 g</td><td>flour for the crust</td></tr><tr><td>3</td><td>mandarins, peeled</td></tr></table></div>')
+    html = f'<html><body>{NAV}<article><h1>Breakwater approved</h1>{article(3)}{letter}{ingredients}{article(3)}</article></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:3]) and "flour for the crust" in out, out
+    assert "Join our letter" not in out and "right to your inbox" not in out, out
+
+
+def test_an_aside_beside_the_text_in_a_marked_region_is_chrome_one_among_its_paragraphs_is_not():
+    bio = '<aside class="blog_post-aside"><div><p>Anna has worked as a harbour engineer for twenty years, on three continents.</p></div></aside>'
+    note = "<aside><p>A breakwater is a wall built out into the sea to shelter a harbour from the waves.</p></aside>"
+    html = (f'<html><body>{NAV}<main><div class="post"><h1>Breakwater approved</h1>{article(3)}{note}{article(3)}</div>{bio}</main>'
+            "</body></html>")
+    out = markdown(html)
+    assert "wall built out into the sea" in out and all(s in out for s in SENTENCES[:3]), out
+    assert "harbour engineer" not in out, out
+
+
+def test_inside_the_text_a_comment_thread_goes_however_many_paragraphs_it_holds():
+    # Readers' comments in the story's own column: paragraphs that score, a third of the prose; the
+    # class names them. A section whose anchor (its id) says "replying" is the text's own.
+    comments = "".join(f'<div class="item"><p>A reader, number {i}, writes that the breakwater, at last, is good news for the port.</p></div>'
+                       for i in range(7))
+    html = (f'<html><body>{NAV}<div class="left"><h1>Breakwater approved</h1>{article(10)}'
+            f'<div id="replying-to-mail"><h2>Replying</h2><p>Write to the harbour office, which answers every letter within a week.</p></div>'
+            f'<div class="comment-list">{comments}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "answers every letter" in out, out
+    assert "A reader, number 3" not in out, out
+
+
+def test_in_the_header_before_the_text_the_title_stays_its_dateline_and_byline_go():
+    head = ('<div class="top"><div class="kicker"><h1>Breakwater approved</h1></div><span class="by">Staff Writer</span>'
+            '<div class="date">12 May 2024, 14:07</div><p class="lead">The port will be safer in winter, the authority says.</p></div>')
+    html = f'<html><body>{NAV}<div id="page">{head}<div class="story">{article(8)}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out and "safer in winter" in out, out
+    assert "Staff Writer" not in out and "14:07" not in out, out

@@ -15,14 +15,15 @@ What is left out, then, is what stands beside the text and does not read like it
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
-- inside the core: lists and boxes of links holding a small part of its text, and the same
-  named boxes.
+- inside the core: lists and boxes of links holding a small part of its text, the same named
+  boxes, boxes holding a form, and a comment thread its class names (under half the prose).
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
-sibling test is stricter: beside it
-stays only what reads as the text does (a heading or a section under one, a paragraph, code, a
-table, a list, a block scoring a fifth of the core's score); teasers, credits, taglines and
-copyright lines go.
+sibling test is stricter: beside it stays only what reads as the text does (a heading, a box under
+one before the text, a paragraph, code, a table, a list, a block scoring a fifth of the core's
+score; never a box holding a form); teasers, credits, taglines and copyright lines go, and so do
+the dateline and byline beside the title in its box. A block inside a link (a teaser) scores no
+paragraph.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
 they stand. Where the blocks left out would come to most of the region's text, the page is
 a page of links (an index, a contents page): nothing is left out.
@@ -249,7 +250,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True):
+        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter):
             found.add(el)
         else:
             stack.extend(el)
@@ -262,7 +263,8 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         return set()
     # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
     found |= feeds
-    found |= _beside(core, on_path, blocks, region, found)
+    headers: set = set()  # (boxes before the text that hold its title)
+    found |= _beside(core, on_path, blocks, region, found, headers)
     top = blocks.best()
     if top is not None and (top is core or core in set(top.iterancestors())):
         top = _narrowest(top, blocks)
@@ -274,17 +276,20 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             inner.add(node)
             if node is core:
                 break
-        found |= _beside(top, inner, blocks, region, found)
+        found |= _beside(top, inner, blocks, region, found, headers)
     found |= _loose_ends(core, blocks, skip, found)
     found |= _orphan_headings(region, blocks, found)
+    # (after the headings over nothing: a title over its dateline is over the text)
+    for box in headers:
+        found |= _header_labels(box, blocks)
     return found
 
 
-def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
+def _beside(core, on_path: set, blocks: Blocks, region, found: set, headers: set) -> set:
     """Where the core holds most of the region's prose, what stands beside it is the text only if
-    it reads as the text does (readability's sibling test): a heading, a block of prose, or a
-    container scoring a fifth of the core's score; the rest (teasers, comment threads, bylines,
-    boxes of links that are no list) is left out."""
+    it reads as the text does (readability's sibling test, _qualifies); the rest (teasers, comment
+    threads, bylines, boxes of links that are no list) is left out. The boxes before the text that
+    hold its title go into `headers`."""
     if 2 * blocks.prose(core) < blocks.prose(region):
         return set()
     threshold = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
@@ -301,7 +306,53 @@ def _beside(core, on_path: set, blocks: Blocks, region, found: set) -> set:
                 continue
             if not _qualifies(child, blocks, threshold, before):
                 out.add(child)
+            elif before and child.tag in _BOXES and any(True for _ in child.iter(*_HEADINGS)):
+                headers.add(child)
     return out
+
+
+def _header_labels(box, blocks: Blocks) -> set:
+    """In a box before the text (its title's header), the short lines beside the title that are no
+    sentence: a dateline, a byline, a category."""
+    out: set = set()
+    stack = [box]
+    while stack:
+        el = stack.pop()
+        for child in el:
+            if not blocks.text.get(child) or child.tag in _HEADINGS:
+                continue
+            if any(True for _ in child.iter(*_HEADINGS)):
+                stack.append(child)
+            elif _label(child, blocks):
+                out.add(child)
+    return out
+
+
+_THREAD = re.compile(r"comment|cmt|reply|respond|discuss|guestbook", re.IGNORECASE)
+
+
+def _thread(el, blocks: Blocks, within: int) -> bool:
+    """A box the page names as its comments (a thread, a reply form): readers' text, not the
+    page's, however many paragraphs it holds, as long as it holds less than `within` characters of
+    prose (a class word demotes, never vetoes, what holds most of the text)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES or blocks.prose(el) >= within:
+        return False
+    # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
+    return bool(_THREAD.search(el.get("class") or ""))
+
+
+def _form(el, blocks: Blocks, within: int) -> bool:
+    """A box holding a form and less than `within` characters of prose: a sign-up, a comment form,
+    a rating (chrome.box_is_text: a box with a form is never the text)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    return tag in _BOXES and blocks.prose(el) < within and _holds_form(el)
+
+
+def _holds_form(el) -> bool:
+    """Whether the box is or holds a form, and no table of data (a recipe's servings calculator
+    over its ingredients, a shop's price list)."""
+    return (el.tag == "form" or el.find(".//form") is not None) and el.find(".//table") is None
 
 
 def _narrowest(top, blocks: Blocks):
@@ -324,7 +375,7 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     if tag in _HEADINGS or tag in ("pre", "table", "blockquote", "hr", "img", "picture", "video", "dl", "ol", "ul", "figure"):
         return True
     # (a box holding a form is a way to comment, subscribe, rate or search: no text, whatever its heading)
-    if class_weight(el) < 0 or tag == "form" or el.find(".//form") is not None:
+    if class_weight(el) < 0 or _holds_form(el):
         return False
     # Before the text, a box under its own heading is its title (DocBook's `div.titlepage`, a man
     # page's NAME); after it, a box under a heading ("Subscribe", "Support us") is a section only

@@ -169,7 +169,7 @@ class _Converter:
             return True
         if tag == "footer" or (tag == "header" and self.whole_page):
             return True
-        if tag == "aside" and self.whole_page and "footnote" not in (el.get("class") or "") and not box_is_text(el):
+        if tag == "aside" and "footnote" not in (el.get("class") or "") and not box_is_text(el):
             return True
         if tag == "a" and (el.get("href") or "").startswith("#") and (el.text_content() or "").strip() in _PERMALINK_TEXT and len(el) == 0:
             return True
