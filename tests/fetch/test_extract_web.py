@@ -204,13 +204,13 @@ def test_text_inside_a_link_is_a_teaser_not_the_core():
     # short story by readability's count; text one clicks through to is not the page's text.
     from corpus_build.fetch.density import Blocks
 
-    feed = "".join(f'<li><a href="/live/{i}"><div class="tw">Markets, at noon, were mixed: banks up, miners down, oil flat, '
-                   f"the yen, the euro and gold unchanged, and bonds, again, quiet, item {i}</div></a></li>" for i in range(6))
-    html = (f'<html><body><div class="page"><div class="story"><h1>Breakwater approved</h1>{article(3)}</div>'
+    feed = "".join(f'<li><a href="/live/{i}"><div class="tw"><p>Markets, at noon, were mixed: banks up, miners down, oil flat, '
+                   f"the yen, the euro and gold unchanged, and bonds, again, quiet, item {i}</p></div></a></li>" for i in range(6))
+    html = (f'<html><body><div class="page"><div class="s1"><h1>Breakwater approved</h1>{article(3)}</div>'
             f'<div class="live"><ul>{feed}</ul></div></div></body></html>')
     body = lxml.html.fromstring(html).find(".//body")
     top = Blocks(body, lambda el: False).top()
-    assert top is not None and top.get("class") == "story", lxml.html.tostring(top)[:80]
+    assert top is not None and top.get("class") == "s1", lxml.html.tostring(top)[:80]
 
 
 
@@ -330,3 +330,14 @@ def test_in_the_header_before_the_text_the_title_stays_its_dateline_and_byline_g
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out and "safer in winter" in out, out
     assert "Staff Writer" not in out and "14:07" not in out, out
+
+
+def test_after_the_text_a_box_of_prose_stays_as_a_section_under_its_heading_not_as_an_authors_box():
+    bio = ('<div class="bio"><div><p>Anna Berg covers the harbour, its ferries and its fishermen for the notes, '
+           'and before that reported on the rail link for ten years.</p></div></div>')
+    section = ('<div class="sect"><h2>Funding</h2><div><p>The regional government pays two thirds, and the port the rest, '
+               'over twenty years from its own revenue.</p></div></div>')
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(12)}</div>{section}{bio}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Funding" in out and "from its own revenue" in out, out
+    assert "Anna Berg covers" not in out, out

@@ -380,7 +380,7 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     # Before the text, a box under its own heading is its title (DocBook's `div.titlepage`, a man
     # page's NAME); after it, a box under a heading ("Subscribe", "Support us") is a section only
     # if it reads as one. A teaser's heading is a link.
-    if before and any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS)):
+    if before and _titled(el, blocks):
         return True
     density = blocks.density(el)
     if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
@@ -388,8 +388,17 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     words = " ".join(el.text_content().split())
     if tag == "p":  # a paragraph, unless a line of links: what reads as a sentence, or six words of one
         return density < 0.5 and (blocks.prose(el) >= 80 or _reads(words))
-    # (readability's: a paragraph's length of prose, or a short line that ends as a sentence)
-    return (blocks.prose(el) >= 80 and density < 0.25) or (density == 0 and bool(_SENTENCE_END.search(words)))
+    # Readability's: a paragraph's length of prose, or a short line that ends as a sentence. After
+    # the text, a box of prose scoring under the threshold is a section of it under its own
+    # heading; without one (an author's box, a publisher's note) it is not read with the text.
+    if blocks.prose(el) >= 80:
+        return density < 0.25 and (before or _titled(el, blocks))
+    return density == 0 and bool(_SENTENCE_END.search(words))
+
+
+def _titled(el, blocks: Blocks) -> bool:
+    """Whether the box holds a heading that is not a link."""
+    return any(blocks.text.get(h, 0) > blocks.links.get(h, 0) for h in el.iter(*_HEADINGS))
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
