@@ -155,10 +155,10 @@ def test_docs_pages_resolve_links_and_images_inside_the_mirror_only(tmp_path, se
     index = pages[base + "index.md"]
     assert "[docs/guide.md](docs/guide.md.md)" in index and "[README.md](README.md.md)" in index
     assert "3rdparty/" in index and "node\\_modules/" in index and "Someone else" not in str(pages)
-    assert "1 doc(s) larger than 512 KB each." in index
-    assert "3 symbolic link(s), never followed." in index  # linked/, docs/escape.md, docs/img/link.png
+    assert "1 doc larger than 512 KB each." in index
+    assert "3 symbolic links, never followed." in index  # linked/, docs/escape.md, docs/img/link.png
     source_page = pages["sources/widget.md"]
-    assert "3 docs page(s) built" in source_page and "(widget/repo/index.md)" in source_page
+    assert "3 docs pages built" in source_page and "(widget/repo/index.md)" in source_page
     assert "larger than 512 KB" in source_page and "third-party code or submodules" in source_page
 
 
@@ -169,7 +169,7 @@ def test_page_cap_is_applied_and_said(tmp_path, server, options):
     built = [p for p in pages if p.startswith("sources/widget/repo/") and p != "sources/widget/repo/index.md"]
     assert len(built) == repodocs.MAX_PAGES
     assert "sources/widget/repo/README.md.md" in pages  # the overview first
-    assert f"3 more doc(s) past the limit of {repodocs.MAX_PAGES} pages per repository." in pages["sources/widget/repo/index.md"]
+    assert f"3 more docs past the limit of {repodocs.MAX_PAGES} pages per repository." in pages["sources/widget/repo/index.md"]
     assert "past the limit of 200 pages" in pages["sources/widget.md"]
 
 
