@@ -283,6 +283,50 @@ def test_after_a_note_edit_the_index_files_it_did_not_change_are_linked_not_writ
     assert all((index / name).read_bytes() == before[name][1] for name in kept)
 
 
+def test_unchanged_index_files_are_linked_by_their_recorded_stamp_and_a_rewritten_one_is_made_again(tmp_path, monkeypatch):
+    """The index's store records each file's inode, mtime and size as the build left it: after a note
+    edit, a published file that still has them is linked without being read back and hashed (the
+    ~5,000 unchanged passage files at 1,000 sources); one rewritten in place since, even to the same
+    size, is checked and made again, so the site stays what a build from nothing makes."""
+    import hashlib
+    import types
+
+    from corpus_build.site import engines
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    index = project / "site" / "search" / "fulltext"
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+
+    def edit(old: str, new: str) -> None:
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    hashed: list[int] = []
+
+    def sha1(data: bytes = b"", **kwargs):
+        hashed.append(len(data))
+        return hashlib.sha1(data, **kwargs)
+
+    monkeypatch.setattr(engines, "hashlib", types.SimpleNamespace(sha1=sha1, sha256=hashlib.sha256))
+    before = {p.name: p.stat().st_ino for p in index.glob("*.js")}
+    edit("Held-out document 1.", "Held-out document 1, edited.")
+    site.build(project, strict=True)
+    kept = [p.name for p in index.glob("*.js") if before.get(p.name) == p.stat().st_ino and p.name != "index.js"]
+    assert kept and hashed == [], hashed  # linked by the stamp alone
+
+    victim = index / sorted(kept)[0]
+    good = victim.read_bytes()
+    victim.write_bytes(good[:-1] + (b"X" if good[-1:] != b"X" else b"Y"))  # the same size, other bytes
+    edit("Held-out document 1, edited.", "Held-out document 1, edited twice.")
+    site.build(project, strict=True)
+    assert victim.read_bytes() == good
+    twin = tmp_path / "twin"  # the same sources, built from nothing
+    shutil.copytree(project, twin, symlinks=True, ignore=shutil.ignore_patterns("site", ".corpus-build"))
+    site.build(twin, strict=True)
+    fresh = twin / "site" / "search" / "fulltext"
+    assert {p.name: p.read_bytes() for p in index.glob("*.js")} == {p.name: p.read_bytes() for p in fresh.glob("*.js")}
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""

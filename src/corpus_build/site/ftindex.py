@@ -101,12 +101,13 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
               **{("p", url): (space + page_firsts[url], run) for url, run in runs.found.items()}}
     total = sum(run.count for run in runs.found.values())
     mean = fulltext.reference_mean((sum(run.length for run in runs.found.values()) / total) if total else 1.0)
-    writer = fulltext.Writer(folder)
+    stamps = (store.state or {}).get("stamps")
+    writer = fulltext.Writer(folder, stamps)
     index = _Index(store, writer, mean, placed, runs.rows)
     try:
         index.update() if index.can_update(space) else index.make()
     except _Stale:
-        writer = index.writer = fulltext.Writer(folder)
+        writer = index.writer = fulltext.Writer(folder, stamps)
         index.make()
     used_chars: set[str] = set()
     for _first, run in placed.values():
@@ -125,7 +126,7 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
     layout.save(writer.names)
     store.save({"version": STATE_VERSION, "mean": mean, "space": space, "empty": sorted(runs.empty),
                 "runs": {f"{kind}:{url}": (first, *_fields(run)) for (kind, url), (first, run) in placed.items()},
-                "shards": index.shards, "chunks": index.chunks},
+                "shards": index.shards, "chunks": index.chunks, "stamps": writer.stamps()},
                {run.key for _first, run in placed.values()}, {s[2] for s in index.shards})
     return fulltext.Stats(runs.read, total, index.terms, len(writer.names) + 1, len(writer.names - layout.files) + 1,
                           writer.bytes + len(text.encode("utf-8")), time.process_time() - started, runs.reused,

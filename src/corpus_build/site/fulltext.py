@@ -50,6 +50,7 @@ import html
 import itertools
 import json
 import math
+import os
 import re
 import zlib
 from collections import Counter, defaultdict
@@ -247,8 +248,11 @@ def _js(call: str, value: object) -> str:
 class Writer:
     """Writes files named by their content into the index folder, and removes the ones no longer named."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, stamps: dict | None = None):
         self.folder = folder
+        # The last build's files as it left them: name -> [inode, mtime_ns, bytes] (stamps()). A published
+        # file that still has its stamp was not touched since: linked without reading it back (keep).
+        self.known_stamps: dict = stamps if isinstance(stamps, dict) else {}
         self.names: set[str] = set()
         self.files: dict[str, tuple[str, int]] = {}  # name -> (sha1, bytes): what the next build keeps by name (keep)
         self.bytes = 0
@@ -272,7 +276,8 @@ class Writer:
         if self._published is False:
             self._published = engines.published_twin(self.folder)
         published = self._published if isinstance(self._published, Path) else None
-        if path.is_file() or (published is not None and engines.link_published_as(path, size, digest, published / name)):
+        if path.is_file() or (published is not None and engines.link_published_as(path, size, digest, published / name,
+                                                                                   stamp=self.known_stamps.get(name))):
             self._named(name, digest, size)
             return name
         return self.put(name.split("-", 1)[0], make())
@@ -287,6 +292,18 @@ class Writer:
         for old in self.folder.glob("*.js"):
             if old.name not in self.names and old.name != "index.js":
                 old.unlink()
+
+    def stamps(self) -> dict[str, list[int]]:
+        """Every file's [inode, mtime_ns, bytes] as this build leaves it, for the next build's keep: the
+        site is swapped in by renaming its folder, which keeps both, and any rewrite changes them."""
+        found = {}
+        for name in sorted(self.names):
+            try:
+                info = os.lstat(self.folder / name)
+            except OSError:
+                continue
+            found[name] = [info.st_ino, info.st_mtime_ns, info.st_size]
+        return found
 
 
 def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
