@@ -327,6 +327,35 @@ def test_unchanged_index_files_are_linked_by_their_recorded_stamp_and_a_rewritte
     assert {p.name: p.read_bytes() for p in index.glob("*.js")} == {p.name: p.read_bytes() for p in fresh.glob("*.js")}
 
 
+def test_a_render_reads_each_mirrors_records_once_and_the_next_render_reads_them_again(tmp_path, monkeypatch):
+    """The home page's change list and each source's mirror box both ask for the mirror's state: one
+    render reads each source's provenance once; a record changed between renders shows in the next."""
+    from corpus_build import registry, render
+    from corpus_build.core import provenance
+
+    project = _project(tmp_path / "p")
+    corpus = registry.load(project / "corpus")
+    docs = project / "docs"
+    render.render(corpus, docs)
+    read: list[str] = []
+    real = provenance.read_provenance
+
+    def counting(raw_dir, *args, **kwargs):
+        read.append(str(raw_dir))
+        return real(raw_dir, *args, **kwargs)
+
+    monkeypatch.setattr(provenance, "read_provenance", counting)
+    render.render(corpus, docs)
+    assert read and len(read) == len(set(read)), sorted(read)
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    record = json.loads((raw / "provenance.json").read_text(encoding="utf-8"))
+    record["fetched_at"] = record["checked_at"] = "2026-01-02T03:04:05Z"
+    (raw / "provenance.json").write_text(json.dumps(record), encoding="utf-8")
+    render.render(corpus, docs)
+    assert "2026-01-02" in (docs / "sources" / "doc-pdf.md").read_text(encoding="utf-8")
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""
