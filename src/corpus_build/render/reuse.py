@@ -63,7 +63,7 @@ class Reuse:
         self.groups: dict[str, list[tuple[str, str]]] = {}  # key -> every (path, sha256) made from it (made_files)
         self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
         self.file_outputs: dict[str, str] = {}  # path of a file made or reused in this render (made_files) -> its key
-        self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render
+        self.index: dict[str, list[Any]] = {}  # path -> [key, sha256 of the file, *its stamp], for the next render
         self.reused = 0
         self._words: dict[str, str] = {}  # plain_text's output by the digest of its input, as the last render left them
         self.words_used: dict[str, str] = {}  # those this render asked for: all the next one keeps
@@ -174,14 +174,14 @@ class Reuse:
         if not isinstance(content, str) or not content.endswith(mark):
             return False
         text = content[: -len(mark)]
-        key = self.outputs.pop(text, None)  # popped: the page's text is not kept
-        read = self.read_back.pop(text, None)
-        if key is None:
+        page_key = self.outputs.pop(text, None)  # popped: the page's text is not kept
+        page_read = self.read_back.pop(text, None)
+        if page_key is None:
             return False
-        if read is not None and read[0] == path and self._stamp(path) == read[2]:
-            self.index[path] = [key, read[1]]
+        if page_read is not None and page_read[0] == path and self._stamp(path) == page_read[2]:
+            self.index[path] = [page_key, page_read[1]]
             return True
-        self.index[path] = [key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
+        self.index[path] = [page_key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
         return False
 
     def plain_text(self, markdown: str) -> str:
