@@ -356,6 +356,38 @@ def test_a_render_reads_each_mirrors_records_once_and_the_next_render_reads_them
     assert "2026-01-02" in (docs / "sources" / "doc-pdf.md").read_text(encoding="utf-8")
 
 
+def test_after_a_note_edit_the_unchanged_mirror_pages_are_not_read_to_name_them(tmp_path, monkeypatch):
+    """The full-text step's key and the index's store name each mirror page by its content: a page
+    MkDocs wrote unchanged is the published file, linked, with the inode, mtime and size recorded with
+    its hash (fulltext.PageDigests); it is not read again. A mirror edited: its page is new, hashed, indexed."""
+    from collections import Counter
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    mirror_pages = [p.relative_to(project / "site").as_posix() for p in (project / "site" / "sources").glob("*/*/index.html")]
+    assert mirror_pages
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Held-out document 1.", "Held-out document 1, edited."), encoding="utf-8")
+    reads: Counter = Counter()
+    real_read = Path.read_bytes
+
+    def read_bytes(self):
+        reads[str(self)] += 1
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    site.build(project, strict=True)
+    staging = str(project / ".site.partial")
+    assert [p for p in reads if p.startswith(staging) and any(p.endswith(page) for page in mirror_pages)] == []
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    data = json.loads((raw / "structure.json").read_text(encoding="utf-8"))
+    data["blocks"].append({"page": 2, "kind": "text", "text": "An added zorbword paragraph."})
+    (raw / "structure.json").write_text(json.dumps(data), encoding="utf-8")
+    site.build(project, strict=True)
+    assert any("zorbword" in p.read_text(encoding="utf-8") for p in (project / "site" / "search" / "fulltext").glob("p-*.js"))
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""

@@ -306,6 +306,66 @@ class Writer:
         return found
 
 
+class PageDigests:
+    """The sha256 of built pages, each hashed only when it is not the file the last build hashed.
+
+    Both the full-text step's key (plugin.py) and the index's store (ftindex.py) name a mirror page
+    by its content: at 1,000 sources that was reading and hashing ~50 MB of pages twice per build.
+    A page MkDocs wrote with the bytes the published site holds is that published file, hard-linked
+    (engines.py), with its inode, mtime and size; so those, recorded with the hash in `memo` after
+    each build (the staging folder keeps them when swapped in), name the same bytes. A page written
+    anew has a new inode and is hashed. Paths are kept relative to `root` (the site folder).
+    """
+
+    def __init__(self, root: Path, memo: Path | None = None):
+        self.root, self.memo = root, memo
+        self.known: dict[str, list] = {}
+        self.seen: dict[str, list] = {}
+        if memo is not None:
+            try:
+                data = json.loads(memo.read_text(encoding="utf-8"))
+                self.known = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self.known = {}
+
+    def of(self, path: Path) -> str | None:
+        """The page's sha256 (hex), or None when it cannot be read."""
+        try:
+            relative = path.relative_to(self.root).as_posix()
+        except ValueError:
+            relative = None
+        if relative is not None and relative in self.seen:
+            return self.seen[relative][3]
+        try:
+            data = path.read_bytes() if relative is None or not self._as_known(path, relative) else None
+            info = os.lstat(path)
+        except OSError:
+            return None
+        digest = self.known[relative][3] if data is None and relative is not None else hashlib.sha256(data or b"").hexdigest()
+        if relative is not None:
+            self.seen[relative] = [info.st_ino, info.st_mtime_ns, info.st_size, digest]
+        return digest
+
+    def _as_known(self, path: Path, relative: str) -> bool:
+        known = self.known.get(relative)
+        if not (isinstance(known, list) and len(known) == 4 and isinstance(known[3], str)):
+            return False
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return False
+        return [info.st_ino, info.st_mtime_ns, info.st_size] == known[:3]
+
+    def save(self) -> None:
+        if self.memo is None or self.seen == self.known:
+            return
+        try:
+            self.memo.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.memo, json.dumps(self.seen, separators=(",", ":")))
+        except OSError:  # the digests only save time
+            pass
+
+
 def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
     """A page's blocks as [anchor, title, text, {term: count}, length], and the characters they use."""
     out: list[list] = []
