@@ -388,6 +388,35 @@ def test_after_a_note_edit_the_unchanged_mirror_pages_are_not_read_to_name_them(
     assert any("zorbword" in p.read_text(encoding="utf-8") for p in (project / "site" / "search" / "fulltext").glob("p-*.js"))
 
 
+def test_corpus_build_build_reads_each_mirrors_records_once(tmp_path, monkeypatch):
+    """`corpus-build build` renders (the home page's change list, the mirror boxes), then saves the
+    snapshot the next build compares with: each from the states read once, at the render."""
+    from corpus_build import registry, render
+    from corpus_build.core import provenance
+    from corpus_build.render import changes
+    from corpus_build.site import engines
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    (project / uptodate.STAMP).unlink(missing_ok=True)
+    read: list[str] = []
+    real = provenance.read_provenance
+
+    def counting(raw_dir, *args, **kwargs):
+        read.append(str(raw_dir))
+        return real(raw_dir, *args, **kwargs)
+
+    monkeypatch.setattr(provenance, "read_provenance", counting)
+    corpus = registry.load(project / "corpus")
+    render.render(corpus, project / "docs")
+    by_render = sorted(read)  # (a few builders read a record themselves: a paper's pages, a thread's badge)
+    read.clear()
+    engines.build_and_remember(project, corpus, strict=True)
+    assert by_render and sorted(read) == by_render
+    saved = changes.load(corpus)
+    assert saved is not None and saved["sources"]["doc-pdf"]["mirror"] in ("ok", "unchanged")
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""

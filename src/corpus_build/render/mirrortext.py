@@ -71,13 +71,28 @@ _STATES: dict[tuple[str, int], tuple] | None = None
 
 @contextlib.contextmanager
 def resolving_once() -> Iterator[None]:
-    global _REAL, _STATES
+    global _REAL
     outer, _REAL = _REAL, {}
-    outer_states, _STATES = _STATES, {}
+    try:
+        with states_once():
+            yield
+    finally:
+        _REAL = outer
+
+
+@contextlib.contextmanager
+def states_once() -> Iterator[None]:
+    """Each mirror's state read once until the outermost of these ends: a render, or a whole
+    `corpus-build build`, whose snapshot for the next build's change list (changes.save) then
+    holds the states its home page was made from, not read a third time."""
+    global _STATES
+    outer = _STATES
+    if outer is None:
+        _STATES = {}
     try:
         yield
     finally:
-        _REAL, _STATES = outer, outer_states
+        _STATES = outer
 
 
 def mirror_state(raw_dir: Path, stale_after_days: int) -> tuple[str, Provenance | None, Provenance | None]:

@@ -276,8 +276,10 @@ class Writer:
         if self._published is False:
             self._published = engines.published_twin(self.folder)
         published = self._published if isinstance(self._published, Path) else None
-        if path.is_file() or (published is not None and engines.link_published_as(path, size, digest, published / name,
-                                                                                   stamp=self.known_stamps.get(name))):
+        # Linked first: in a staging folder (every `corpus-build build`) the file is never there yet,
+        # and asking costs a failed stat per file; a link onto a file already there fails, then it is asked.
+        if (published is not None and engines.link_published_as(path, size, digest, published / name,
+                                                                 stamp=self.known_stamps.get(name))) or path.is_file():
             self._named(name, digest, size)
             return name
         return self.put(name.split("-", 1)[0], make())
