@@ -417,6 +417,35 @@ def test_corpus_build_build_reads_each_mirrors_records_once(tmp_path, monkeypatc
     assert saved is not None and saved["sources"]["doc-pdf"]["mirror"] in ("ok", "unchanged")
 
 
+def test_a_rebuild_finds_the_cleaned_mirror_blocks_by_the_hash_that_names_them(tmp_path, monkeypatch):
+    """site/mirrorblocks.py names each mirror text block by its sha256; the build cache finds the
+    block's cleaned HTML by that name, without hashing the block's HTML a second time."""
+    from corpus_build.render.mirrortext import OPAQUE_BEGIN, OPAQUE_END
+    from corpus_build.site import buildcache
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    blocks = set()
+    for page in (project / "docs" / "sources").glob("*/text.md"):
+        text = page.read_text(encoding="utf-8")
+        while OPAQUE_BEGIN in text:
+            text = text.split(OPAQUE_BEGIN, 1)[1]
+            block, text = text.split(OPAQUE_END, 1)
+            blocks.add(block.strip("\n"))
+    assert blocks
+    hashed: list[str] = []
+    real = buildcache.digest
+
+    def digest(*parts):
+        hashed.extend(p for p in parts if isinstance(p, str))
+        return real(*parts)
+
+    monkeypatch.setattr(buildcache, "digest", digest)
+    (project / uptodate.STAMP).unlink(missing_ok=True)
+    site.build(project, strict=True)
+    assert hashed and not blocks & set(hashed)
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""
