@@ -207,7 +207,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def _tuned_index(self, index, generate, config, prev):
         if prev is not None:  # a dirty reload of `mkdocs serve`: Material merges the last index; tuned from the file after
             return generate(index, prev)
-        text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls)
+        text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls,
+                                              words_memo=self._project / self.config.cache_dir / "script-words.json")
         return text
 
     def _thaw(self) -> None:
