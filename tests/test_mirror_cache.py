@@ -283,6 +283,169 @@ def test_after_a_note_edit_the_index_files_it_did_not_change_are_linked_not_writ
     assert all((index / name).read_bytes() == before[name][1] for name in kept)
 
 
+def test_unchanged_index_files_are_linked_by_their_recorded_stamp_and_a_rewritten_one_is_made_again(tmp_path, monkeypatch):
+    """The index's store records each file's inode, mtime and size as the build left it: after a note
+    edit, a published file that still has them is linked without being read back and hashed (the
+    ~5,000 unchanged passage files at 1,000 sources); one rewritten in place since, even to the same
+    size, is checked and made again, so the site stays what a build from nothing makes."""
+    import hashlib
+    import types
+
+    from corpus_build.site import engines
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    index = project / "site" / "search" / "fulltext"
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+
+    def edit(old: str, new: str) -> None:
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    hashed: list[int] = []
+
+    def sha1(data: bytes = b"", **kwargs):
+        hashed.append(len(data))
+        return hashlib.sha1(data, **kwargs)
+
+    monkeypatch.setattr(engines, "hashlib", types.SimpleNamespace(sha1=sha1, sha256=hashlib.sha256))
+    before = {p.name: p.stat().st_ino for p in index.glob("*.js")}
+    edit("Held-out document 1.", "Held-out document 1, edited.")
+    site.build(project, strict=True)
+    kept = [p.name for p in index.glob("*.js") if before.get(p.name) == p.stat().st_ino and p.name != "index.js"]
+    assert kept and hashed == [], hashed  # linked by the stamp alone
+
+    victim = index / sorted(kept)[0]
+    good = victim.read_bytes()
+    victim.write_bytes(good[:-1] + (b"X" if good[-1:] != b"X" else b"Y"))  # the same size, other bytes
+    edit("Held-out document 1, edited.", "Held-out document 1, edited twice.")
+    site.build(project, strict=True)
+    assert victim.read_bytes() == good
+    twin = tmp_path / "twin"  # the same sources, built from nothing
+    shutil.copytree(project, twin, symlinks=True, ignore=shutil.ignore_patterns("site", ".corpus-build"))
+    site.build(twin, strict=True)
+    fresh = twin / "site" / "search" / "fulltext"
+    assert {p.name: p.read_bytes() for p in index.glob("*.js")} == {p.name: p.read_bytes() for p in fresh.glob("*.js")}
+
+
+def test_a_render_reads_each_mirrors_records_once_and_the_next_render_reads_them_again(tmp_path, monkeypatch):
+    """The home page's change list and each source's mirror box both ask for the mirror's state: one
+    render reads each source's provenance once; a record changed between renders shows in the next."""
+    from corpus_build import registry, render
+    from corpus_build.core import provenance
+
+    project = _project(tmp_path / "p")
+    corpus = registry.load(project / "corpus")
+    docs = project / "docs"
+    render.render(corpus, docs)
+    read: list[str] = []
+    real = provenance.read_provenance
+
+    def counting(raw_dir, *args, **kwargs):
+        read.append(str(raw_dir))
+        return real(raw_dir, *args, **kwargs)
+
+    monkeypatch.setattr(provenance, "read_provenance", counting)
+    render.render(corpus, docs)
+    assert read and len(read) == len(set(read)), sorted(read)
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    record = json.loads((raw / "provenance.json").read_text(encoding="utf-8"))
+    record["fetched_at"] = record["checked_at"] = "2026-01-02T03:04:05Z"
+    (raw / "provenance.json").write_text(json.dumps(record), encoding="utf-8")
+    render.render(corpus, docs)
+    assert "2026-01-02" in (docs / "sources" / "doc-pdf.md").read_text(encoding="utf-8")
+
+
+def test_after_a_note_edit_the_unchanged_mirror_pages_are_not_read_to_name_them(tmp_path, monkeypatch):
+    """The full-text step's key and the index's store name each mirror page by its content: a page
+    MkDocs wrote unchanged is the published file, linked, with the inode, mtime and size recorded with
+    its hash (fulltext.PageDigests); it is not read again. A mirror edited: its page is new, hashed, indexed."""
+    from collections import Counter
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    mirror_pages = [p.relative_to(project / "site").as_posix() for p in (project / "site" / "sources").glob("*/*/index.html")]
+    assert mirror_pages
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Held-out document 1.", "Held-out document 1, edited."), encoding="utf-8")
+    reads: Counter = Counter()
+    real_read = Path.read_bytes
+
+    def read_bytes(self):
+        reads[str(self)] += 1
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    site.build(project, strict=True)
+    staging = str(project / ".site.partial")
+    assert [p for p in reads if p.startswith(staging) and any(p.endswith(page) for page in mirror_pages)] == []
+
+    raw = project / "corpus" / "01-gpu" / "raw" / "doc-pdf"
+    data = json.loads((raw / "structure.json").read_text(encoding="utf-8"))
+    data["blocks"].append({"page": 2, "kind": "text", "text": "An added zorbword paragraph."})
+    (raw / "structure.json").write_text(json.dumps(data), encoding="utf-8")
+    site.build(project, strict=True)
+    assert any("zorbword" in p.read_text(encoding="utf-8") for p in (project / "site" / "search" / "fulltext").glob("p-*.js"))
+
+
+def test_corpus_build_build_reads_each_mirrors_records_once(tmp_path, monkeypatch):
+    """`corpus-build build` renders (the home page's change list, the mirror boxes), then saves the
+    snapshot the next build compares with: each from the states read once, at the render."""
+    from corpus_build import registry, render
+    from corpus_build.core import provenance
+    from corpus_build.render import changes
+    from corpus_build.site import engines
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    (project / uptodate.STAMP).unlink(missing_ok=True)
+    read: list[str] = []
+    real = provenance.read_provenance
+
+    def counting(raw_dir, *args, **kwargs):
+        read.append(str(raw_dir))
+        return real(raw_dir, *args, **kwargs)
+
+    monkeypatch.setattr(provenance, "read_provenance", counting)
+    corpus = registry.load(project / "corpus")
+    render.render(corpus, project / "docs")
+    by_render = sorted(read)  # (a few builders read a record themselves: a paper's pages, a thread's badge)
+    read.clear()
+    engines.build_and_remember(project, corpus, strict=True)
+    assert by_render and sorted(read) == by_render
+    saved = changes.load(corpus)
+    assert saved is not None and saved["sources"]["doc-pdf"]["mirror"] in ("ok", "unchanged")
+
+
+def test_a_rebuild_finds_the_cleaned_mirror_blocks_by_the_hash_that_names_them(tmp_path, monkeypatch):
+    """site/mirrorblocks.py names each mirror text block by its sha256; the build cache finds the
+    block's cleaned HTML by that name, without hashing the block's HTML a second time."""
+    from corpus_build.render.mirrortext import OPAQUE_BEGIN, OPAQUE_END
+    from corpus_build.site import buildcache
+
+    project = _project(tmp_path / "p")
+    site.build(project, strict=True)
+    blocks = set()
+    for page in (project / "docs" / "sources").glob("*/text.md"):
+        text = page.read_text(encoding="utf-8")
+        while OPAQUE_BEGIN in text:
+            text = text.split(OPAQUE_BEGIN, 1)[1]
+            block, text = text.split(OPAQUE_END, 1)
+            blocks.add(block.strip("\n"))
+    assert blocks
+    hashed: list[str] = []
+    real = buildcache.digest
+
+    def digest(*parts):
+        hashed.extend(p for p in parts if isinstance(p, str))
+        return real(*parts)
+
+    monkeypatch.setattr(buildcache, "digest", digest)
+    (project / uptodate.STAMP).unlink(missing_ok=True)
+    site.build(project, strict=True)
+    assert hashed and not blocks & set(hashed)
+
+
 def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, monkeypatch):
     """Every source page's view is made at every render, to find its key: the excerpt's words are
     kept between renders by the text they come from (render/reuse.py), and an edit shows."""

@@ -394,3 +394,49 @@ def test_unchanged_views_are_read_back_and_a_hand_edit_is_not(corpus_dir, tmp_pa
     assert "sources/tilelang.md" in result.written and page.read_bytes() == original
     (docs / INDEX).write_text("{not json", encoding="utf-8")
     assert render.build_pages(corpus, reuse=Reuse(docs)) == fresh
+
+
+def test_a_page_read_back_untouched_is_neither_hashed_nor_read_again_and_a_touched_one_is(corpus_dir, tmp_path, monkeypatch):
+    """render/reuse.py: a page whose file still has the inode, times and size recorded when it was
+    written is read back once and known unchanged (no sha256 of it, no second read to compare); a
+    same-size hand edit whose mtime is set back still changes the ctime, and is laid out again."""
+    import hashlib
+    import os
+    import types
+    from collections import Counter
+    from pathlib import Path
+
+    from corpus_build.render import reuse as reuse_module
+
+    corpus = registry.load(corpus_dir)
+    docs = tmp_path / "docs"
+    render.render(corpus, docs)
+    render.render(corpus, docs)  # (the first render's index had no page read back yet: all stamped now)
+    pages = {p.read_bytes() for p in docs.rglob("*.md")}
+    hashed: list[bytes] = []
+
+    def sha256(data: bytes = b"", **kwargs):
+        hashed.append(data)
+        return hashlib.sha256(data, **kwargs)
+
+    reads: Counter = Counter()
+    real_read = Path.read_bytes
+
+    def read_bytes(self):
+        reads[str(self)] += 1
+        return real_read(self)
+
+    monkeypatch.setattr(reuse_module, "hashlib", types.SimpleNamespace(sha256=sha256))
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    result = render.render(corpus, docs)
+    assert result.written == ()
+    assert [data[:60] for data in hashed if data in pages] == []
+    assert [path for path, n in reads.items() if n > 1 and path.startswith(str(docs))] == []
+
+    page = docs / "sources" / "tilelang.md"
+    original = page.read_bytes()
+    before = os.stat(page)
+    page.write_bytes(original.replace(b"TileLang", b"TileLung"))
+    os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same size and mtime: only the ctime tells
+    result = render.render(corpus, docs)
+    assert "sources/tilelang.md" in result.written and page.read_bytes() == original

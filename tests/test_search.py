@@ -386,3 +386,36 @@ def test_parts_of_camel_and_snake_case_names_in_a_title_are_alternatives(tmp_pat
     tuned, _ = search.tune(_index({"location": "sources/i/", "title": source.title, "text": ""}), _corpus(tmp_path, source))
     alt = set(tuned["docs"][0]["alt"].split())
     assert {"atomic", "add", "memory", "order", "flash", "mla"} <= alt
+
+
+def test_script_words_are_converted_once_and_kept_for_the_next_build(tmp_path, monkeypatch):
+    """search.ScriptFolder.for_docs with a memo: the same equivalents as without it; the next build's
+    words already converted are not converted again (OpenCC's dictionaries need not load), a new word
+    is, and a memo of another OpenCC (its version in the file) is not used."""
+    from corpus_build.site import search as search_module
+
+    docs = [{"title": "算子 運算元", "text": "摩爾執行緒 昇腾 内存"}]
+    memo = tmp_path / "script-words.json"
+    fresh = search_module.ScriptFolder.for_docs(docs).equivalents
+    assert fresh
+    assert search_module.ScriptFolder.for_docs(docs, memo=memo).equivalents == fresh
+    asked: list[int] = []
+    real = search_module._converters
+
+    def counting():
+        asked.append(1)
+        return real()
+
+    monkeypatch.setattr(search_module, "_converters", counting)
+    assert search_module.ScriptFolder.for_docs(docs, memo=memo).equivalents == fresh
+    assert asked == []
+    more = [*docs, {"title": "記憶體", "text": ""}]
+    assert search_module.ScriptFolder.for_docs(more, memo=memo).equivalents == search_module.ScriptFolder.for_docs(more).equivalents
+    assert asked
+    asked.clear()
+    data = json.loads(memo.read_text(encoding="utf-8"))
+    data["version"] = "opencc 0.0 other"
+    data["words"] = {word: [word] * 4 for word in data["words"]}  # what another OpenCC might have said
+    memo.write_text(json.dumps(data), encoding="utf-8")
+    assert search_module.ScriptFolder.for_docs(more, memo=memo).equivalents == search_module.ScriptFolder.for_docs(more).equivalents
+    assert asked

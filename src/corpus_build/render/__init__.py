@@ -164,7 +164,9 @@ def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Re
         if target.parent not in checked:
             checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
-        reuse.note(relative, content, GENERATED_MARK, data)
+        if reuse.note(relative, content, GENERATED_MARK, data):  # read back from this very file, untouched since
+            unchanged += 1
+            continue
         try:
             existing = target.read_bytes()
         except OSError:

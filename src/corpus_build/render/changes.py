@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ..core import jsondata
 from ..core.model import Corpus
-from ..core.provenance import RawListing, mirror_state, now_utc, utc_stamp
+from ..core.provenance import RawListing, now_utc, utc_stamp
+from . import mirrortext
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
 WATCH_STATE = Path(".watch") / "state.json"  # written by `corpus-build watch`
@@ -70,7 +71,7 @@ def take(corpus: Corpus) -> dict:
         if listing.never_fetched(source.section, source.id):
             sources[source.id] = {"title": source.title, "mirror": "never fetched"}  # what mirror_state says of it, without two failed opens
             continue
-        state, record, _failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
+        state, record, _failure = mirrortext.mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
         entry = {"title": source.title, "mirror": state}
         if record is not None and record.thread is not None:
             entry["state"] = record.thread.display_state

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from ..core import mdtext as md
 from ..core.model import Corpus, Source
-from ..core.provenance import Declined, Provenance, SavedImage, mirror_state, read_provenance
+from ..core.provenance import Declined, Provenance, SavedImage, read_provenance
+from . import mirrortext
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .reuse import Reuse
@@ -81,7 +82,7 @@ def info(corpus: Corpus, source: Source) -> MirrorInfo:
     A source without a URL and without a copy is "nourl": there is nothing to fetch, so
     it is not mirrored by design (not "never fetched", which promises a copy to come).
     """
-    state, record, failure = mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
+    state, record, failure = mirrortext.mirror_state(corpus.raw_dir(source), corpus.settings.stale_after_days)
     if state == "never fetched":
         return nothing_fetched(source)
     return MirrorInfo("fresh" if state in ("ok", "unchanged") else state, record, failure)

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core import mdtext as md
-from ..core import safepath
+from ..core import provenance, safepath
 from ..core.model import Corpus, Source
+from ..core.provenance import Provenance
 
 DISPLAY_LIMIT = md.DISPLAY_LIMIT  # characters shown on an extracted-text page
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2", "h3",
@@ -62,6 +63,10 @@ def mirror_file(corpus: Corpus, source: Source, name: str) -> Path | None:
 # for ten files of each mirror, and resolving a path reads every folder on its way (40% of a
 # render with nothing to write, at 1,000 mirrored sources).
 _REAL: dict[str, str] | None = None
+# Within one render: each mirror's state, as provenance.mirror_state read it (its records' two files).
+# The home page's change list and every source's mirror box ask for it: once each read 1,670 files
+# at 1,000 sources where 835 are enough. Kept for one render only: a later one reads them afresh.
+_STATES: dict[tuple[str, int], tuple] | None = None
 
 
 @contextlib.contextmanager
@@ -69,9 +74,35 @@ def resolving_once() -> Iterator[None]:
     global _REAL
     outer, _REAL = _REAL, {}
     try:
-        yield
+        with states_once():
+            yield
     finally:
         _REAL = outer
+
+
+@contextlib.contextmanager
+def states_once() -> Iterator[None]:
+    """Each mirror's state read once until the outermost of these ends: a render, or a whole
+    `corpus-build build`, whose snapshot for the next build's change list (changes.save) then
+    holds the states its home page was made from, not read a third time."""
+    global _STATES
+    outer = _STATES
+    if outer is None:
+        _STATES = {}
+    try:
+        yield
+    finally:
+        _STATES = outer
+
+
+def mirror_state(raw_dir: Path, stale_after_days: int) -> tuple[str, Provenance | None, Provenance | None]:
+    """provenance.mirror_state, read once per folder within one render."""
+    if _STATES is None:
+        return provenance.mirror_state(raw_dir, stale_after_days)
+    key = (str(raw_dir), stale_after_days)
+    if key not in _STATES:
+        _STATES[key] = provenance.mirror_state(raw_dir, stale_after_days)
+    return _STATES[key]
 
 
 def _real(folder: str) -> str:

@@ -6,11 +6,16 @@ render stage), and it depends on nothing but the record, the template and our co
 So each page written to docs/ is remembered by a key of exactly those, in
 `docs/.corpus-build-views.json` (a dot-file: MkDocs never publishes it):
 
-    path -> [key, sha256 of the file's bytes]
+    path -> [key, sha256 of the file's bytes, inode, mtime_ns, ctime_ns, bytes]
 
 A page whose key is unchanged is read back from docs/ instead of laid out again,
-and only when the file still holds exactly what was written (the hash), so a hand
-edit, a half-written file or a swapped file is rendered afresh. A record with no
+and only when the file still holds exactly what was written, so a hand edit, a
+half-written file or a swapped file is rendered afresh. A file that still has the
+inode, times and size recorded after it was written is that file, untouched (any
+write or replacement changes its ctime, which no tool can set back); only a file
+without them is hashed again. Such a file, read back and written out unchanged, is
+then neither hashed nor read again to compare (render's _write_pages): at 1,000
+sources a note edit hashed the 35 MB of mirror text pages twice and read them twice. A record with no
 stable text (an object printed with its address) gets no key and is always rendered.
 Nothing is stored besides the keys: docs/ itself holds the pages.
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,6 +42,7 @@ from ..core.provenance import write_atomic
 INDEX = ".corpus-build-views.json"
 WORDS = ".corpus-build-words.json"
 SCHEMA = 1  # bump when a key's meaning changes
+Stamp = tuple[int, int, int, int]  # (inode, mtime_ns, ctime_ns, bytes) of a file under docs/
 # The render under way (`words`, below): set by render() for as long as it runs.
 _ACTIVE: Reuse | None = None
 
@@ -48,10 +55,15 @@ class Reuse:
         # Our code and templates, Jinja's and MarkupSafe's versions (and the other rendering libraries').
         self.code = cachekeys.digest(SCHEMA, cachekeys.versions()) if docs_dir is not None else ""
         self.previous: dict[str, tuple[str, str]] = {}  # key -> (path, sha256)
+        self.stamps: dict[str, Stamp] = {}  # path -> its stamp as the last render left it
+        # What get/get_files read back, as it was read: a page's text (a file's bytes object) ->
+        # (path, sha256, stamp after the read); note() then knows it unchanged on disk.
+        self.read_back: dict[str, tuple[str, str, Stamp]] = {}
+        self.files_read_back: dict[str, tuple[bytes, str, Stamp]] = {}
         self.groups: dict[str, list[tuple[str, str]]] = {}  # key -> every (path, sha256) made from it (made_files)
         self.outputs: dict[str, str] = {}  # a layout made or reused in this render -> its key (until written)
         self.file_outputs: dict[str, str] = {}  # path of a file made or reused in this render (made_files) -> its key
-        self.index: dict[str, list[str]] = {}  # path -> [key, sha256 of the file], for the next render
+        self.index: dict[str, list[Any]] = {}  # path -> [key, sha256 of the file, *its stamp], for the next render
         self.reused = 0
         self._words: dict[str, str] = {}  # plain_text's output by the digest of its input, as the last render left them
         self.words_used: dict[str, str] = {}  # those this render asked for: all the next one keeps
@@ -64,11 +76,13 @@ class Reuse:
             self._words = {}
         try:
             index = jsondata.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
-            for path, (key, sha) in index.items():
+            for path, (key, sha, *stamp) in index.items():
                 self.previous[str(key)] = (str(path), str(sha))
+                if len(stamp) == 4 and all(isinstance(n, int) for n in stamp):
+                    self.stamps[str(path)] = (stamp[0], stamp[1], stamp[2], stamp[3])
                 self.groups.setdefault(str(key), []).append((str(path), str(sha)))
         except (OSError, ValueError, TypeError, AttributeError):
-            self.previous, self.groups = {}, {}
+            self.previous, self.groups, self.stamps = {}, {}, {}
 
     def key(self, template: str, lang: str, view: object) -> str | None:
         if self.docs_dir is None:
@@ -82,13 +96,17 @@ class Reuse:
         """The page laid out from this key last time, if docs/ still holds exactly that."""
         if key is None or key not in self.previous or self.docs_dir is None:
             return None
-        data = self._as_left(*self.previous[key])
+        path, sha = self.previous[key]
+        data = self._as_left(path, sha)
         if data is None:
             return None
         text = data.decode("utf-8")
         if not text.endswith(mark):
             return None
         self.reused += 1
+        stamp = self._stamp(path)
+        if stamp is not None:
+            self.read_back[text[: -len(mark)]] = (path, sha, stamp)
         return text[: -len(mark)]
 
     def made(self, key: str | None, output: str) -> str:
@@ -106,6 +124,9 @@ class Reuse:
             if data is None:
                 return None
             found[path] = data
+            stamp = self._stamp(path)
+            if stamp is not None:
+                self.files_read_back[path] = (data, sha, stamp)
         self.reused += 1
         self.made_files(key, found)
         return found
@@ -117,7 +138,18 @@ class Reuse:
             data = (self.docs_dir / path).read_bytes()
         except OSError:
             return None
+        recorded = self.stamps.get(path)
+        if recorded is not None and self._stamp(path) == recorded:  # (taken after the read: a write meanwhile shows)
+            return data
         return data if hashlib.sha256(data).hexdigest() == sha else None
+
+    def _stamp(self, path: str) -> Stamp | None:
+        assert self.docs_dir is not None
+        try:
+            info = os.lstat(self.docs_dir / path)
+        except OSError:
+            return None
+        return (info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size)
 
     def made_files(self, key: str | None, files: dict[str, Any]) -> None:
         """Files made together from one key (an archived page and its style files): remembered as they are written."""
@@ -125,18 +157,32 @@ class Reuse:
             for path in files:
                 self.file_outputs[path] = key
 
-    def note(self, path: str, content: Any, mark: str, data: bytes | None = None) -> None:
-        """A page or file as written (after build_pages marked it): remember its key, if a layout or made_files made it."""
+    def note(self, path: str, content: Any, mark: str, data: bytes | None = None) -> bool:
+        """A page or file about to be written (after build_pages marked it): remember its key, if a layout or
+        made_files made it. True when docs/<path> is known to hold exactly `content` already: it was read
+        back from there in this render, and is as it was read (its stamp), so it need not be read to compare."""
         if self.docs_dir is None:
-            return
+            return False
         if path in self.file_outputs and data is not None:
-            self.index[path] = [self.file_outputs.pop(path), hashlib.sha256(data).hexdigest()]
-            return
+            key = self.file_outputs.pop(path)
+            read = self.files_read_back.pop(path, None)
+            if read is not None and read[0] is content and self._stamp(path) == read[2]:
+                self.index[path] = [key, read[1]]
+                return True
+            self.index[path] = [key, hashlib.sha256(data).hexdigest()]
+            return False
         if not isinstance(content, str) or not content.endswith(mark):
-            return
-        key = self.outputs.pop(content[: -len(mark)], None)  # popped: the page's text is not kept
-        if key is not None:
-            self.index[path] = [key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
+            return False
+        text = content[: -len(mark)]
+        page_key = self.outputs.pop(text, None)  # popped: the page's text is not kept
+        page_read = self.read_back.pop(text, None)
+        if page_key is None:
+            return False
+        if page_read is not None and page_read[0] == path and self._stamp(path) == page_read[2]:
+            self.index[path] = [page_key, page_read[1]]
+            return True
+        self.index[path] = [page_key, hashlib.sha256(content.encode("utf-8")).hexdigest()]
+        return False
 
     def plain_text(self, markdown: str) -> str:
         """`mdtext.plain_text(markdown)`, as the last render made it when that had the same input and code."""
@@ -153,6 +199,10 @@ class Reuse:
         """Write the keys of this render's pages, and the words it used, for the next one."""
         if self.docs_dir is None:
             return
+        for path, entry in self.index.items():  # the files as written: the next render knows them untouched by these
+            stamp = self._stamp(path)
+            if stamp is not None:
+                entry[2:] = stamp
         for name, data in ((INDEX, self.index), (WORDS, self.words_used)):
             text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             target = self.docs_dir / name

@@ -78,7 +78,7 @@ class _Stale(Exception):
 
 
 def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Path | None = None, entries: Iterable = (),
-          search_terms: Iterable[Iterable[str]] = ()) -> fulltext.Stats:
+          search_terms: Iterable[Iterable[str]] = (), digests: fulltext.PageDigests | None = None) -> fulltext.Stats:
     """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
     with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own).
     `cache_dir`: where the last build's store (fulltext-store/) and layout are kept; None: nowhere (a build from nothing)."""
@@ -87,7 +87,7 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
     folder.mkdir(parents=True, exist_ok=True)
     store = Store(cache_dir / "fulltext-store" if cache_dir else None, _salt(fold))
     layout = fulltext.Layout(cache_dir / "fulltext-layout.json" if cache_dir else None)
-    runs = _Runs(store, fold)
+    runs = _Runs(store, fold, digests or fulltext.PageDigests(site_dir))
     for page in pages:
         runs.page(page)
     grouped: dict[str, list] = {}
@@ -101,12 +101,13 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
               **{("p", url): (space + page_firsts[url], run) for url, run in runs.found.items()}}
     total = sum(run.count for run in runs.found.values())
     mean = fulltext.reference_mean((sum(run.length for run in runs.found.values()) / total) if total else 1.0)
-    writer = fulltext.Writer(folder)
+    stamps = (store.state or {}).get("stamps")
+    writer = fulltext.Writer(folder, stamps)
     index = _Index(store, writer, mean, placed, runs.rows)
     try:
         index.update() if index.can_update(space) else index.make()
     except _Stale:
-        writer = index.writer = fulltext.Writer(folder)
+        writer = index.writer = fulltext.Writer(folder, stamps)
         index.make()
     used_chars: set[str] = set()
     for _first, run in placed.values():
@@ -125,7 +126,7 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
     layout.save(writer.names)
     store.save({"version": STATE_VERSION, "mean": mean, "space": space, "empty": sorted(runs.empty),
                 "runs": {f"{kind}:{url}": (first, *_fields(run)) for (kind, url), (first, run) in placed.items()},
-                "shards": index.shards, "chunks": index.chunks},
+                "shards": index.shards, "chunks": index.chunks, "stamps": writer.stamps()},
                {run.key for _first, run in placed.values()}, {s[2] for s in index.shards})
     return fulltext.Stats(runs.read, total, index.terms, len(writer.names) + 1, len(writer.names - layout.files) + 1,
                           writer.bytes + len(text.encode("utf-8")), time.process_time() - started, runs.reused,
@@ -139,8 +140,8 @@ def _fields(run: Run) -> tuple:
 class _Runs:
     """The build's runs, each analysed only when the store has no analysis of its content."""
 
-    def __init__(self, store: Store, fold: Fold):
-        self.store, self.fold = store, fold
+    def __init__(self, store: Store, fold: Fold, digests: fulltext.PageDigests):
+        self.store, self.fold, self.digests = store, fold, digests
         state = store.state or {}
         self.known: dict[str, Run] = {}  # the last build's runs, by content
         for value in state.get("runs", {}).values():
@@ -154,20 +155,23 @@ class _Runs:
         self.read = self.reused = self.analysed = 0
 
     def page(self, page: fulltext.Page) -> None:
-        try:
-            data = page.path.read_bytes()
-        except OSError:
+        digest = self.digests.of(page.path)  # (read only when it is not the file the last build hashed)
+        if digest is None:
             return
         self.read += 1
         if page.url in self.found:
             return
-        key = self.store.key(data)
+        key = self.store.key(b"page\0" + digest.encode())
         if key in self.was_empty:
             self.empty.add(key)
             return
         self.sources[key] = lambda: fulltext.analyse(page.path.read_bytes().decode("utf-8", "replace"), self.fold)
         run = self._known(key, page.url, page.title)
         if run is None:
+            try:
+                data = page.path.read_bytes()
+            except OSError:
+                return
             rows, used = fulltext.analyse(data.decode("utf-8", "replace"), self.fold)
             if not rows:
                 self.empty.add(key)
@@ -483,7 +487,8 @@ def _moved(mine: Placed, theirs: Placed | None) -> bool:
 
 
 def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir: Path | None, glossary: tuple[str, ...],
-               entries: tuple = (), search_terms: Iterable[Iterable[str]] = (), flavour: str = "fulltext") -> fulltext.Stats:
+               entries: tuple = (), search_terms: Iterable[Iterable[str]] = (), flavour: str = "fulltext",
+               digests: fulltext.PageDigests | None = None) -> fulltext.Stats:
     """Index the built site's mirror pages and the site's own entries (search.py; with neither, an
     empty manifest: the worker asks for it). `flavour`: whose last build to start from, the site's
     ("fulltext") or another's (the offline copy's, built after the site at every build, whose pages
@@ -495,5 +500,5 @@ def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir:
     if cache_dir is not None:  # the whole corpus's analyses in one file, as builds before the store (ftstore.py) kept them
         (cache_dir / "fulltext-pages.marshal").unlink(missing_ok=True)
     kept = (cache_dir if flavour == "fulltext" else cache_dir / flavour) if cache_dir and (pages or entries) else None
-    return build(site_dir, pages, fold, kept, entries, search_terms)
+    return build(site_dir, pages, fold, kept, entries, search_terms, digests)
 

@@ -50,6 +50,7 @@ import html
 import itertools
 import json
 import math
+import os
 import re
 import zlib
 from collections import Counter, defaultdict
@@ -247,8 +248,11 @@ def _js(call: str, value: object) -> str:
 class Writer:
     """Writes files named by their content into the index folder, and removes the ones no longer named."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, stamps: dict | None = None):
         self.folder = folder
+        # The last build's files as it left them: name -> [inode, mtime_ns, bytes] (stamps()). A published
+        # file that still has its stamp was not touched since: linked without reading it back (keep).
+        self.known_stamps: dict = stamps if isinstance(stamps, dict) else {}
         self.names: set[str] = set()
         self.files: dict[str, tuple[str, int]] = {}  # name -> (sha1, bytes): what the next build keeps by name (keep)
         self.bytes = 0
@@ -272,7 +276,10 @@ class Writer:
         if self._published is False:
             self._published = engines.published_twin(self.folder)
         published = self._published if isinstance(self._published, Path) else None
-        if path.is_file() or (published is not None and engines.link_published_as(path, size, digest, published / name)):
+        # Linked first: in a staging folder (every `corpus-build build`) the file is never there yet,
+        # and asking costs a failed stat per file; a link onto a file already there fails, then it is asked.
+        if (published is not None and engines.link_published_as(path, size, digest, published / name,
+                                                                 stamp=self.known_stamps.get(name))) or path.is_file():
             self._named(name, digest, size)
             return name
         return self.put(name.split("-", 1)[0], make())
@@ -287,6 +294,78 @@ class Writer:
         for old in self.folder.glob("*.js"):
             if old.name not in self.names and old.name != "index.js":
                 old.unlink()
+
+    def stamps(self) -> dict[str, list[int]]:
+        """Every file's [inode, mtime_ns, bytes] as this build leaves it, for the next build's keep: the
+        site is swapped in by renaming its folder, which keeps both, and any rewrite changes them."""
+        found = {}
+        for name in sorted(self.names):
+            try:
+                info = os.lstat(self.folder / name)
+            except OSError:
+                continue
+            found[name] = [info.st_ino, info.st_mtime_ns, info.st_size]
+        return found
+
+
+class PageDigests:
+    """The sha256 of built pages, each hashed only when it is not the file the last build hashed.
+
+    Both the full-text step's key (plugin.py) and the index's store (ftindex.py) name a mirror page
+    by its content: at 1,000 sources that was reading and hashing ~50 MB of pages twice per build.
+    A page MkDocs wrote with the bytes the published site holds is that published file, hard-linked
+    (engines.py), with its inode, mtime and size; so those, recorded with the hash in `memo` after
+    each build (the staging folder keeps them when swapped in), name the same bytes. A page written
+    anew has a new inode and is hashed. Paths are kept relative to `root` (the site folder).
+    """
+
+    def __init__(self, root: Path, memo: Path | None = None):
+        self.root, self.memo = root, memo
+        self.known: dict[str, list] = {}
+        self.seen: dict[str, list] = {}
+        if memo is not None:
+            try:
+                data = json.loads(memo.read_text(encoding="utf-8"))
+                self.known = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self.known = {}
+
+    def of(self, path: Path) -> str | None:
+        """The page's sha256 (hex), or None when it cannot be read."""
+        try:
+            relative = path.relative_to(self.root).as_posix()
+        except ValueError:
+            relative = None
+        if relative is not None and relative in self.seen:
+            return self.seen[relative][3]
+        try:
+            data = path.read_bytes() if relative is None or not self._as_known(path, relative) else None
+            info = os.lstat(path)
+        except OSError:
+            return None
+        digest = self.known[relative][3] if data is None and relative is not None else hashlib.sha256(data or b"").hexdigest()
+        if relative is not None:
+            self.seen[relative] = [info.st_ino, info.st_mtime_ns, info.st_size, digest]
+        return digest
+
+    def _as_known(self, path: Path, relative: str) -> bool:
+        known = self.known.get(relative)
+        if not (isinstance(known, list) and len(known) == 4 and isinstance(known[3], str)):
+            return False
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return False
+        return [info.st_ino, info.st_mtime_ns, info.st_size] == known[:3]
+
+    def save(self) -> None:
+        if self.memo is None or self.seen == self.known:
+            return
+        try:
+            self.memo.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.memo, json.dumps(self.seen, separators=(",", ":")))
+        except OSError:  # the digests only save time
+            pass
 
 
 def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:

@@ -93,9 +93,10 @@ class Blocks:
             if end == -1:
                 break
             block = markdown[begin + len(OPAQUE_BEGIN):end].strip("\n")
-            key = hashlib.sha256(block.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+            sha256 = hashlib.sha256(block.encode("utf-8", "surrogatepass")).hexdigest()
+            key = sha256[:40]
             if key not in self._where:
-                self._keep(key, block)
+                self._keep(key, block, sha256)
             keys.append(key)
             out += [markdown[at:begin], placeholder(key)]
             at = end + len(OPAQUE_END)
@@ -106,23 +107,24 @@ class Blocks:
         self.taken += len(keys)
         return "".join(out)
 
-    def _keep(self, key: str, block: str) -> None:
-        cleaned, ids = self._cleaned(block)
+    def _keep(self, key: str, block: str, sha256: str) -> None:
+        cleaned, ids = self._cleaned(block, sha256)
         data = cleaned.encode("utf-8", "surrogatepass")
         self._spool.seek(0, 2)
         self._where[key] = (self._spool.tell(), len(data), tuple(ids))
         self._spool.write(data)
 
-    def _cleaned(self, block: str) -> tuple[str, list[str]]:
+    def _cleaned(self, block: str, sha256: str) -> tuple[str, list[str]]:
+        """`block` cleaned, and its anchor ids; `sha256`: the block's (its name in the build cache)."""
         if self.cache is not None and self.cache.enabled:
-            stored = self.cache.block(block, self._clean)
+            stored = self.cache.block(sha256, self._clean)
             if stored is not None:
                 return stored
         self.cleaned += 1
         cleaned = self._clean(block)
         ids = anchor_ids(cleaned)
         if self.cache is not None and self.cache.enabled:
-            self.cache.keep_block(block, self._clean, cleaned, ids)
+            self.cache.keep_block(sha256, self._clean, cleaned, ids)
         return cleaned, ids
 
     def anchors(self, page_uri: str) -> set[str]:

@@ -66,6 +66,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._frozen = False  # gc.freeze() for this build (on_pre_build)
         self._blocks: mirrorblocks.Blocks | None = None  # the mirror text blocks of the last build (mirrorblocks.py)
         self._fulltext_stamp: str | None = None  # what the full-text index of this build is made of (stepoutput.py)
+        self._page_digests: fulltext.PageDigests | None = None  # the mirror pages' digests, from _fulltext_key to the index
         self._pages_done = self._pages_total = 0
 
     def on_startup(self, *, command, dirty):
@@ -206,7 +207,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def _tuned_index(self, index, generate, config, prev):
         if prev is not None:  # a dirty reload of `mkdocs serve`: Material merges the last index; tuned from the file after
             return generate(index, prev)
-        text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls)
+        text, self._tuned = search.tuned_json(index, self._corpus, directory_urls=config.use_directory_urls,
+                                              words_memo=self._project / self.config.cache_dir / "script-words.json")
         return text
 
     def _thaw(self) -> None:
@@ -302,7 +304,6 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def _fulltext_key(self, config, entries: Any = (), search_config: Any = None) -> str | None:
         """Everything ftindex.index_site reads: the mirror pages as built, the sources' entries, the corpus's ids,
         glossary and search terms, Material's search config, the code."""
-        import hashlib
         from importlib import metadata
 
         from ..core.cachekeys import digest, versions
@@ -313,11 +314,16 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             opencc = ""
         ids = {s.id for s in self._corpus.sources}
         pages = []
+        # The pages' digests, kept for the index itself (_index_fulltext), and for the next build by
+        # the files' inode, mtime and size (fulltext.PageDigests): an unchanged page is not read.
+        site_dir = Path(config.site_dir)
+        digests = self._page_digests = fulltext.PageDigests(site_dir, self._project / self.config.cache_dir / f"pages-{_fulltext_stamp_name(config)}.json")
         for page in fulltext.site_pages(self._files.documentation_pages(), ids):
-            try:
-                pages.append([page.url, page.title, hashlib.sha256(page.path.read_bytes()).hexdigest()])
-            except OSError:
+            found = digests.of(page.path)
+            if found is None:
                 return None
+            pages.append([page.url, page.title, found])
+        digests.save()
         return digest("fulltext", versions(), opencc, sorted(ids), list(self._corpus.settings.glossary), pages,
                       repr(entries), repr(self._corpus.settings.search_terms), repr(search_config))
 
@@ -336,10 +342,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return True
 
     def _index_fulltext(self, config, files, corpus: Corpus, entries: Any) -> None:
+        digests, self._page_digests = self._page_digests, None  # (this build's, from _fulltext_key; a preview has none)
         found = ftindex.index_site(Path(config.site_dir), files.documentation_pages(), {s.id for s in corpus.sources},
                                     self._project / self.config.cache_dir,
                                     tuple(corpus.settings.glossary), entries=entries,
-                                    search_terms=corpus.settings.search_terms, flavour=_fulltext_stamp_name(config))
+                                    search_terms=corpus.settings.search_terms, flavour=_fulltext_stamp_name(config),
+                                    digests=digests if digests is not None and digests.root == Path(config.site_dir) else None)
         if found.pages:
             log.info(f"corpus: full text of {found.pages} mirror page(s): {found.passages} passages, {found.terms} terms, "
                      f"{found.bytes} bytes in {found.files} file(s), {found.files_new} new since the last build ({found.analysed} page(s) analysed, {found.reused} as before) "
