@@ -250,7 +250,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter):
+        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
             found.add(el)
         else:
             stack.extend(el)
@@ -340,6 +340,23 @@ def _thread(el, blocks: Blocks, within: int) -> bool:
         return False
     # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
     return bool(_THREAD.search(el.get("class") or ""))
+
+
+def _link_line(el, blocks: Blocks) -> bool:
+    """A paragraph among the text's paragraphs that is one link to another page, all but a label
+    ("Read also:"), and reads as a headline (four words or more): another story's title set
+    between the text's paragraphs. A link among a sentence's words, or to a place in this page,
+    leaves it text; so do several links (a "See also" line), and a paragraph in a list or a table
+    (an entry of a manual's index, a name in a cell)."""
+    if el.tag != "p" or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
+        return False
+    links = [a for a in el.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")]
+    if len(links) != 1 or len(links[0].text_content().split()) < 4:
+        return False
+    if any(isinstance(up.tag, str) and up.tag.lower() in ("li", "td", "th", "dd", "dt", "table") for up in el.iterancestors()):
+        return False
+    parent = el.getparent()
+    return parent is not None and sum(1 for c in parent if c.tag == "p" and blocks.prose(c) >= PARAGRAPH) >= 2
 
 
 def _form(el, blocks: Blocks, within: int) -> bool:
