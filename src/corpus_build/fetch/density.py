@@ -16,7 +16,8 @@ What is left out, then, is what stands beside the text and does not read like it
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, the same named
-  boxes, boxes holding a form, and a comment thread its class names (under half the prose).
+  boxes, boxes holding a form, a comment thread its class names (under half the prose), and a
+  paragraph among paragraphs that is one headline's link to another page ("Read also: ...").
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
 sibling test is stricter: beside it stays only what reads as the text does (a heading, a box under
