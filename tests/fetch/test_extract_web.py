@@ -341,3 +341,29 @@ def test_after_the_text_a_box_of_prose_stays_as_a_section_under_its_heading_not_
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "Funding" in out and "from its own revenue" in out, out
     assert "Anna Berg covers" not in out, out
+
+
+def test_inside_the_text_a_paragraph_that_is_a_link_to_another_story_goes_one_with_a_link_among_its_words_stays():
+    # "Read also:" lines between the story's paragraphs: each a headline linking to another page.
+    body = article(6)
+    body += '<p><strong>Read also: <a href="/2024/05/ferry.html">Ferry crews strike over the new winter timetable</a></strong></p>'
+    body += article(3)
+    body += '<p><a href="/2024/04/rail.html">The rail link that still ends ten kilometres inland, explained</a></p>'
+    body += ('<p>The harbour master said the <a href="/2024/04/report.html">report of last April</a> had settled '
+             'the question of the breakwater.</p>')
+    body += '<p>See <a href="#costs">the costs</a> below.</p>' + article(2)
+    html = f'<html><body>{NAV}<main><h1>Breakwater approved</h1>{body}</main>{SIDEBAR}</body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "had settled" in out and "the costs" in out, out
+    assert "Ferry crews strike" not in out and "explained" not in out, out
+
+
+def test_inside_the_text_a_paragraph_of_several_headlines_goes_a_see_also_line_of_names_stays():
+    # Two other stories' headlines in one paragraph (a <br> between them), set among the story's paragraphs.
+    related = ('<p><a href="/2024/05/ferry.html">Ferry crews strike over the new winter timetable</a><br>'
+               '<a href="/2024/04/fleet.html">The fishing fleet moves to the northern quay for the winter</a></p>')
+    see_also = '<p>See also: <a href="/port.html">port</a>, <a href="/ferries.html">ferries</a>, <a href="/rail.html">rail</a>.</p>'
+    html = f'<html><body>{NAV}<main><h1>Breakwater approved</h1>{article(3)}{related}{see_also}{article(6)}</main>{SIDEBAR}</body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "[ferries]" in out, out
+    assert "Ferry crews strike" not in out and "northern quay" not in out, out

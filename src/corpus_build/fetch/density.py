@@ -16,7 +16,8 @@ What is left out, then, is what stands beside the text and does not read like it
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, the same named
-  boxes, boxes holding a form, and a comment thread its class names (under half the prose).
+  boxes, boxes holding a form, a comment thread its class names (under half the prose), and a
+  paragraph among paragraphs that is headlines' links to other pages ("Read also: ...").
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
 sibling test is stricter: beside it stays only what reads as the text does (a heading, a box under
@@ -250,7 +251,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter):
+        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
             found.add(el)
         else:
             stack.extend(el)
@@ -340,6 +341,23 @@ def _thread(el, blocks: Blocks, within: int) -> bool:
         return False
     # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
     return bool(_THREAD.search(el.get("class") or ""))
+
+
+def _link_line(el, blocks: Blocks) -> bool:
+    """A paragraph among the text's paragraphs that is links to other pages, all but a label
+    ("Read also:"), each reading as a headline (four words or more): other stories' titles set
+    between the text's paragraphs. A link among a sentence's words, or to a place in this page,
+    leaves it text; so does a link of a name or two ("See also: port, ferries"), and a paragraph
+    in a list or a table (an entry of a manual's index, a name in a cell)."""
+    if el.tag != "p" or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
+        return False
+    links = [a for a in el.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")]
+    if not links or any(len(a.text_content().split()) < 4 for a in links):
+        return False
+    if any(isinstance(up.tag, str) and up.tag.lower() in ("li", "td", "th", "dd", "dt", "table") for up in el.iterancestors()):
+        return False
+    parent = el.getparent()
+    return parent is not None and sum(1 for c in parent if c.tag == "p" and blocks.prose(c) >= PARAGRAPH) >= 2
 
 
 def _form(el, blocks: Blocks, within: int) -> bool:
