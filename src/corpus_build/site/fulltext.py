@@ -45,6 +45,7 @@ of their passages.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import itertools
@@ -192,14 +193,18 @@ def terms(folded: str) -> list[str]:
     if _HAN_ANY.search(folded) is None:  # most text: words alone, and only a final s to look at
         return [stem(word) if word[-1] == "s" else word for word in _WORDS.findall(folded)]
     out: list[str] = []
-    for word in (piece for whole in _WORDS.findall(folded) for piece in _PIECES.findall(whole)):
-        if _HAN_RUN.fullmatch(word):
-            if len(word) == 1:
-                out.append(word)
+    for whole in _WORDS.findall(folded):
+        if whole.isascii():  # a Latin word (no Han character): one piece
+            out.append(stem(whole) if whole[-1] == "s" else whole)
+            continue
+        for word in _PIECES.findall(whole):
+            if _HAN_RUN.fullmatch(word):
+                if len(word) == 1:
+                    out.append(word)
+                else:
+                    out += map(str.__add__, word[:-1], word[1:])
             else:
-                out.extend(word[i : i + 2] for i in range(len(word) - 1))
-        else:
-            out.append(stem(word))
+                out.append(stem(word))
     return out
 
 
@@ -212,19 +217,23 @@ def stem(word: str) -> str:
 
 def encode(numbers: Iterable[int]) -> str:
     """Non-negative integers as text: 5-bit digits, the last of each number from _END, the others from _MORE."""
-    out = []
-    end = _END
-    for n in numbers:
-        if n < 32:  # most numbers (every weight, most gaps): one digit
-            out.append(end[n])
-            continue
-        digits = [_END[n & 31]]
+    codes = _codes()  # every weight and nearly every gap: looked up, not spelled out
+    limit = len(codes)
+    return "".join([codes[n] if n < limit else _code(n) for n in numbers])
+
+
+def _code(n: int) -> str:
+    digits = [_END[n & 31]]
+    n >>= 5
+    while n:
+        digits.append(_MORE[n & 31])
         n >>= 5
-        while n:
-            digits.append(_MORE[n & 31])
-            n >>= 5
-        out.append("".join(reversed(digits)))
-    return "".join(out)
+    return "".join(reversed(digits))
+
+
+@functools.cache
+def _codes() -> list[str]:
+    return [_code(n) for n in range(1 << 15)]
 
 
 def decode(text: str) -> list[int]:
