@@ -62,6 +62,19 @@ def marks() -> dict[int, None]:
     return found
 
 
+@functools.cache
+def _marks_re() -> re.Pattern[str]:
+    """A character class of marks(): whether a text has one, in one scan."""
+    codes = sorted(marks())
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+
+
 class Fold:
     def __init__(self, chars: dict[str, str], phrases: dict[str, str]):
         self.chars = chars
@@ -78,11 +91,15 @@ class Fold:
         self._pairs = {pair: sorted(sizes, reverse=True) for pair, sizes in pairs.items()}
         self._singles = {word: value for word, value in phrases.items() if len(word) == 1}
         self._starts = frozenset(word[0] for word in phrases if word)
+        self._ascii_free = all(not key.isascii() for key in chars)  # ASCII text folds to itself (after lower case)
 
     def text(self, text: str) -> str:
         """The folded form of a passage: steps 1 and 2, and 3 if it had Traditional characters."""
         normal = unicodedata.normalize("NFKC", text).lower()
-        if not normal.isascii():
+        if normal.isascii():  # most text: no mark, and no character of the table (Chinese ones)
+            if self._ascii_free:
+                return normal
+        elif _marks_re().search(normal) is not None:  # found in one scan; translated only where there is one
             normal = normal.translate(marks())
         folded = normal.translate(self.table)
         if folded != normal and self._phrase_re is not None:
