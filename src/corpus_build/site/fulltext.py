@@ -195,7 +195,8 @@ def blocks(text: str, size: int = BLOCK) -> list[str]:
 
 def terms(folded: str) -> list[str]:
     """The index terms of folded text: Latin words, digits and Chinese character pairs."""
-    if _HAN_ANY.search(folded) is None:  # most text: words alone, and only a final s to look at
+    # Most text: words alone, and only a final s to look at (isascii answers without a scan).
+    if folded.isascii() or _HAN_ANY.search(folded) is None:
         return [stem(word) if word[-1] == "s" else word for word in _LATIN_WORDS.findall(folded)]
     out: list[str] = []
     for whole in _WORDS.findall(folded):
