@@ -121,7 +121,7 @@ def build(project: Path) -> dict:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["rc"]:
         raise SystemExit(f"build failed:\n{result['log'][-3000:]}")
-    found = re.search(r"full text of (\d+) mirror page\(s\): (\d+) passages, (\d+) terms, (\d+) bytes in (\d+) file\(s\), (\d+) new since the last build \(\d+ page\(s\) unchanged\) in ([\d.]+) s", result["log"])
+    found = re.search(r"full text of (\d+) mirror page\(s\): (\d+) passages, (\d+) terms, (\d+) bytes in (\d+) file\(s\), (\d+) new since the last build \(\d+ page\(s\) [^)]*\) in ([\d.]+) s", result["log"])
     if not found:
         raise SystemExit(f"the build log has no full-text line:\n{result['log'][-2000:]}")
     pages, passages, terms, size, files, new, seconds = found.groups()

@@ -29,7 +29,7 @@ import hashlib
 import json
 import time
 from array import array
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -260,14 +260,28 @@ class _Index:
     def make(self) -> None:
         """Every shard and passage file, in one pass over the runs in number order."""
         self.shards, self.chunks, self.chunk_list, self.terms, self.encoded = [], {}, [], 0, 0
-        postings: dict[str, array] = {}
+        # The hot loop of a build from nothing (millions of postings): _weighted written out, its
+        # weights looked up by length then term frequency, a term's array made by the defaultdict.
+        postings: defaultdict[str, array] = defaultdict(partial(array, "i"))
+        by_length: dict[int, dict[int, int]] = {}
+        mean = self.mean
         for first, _run, rows in self._passage_files(known={}):
-            for offset, row in enumerate(rows):
-                pid = first + offset
-                for word, weight in self._weighted(row):
-                    found = postings.get(word)
-                    if found is None:
-                        found = postings[word] = array("i")
+            for pid, row in enumerate(rows, first):
+                counts, length = row[3], row[4]
+                if length < 0:  # an entry's: the weights themselves (fulltext.analyse_entry)
+                    for word, weight in counts.items():
+                        found = postings[word]
+                        found.append(pid)
+                        found.append(weight)
+                    continue
+                weights = by_length.get(length)
+                if weights is None:
+                    weights = by_length[length] = {}
+                for word, tf in counts.items():
+                    weight = weights.get(tf)
+                    if weight is None:
+                        weight = weights[tf] = fulltext._weight(tf, length, mean)
+                    found = postings[word]
                     found.append(pid)
                     found.append(weight)
         cutter = _Cutter(self)

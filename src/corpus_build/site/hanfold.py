@@ -62,6 +62,19 @@ def marks() -> dict[int, None]:
     return found
 
 
+@functools.cache
+def _marks_re() -> re.Pattern[str]:
+    """A character class of marks(): whether a text has one, in one scan."""
+    codes = sorted(marks())
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]")
+
+
 class Fold:
     def __init__(self, chars: dict[str, str], phrases: dict[str, str]):
         self.chars = chars
@@ -69,13 +82,24 @@ class Fold:
         self.phrases = phrases
         self.pattern = trie_pattern(phrases)
         self._phrase_re = re.compile(self.pattern) if phrases else None
+        # Words by their first two characters (the lengths there are, longest first): most places of a
+        # text start no word's pair, and are passed after one lookup. One-character words apart.
+        pairs: dict[str, set[int]] = {}
+        for word in phrases:
+            if len(word) >= 2:
+                pairs.setdefault(word[:2], set()).add(len(word))
+        self._pairs = {pair: sorted(sizes, reverse=True) for pair, sizes in pairs.items()}
+        self._singles = {word: value for word, value in phrases.items() if len(word) == 1}
         self._starts = frozenset(word[0] for word in phrases if word)
-        self._lengths = sorted({len(word) for word in phrases if word}, reverse=True)
+        self._ascii_free = all(not key.isascii() for key in chars)  # ASCII text folds to itself (after lower case)
 
     def text(self, text: str) -> str:
         """The folded form of a passage: steps 1 and 2, and 3 if it had Traditional characters."""
         normal = unicodedata.normalize("NFKC", text).lower()
-        if not normal.isascii():
+        if normal.isascii():  # most text: no mark, and no character of the table (Chinese ones)
+            if self._ascii_free:
+                return normal
+        elif _marks_re().search(normal) is not None:  # found in one scan; translated only where there is one
             normal = normal.translate(marks())
         folded = normal.translate(self.table)
         if folded != normal and self._phrase_re is not None:
@@ -86,22 +110,24 @@ class Fold:
         """What the phrase pattern's substitution gives (the longest word at each place, from the
         left), by looking the words up: Python's engine tries the pattern's thousands of branches
         at every character, seven times slower (the worker, on a query, still runs the pattern)."""
-        phrases, starts, lengths = self.phrases, self._starts, self._lengths
+        phrases, pairs, singles, starts = self.phrases, self._pairs, self._singles, self._starts
         out: list[str] = []
         done = at = 0
         end = len(text)
         while at < end:
             if text[at] in starts:
-                for size in lengths:
+                found = None
+                for size in pairs.get(text[at:at + 2], ()):
                     found = phrases.get(text[at:at + size]) if at + size <= end else None
                     if found is not None:
-                        out += (text[done:at], found)
-                        at = done = at + size
                         break
-                else:
-                    at += 1
-            else:
-                at += 1
+                if found is None and singles:
+                    size, found = 1, singles.get(text[at])
+                if found is not None:
+                    out += (text[done:at], found)
+                    at = done = at + size
+                    continue
+            at += 1
         return "".join(out) + text[done:] if out else text
 
     def tables(self, used: Iterable[str] = ()) -> dict[str, Any]:
