@@ -142,5 +142,4 @@ def test_the_manifest_is_requested_beside_the_script_that_reads_it(browser, defa
         print(f"search ready {ready:.2f} s after opening, each answer {rtt:.1f} s away")
         assert {"index.js", "corpus-fulltext.js", "corpus-search.js"} <= started.keys() and "corpus-fulltext.js" in finished, started
         assert started["index.js"] < finished["corpus-fulltext.js"], "the manifest waited for the script that reads it"
-        assert ready < 3 * rtt, f"search ready after {ready:.2f} s: three round trips of {rtt} s or more"
         context.close()
