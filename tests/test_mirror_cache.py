@@ -331,20 +331,12 @@ def test_a_render_reads_each_mirrors_records_once_and_the_next_render_reads_them
     """The home page's change list and each source's mirror box both ask for the mirror's state: one
     render reads each source's provenance once; a record changed between renders shows in the next."""
     from corpus_build import registry, render
-    from corpus_build.core import provenance
 
     project = _project(tmp_path / "p")
     corpus = registry.load(project / "corpus")
     docs = project / "docs"
     render.render(corpus, docs)
-    read: list[str] = []
-    real = provenance.read_provenance
-
-    def counting(raw_dir, *args, **kwargs):
-        read.append(str(raw_dir))
-        return real(raw_dir, *args, **kwargs)
-
-    monkeypatch.setattr(provenance, "read_provenance", counting)
+    read = _count_record_reads(monkeypatch)
     render.render(corpus, docs)
     assert read and len(read) == len(set(read)), sorted(read)
 
@@ -392,21 +384,13 @@ def test_corpus_build_build_reads_each_mirrors_records_once(tmp_path, monkeypatc
     """`corpus-build build` renders (the home page's change list, the mirror boxes), then saves the
     snapshot the next build compares with: each from the states read once, at the render."""
     from corpus_build import registry, render
-    from corpus_build.core import provenance
     from corpus_build.render import changes
     from corpus_build.site import engines
 
     project = _project(tmp_path / "p")
     site.build(project, strict=True)
     (project / uptodate.STAMP).unlink(missing_ok=True)
-    read: list[str] = []
-    real = provenance.read_provenance
-
-    def counting(raw_dir, *args, **kwargs):
-        read.append(str(raw_dir))
-        return real(raw_dir, *args, **kwargs)
-
-    monkeypatch.setattr(provenance, "read_provenance", counting)
+    read = _count_record_reads(monkeypatch)
     corpus = registry.load(project / "corpus")
     render.render(corpus, project / "docs")
     by_render = sorted(read)  # (a few builders read a record themselves: a paper's pages, a thread's badge)
@@ -476,3 +460,18 @@ def test_a_rebuild_makes_the_excerpts_of_unchanged_mirrors_no_more(tmp_path, mon
     monkeypatch.setattr(mdtext, "plain_text", real)
     site.build(fresh, strict=True)
     assert (fresh / "site" / "sources" / "doc-html" / "index.html").read_bytes() == page.encode("utf-8")
+
+
+def _count_record_reads(monkeypatch) -> list[str]:
+    """The mirror folders whose provenance is read from now on, one entry a read."""
+    from corpus_build.core import provenance
+
+    read: list[str] = []
+    real = provenance.read_provenance
+
+    def counting(raw_dir, *args, **kwargs):
+        read.append(str(raw_dir))
+        return real(raw_dir, *args, **kwargs)
+
+    monkeypatch.setattr(provenance, "read_provenance", counting)
+    return read
