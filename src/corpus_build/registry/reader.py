@@ -114,11 +114,10 @@ class _Checker:
     sources_lost: bool = False
     # chapters.yaml: "ok", "missing", or "broken" (unparsable, or an entry lost its number).
     chapters_state: str = "ok"
-    # Where parsed sections are cached (sectioncache.py): the corpus's own, or, for a dry run's
-    # throwaway copy, the real corpus's, read only (its keys are the files' bytes, so an
-    # unchanged section of the copy is found there; nothing of the copy is kept).
-    cache_root: Path | None = None
-    cache_writes: bool = True
+    # Set when `root` is a dry run's throwaway copy of this corpus folder: parsed sections are read
+    # from its cache (sectioncache.py keys them by the files' bytes, so an unchanged section of the
+    # copy is found there), and nothing of the copy is cached.
+    copy_of: Path | None = None
 
     def rel(self, path: Path) -> str:
         try:
@@ -355,11 +354,11 @@ def _load_section_once(checker: _Checker, folder: Path) -> Section:
         return _load_section(checker, folder)
     if key not in _SECTIONS:
         # Then the last run's read of exactly these bytes (sectioncache.py), else a fresh read.
-        stored, found = sectioncache.get(checker.cache_root or checker.root, folder)
+        stored, found = sectioncache.get(checker.copy_of or checker.root, folder)
         if found is None:
             own = _Checker(root=checker.root)  # what this folder alone reports
             found = (_load_section(own, folder), own.problems, own.lost_ids, own.sources_lost)
-            if checker.cache_writes:
+            if checker.copy_of is None:
                 sectioncache.put(checker.root, folder, stored, found)
         if len(_SECTIONS) >= _SECTIONS_MAX:
             _SECTIONS.clear()
@@ -844,7 +843,7 @@ def read(root: Path, *, copy_of: Path | None = None) -> tuple[Corpus, list[Probl
     sections are taken from that corpus's section cache, and nothing is cached for the copy.
     """
     root = Path(root)
-    checker = _Checker(root=root, cache_root=Path(copy_of) if copy_of is not None else None, cache_writes=copy_of is None)
+    checker = _Checker(root=root, copy_of=Path(copy_of) if copy_of is not None else None)
     if not root.is_dir():
         checker.error(str(root), 0, "no corpus folder here; run corpus-build from the project root or pass --project DIR", code="missing-corpus")
         return Corpus(root=root, settings=Settings(title="Corpus"), sections=()), checker.problems

@@ -228,7 +228,7 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
         if not output_path.startswith(root):
             return None
         old = os.path.join(published, output_path[len(root):])
-        return old if _shareable(old, size) else None
+        return old if _shareable(old, size) is not None else None
 
     def linked(output_path: str, size: Callable[[], int], same: Callable[[str], bool]) -> bool:
         """Link the published file at output_path's place when `same` says it holds its bytes; True when linked."""
@@ -270,21 +270,22 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
 _BUILDING: tuple[Path, Path] | None = None
 
 
-def _shareable(old: str | Path, size: int) -> bool:
-    """A published file that may be hard-linked into the new site: a regular file of `size` bytes
-    with one name only (a file linked from elsewhere, planted in the old site, is never shared)."""
+def _shareable(old: str | Path, size: int) -> os.stat_result | None:
+    """A published file that may be hard-linked into the new site (its lstat), else None: a regular
+    file of `size` bytes with one name only (a file linked from elsewhere, planted in the old site,
+    is never shared)."""
     try:
         info = os.lstat(old)
     except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size
+        return None
+    return info if stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size else None
 
 
 def link_published(path: Path, data: bytes) -> bool:
     """Hard-link the published site's file at `path`'s place (in the staging folder of the build
     under way) when it holds `data`, as MkDocs' own writes are linked above; False: write it."""
     twin = published_twin(path)
-    if twin is None or not _shareable(twin, len(data)):
+    if twin is None or _shareable(twin, len(data)) is None:
         return False
     try:
         if twin.read_bytes() != data:
@@ -304,10 +305,10 @@ def link_published_as(path: Path, size: int, sha1: str, twin: Path | None = None
     twin = twin or published_twin(path)
     if twin is None:
         return False
+    info = _shareable(twin, size)  # (one lstat: the test and the stamp's)
+    if info is None:
+        return False
     try:
-        info = os.lstat(twin)  # (once: _shareable's test and the stamp's)
-        if not (stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and info.st_size == size):
-            return False
         stamped = isinstance(stamp, (list, tuple)) and [info.st_ino, info.st_mtime_ns, info.st_size] == list(stamp)
         if not stamped and hashlib.sha1(twin.read_bytes()).hexdigest() != sha1:
             return False
