@@ -191,3 +191,31 @@ def test_the_site_and_its_offline_copy_each_start_from_their_own_last_index(tmp_
     runs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("corpus: full text of")]
     analysed = [int(m.group(1)) for m in (re.search(r"\((\d+) page\(s\) analysed", line) for line in runs) if m]
     assert analysed == [1, 1], runs  # the site's index, then the copy's
+
+
+def test_postings_spliced_by_range_are_the_postings_filtered_and_sorted():
+    """A rebuild takes a changed run's passages out of a term's postings, and puts the new ones in,
+    by slicing the array at the runs' number ranges (ftindex._spliced): the same list as filtering
+    every posting and sorting, for random postings, ranges and additions (at the start, inside a
+    removed range, between, after the end)."""
+    import random
+    from array import array
+
+    rng = random.Random(38)
+    for _ in range(2000):
+        pids = sorted(rng.sample(range(300), rng.randrange(0, 40)))
+        flat = array("i", [n for pid in pids for n in (pid, rng.randrange(1, 32))])
+        removed, start = [], 0
+        for _ in range(rng.randrange(0, 4)):
+            if start >= 320:
+                break
+            low = rng.randrange(start, 320)
+            high = rng.randrange(low, min(low + 60, 330) + 1)
+            removed.append((low, high))
+            start = high
+        rng.shuffle(removed)
+        gone = {n for low, high in removed for n in range(low, high)}
+        free = [n for n in range(330) if n in gone or n not in pids]
+        added = sorted((pid, rng.randrange(1, 32)) for pid in rng.sample(free, rng.randrange(0, min(len(free), 12))))
+        expected = sorted([p for p in zip(flat[::2], flat[1::2], strict=True) if p[0] not in gone] + added)
+        assert list(ftindex._spliced(flat, removed, added)) == [n for pair in expected for n in pair], (list(flat), removed, added)

@@ -320,10 +320,9 @@ class _Index:
 
     def update(self) -> None:
         gone, new = self._changes()
-        removed: set[int] = set()
+        removed = [(first, first + run.count) for first, run in gone]
         touched: set[str] = set()
         for first, run in gone:
-            removed.update(range(first, first + run.count))
             for row in self._rows(run):
                 touched.update(row[3])
         added: dict[str, list[tuple[int, int]]] = {}
@@ -341,7 +340,7 @@ class _Index:
             raise _Stale(run.key)
         return found
 
-    def _update_shards(self, touched: set[str], removed: set[int], added: dict[str, list[tuple[int, int]]]) -> None:
+    def _update_shards(self, touched: set[str], removed: list[tuple[int, int]], added: dict[str, list[tuple[int, int]]]) -> None:
         old = [tuple(s) for s in self.old.get("shards", [])]
         keys = [fulltext._js_order(s[0]) for s in old]
         affected: dict[int, set[str]] = {}
@@ -387,20 +386,22 @@ class _Index:
             raise _Stale(stored)
         return rows
 
-    def _changed_rows(self, stored: str | None, words: set[str], removed: set[int], added: dict[str, list[tuple[int, int]]]) -> list[list]:
+    def _changed_rows(self, stored: str | None, words: set[str], removed: list[tuple[int, int]],
+                      added: dict[str, list[tuple[int, int]]]) -> list[list]:
         """A shard's rows with its touched terms encoded again (a term no passage holds now dropped, a new one added)."""
         rows = {row[0]: row for row in self._shard_rows(stored)} if stored is not None else {}
         for word in words:
-            pairs: list[tuple[int, int]] = []
             row = rows.pop(word, None)
-            if row is not None:
-                flat = list(array("i", row[3])) if row[3] is not None else fulltext.decode(row[2])
-                pids = flat[::2] if row[3] is not None else list(accumulate(flat[::2]))
-                pairs = [p for p in zip(pids, flat[1::2], strict=True) if p[0] not in removed]
-            pairs += added.get(word, ())
-            if pairs:
-                pairs.sort()
-                rows[word] = self._row(word, [n for pair in pairs for n in pair])
+            flat = array("i")
+            if row is not None and row[3] is not None:
+                flat.frombytes(row[3])
+            elif row is not None:
+                coded = fulltext.decode(row[2])
+                coded[::2] = accumulate(coded[::2])
+                flat.extend(coded)
+            flat = _spliced(flat, removed, sorted(added.get(word, ())))
+            if flat:
+                rows[word] = self._row(word, flat)
         return [rows[word] for word in sorted(rows, key=fulltext._js_order)]
 
     # --- passage files --------------------------------------------------------------------
@@ -442,6 +443,41 @@ class _Index:
                 digest, size = self.writer.files[name]
             self.chunks[sig] = (name, digest, size)
             self.chunk_list.append((parts[0][0], name))
+
+
+def _spliced(flat: array, removed: list[tuple[int, int]], added: list[tuple[int, int]]) -> array:
+    """A term's postings (passage numbers and weights, alternating, in number order) without those
+    numbered in the removed ranges, with the added pairs (in order) put in their places. A changed
+    run's passages are a range of numbers, so this is a few slices of the array, however common
+    the term: never a pass over its postings in Python."""
+    pids = flat[::2]
+    keep: list[tuple[int, int]] = []  # pids[start:end] slices that stay
+    start = 0
+    for low, high in sorted(removed):
+        at = bisect.bisect_left(pids, low, start)
+        end = bisect.bisect_left(pids, high, at)
+        if end > at:
+            keep.append((start, at))
+            start = end
+    if not keep and not added:
+        return flat
+    keep.append((start, len(pids)))
+    out = array("i")
+    i = 0  # the next added pair
+    for begin, end in keep:
+        while i < len(added) and begin < end:
+            at = bisect.bisect_left(pids, added[i][0], begin, end)
+            out.extend(flat[2 * begin:2 * at])
+            begin = at
+            if at == end:  # it goes after this slice (into a removed range, or later)
+                break
+            while i < len(added) and added[i][0] < pids[at]:
+                out.extend(added[i])
+                i += 1
+        out.extend(flat[2 * begin:2 * end])
+    for pair in added[i:]:
+        out.extend(pair)
+    return out
 
 
 def best(flat: array | list[int], keep: int) -> list[int]:
