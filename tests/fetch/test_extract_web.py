@@ -367,3 +367,28 @@ def test_inside_the_text_a_paragraph_of_several_headlines_goes_a_see_also_line_o
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "[ferries]" in out, out
     assert "Ferry crews strike" not in out and "northern quay" not in out, out
+
+
+def test_a_comment_thread_with_its_reply_form_goes_though_it_outweighs_a_short_post():
+    # A short post and a long thread of readers' comments beside it, its id naming it and holding the
+    # reply form: the readers' text, however much of it. The same box inside the post's column, a
+    # reply form and its labels outweighing the post, goes too. A section of a manual whose anchor
+    # is "comments" (no form) stays.
+    thread = "".join(f'<li class="comment"><div class="comment-body"><p>A reader, number {i}, writes that the breakwater, at last, is good news for the port and for the crews.</p></div></li>'
+                     for i in range(30))
+    form = ('<div id="respond"><h3>Leave a Comment</h3><form action="/post-comment"><p><label>Name (required, never published)</label>'
+            '<input name="author"></p><p><label>E-Mail (required, never published, used only to show your avatar)</label><input name="email">'
+            '</p><p><label>Your comment on this story, in your own words, please</label><textarea></textarea></p></form></div>')
+    html = (f'<html><body>{NAV}<div id="page"><div class="post"><h1>Breakwater approved</h1>{article(2)}</div>'
+            f'<div id="comments"><h3>30 comments</h3><ol>{thread}</ol>{form}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:2]), out
+    assert "A reader, number 3" not in out and "Leave a Comment" not in out, out
+    inside = f'<html><body>{NAV}<div id="page"><h1>Breakwater approved</h1>{article(1)}<div class="comment-respond">{form}</div></div></body></html>'
+    out = markdown(inside)
+    assert SENTENCES[0] in out and "Leave a Comment" not in out and "your own words" not in out, out
+    manual = ('<html><body><div class="body"><h1>Lexical analysis</h1><section id="tokens"><h2>Tokens</h2>' + article(6) + '</section>'
+              '<section id="comments"><h2>Comments</h2><p>A comment starts with a hash character that is not part of a string literal, '
+              'and ends at the end of the physical line.</p></section></div></body></html>')
+    out = markdown(manual)
+    assert "starts with a hash character" in out and "## Comments" in out, out

@@ -234,13 +234,16 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     prose = blocks.prose(region)
     half = prose // 2
     feeds: set = set()
+    replies: set = set()  # (comment threads with their reply form: readers' text, whatever its size)
     for node in on_path:
         if node is core:
             continue
         for child in node:
             if child in on_path or child not in blocks.text:
                 continue
-            if blocks.furniture(child, half) or _label(child, blocks):
+            if _replies(child):
+                replies.add(child)
+            elif blocks.furniture(child, half) or _label(child, blocks):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks)
@@ -251,7 +254,9 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
+        if _replies(el):
+            replies.add(el)
+        elif blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
             found.add(el)
         else:
             stack.extend(el)
@@ -262,8 +267,9 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
-    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
-    found |= feeds
+    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core;
+    # nor do the readers' comments, which are prose, not links.)
+    found |= feeds | replies
     headers: set = set()  # (boxes before the text that hold its title)
     found |= _beside(core, on_path, blocks, region, found, headers)
     top = blocks.best()
@@ -341,6 +347,23 @@ def _thread(el, blocks: Blocks, within: int) -> bool:
         return False
     # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
     return bool(_THREAD.search(el.get("class") or ""))
+
+
+def _replies(el) -> bool:
+    """A box the page names as its comments that holds the form to add one: the readers' text and
+    the way to add to it, not the page's, however much of the page it holds (a short post under a
+    long thread). Named by its class, or by an id of one word (`comments`, `respond`, `commentsbox`):
+    an id of several words may be a section's anchor made from its title ("Replying to Mail"), and
+    a manual's section on comments holds no form."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES:
+        return False
+    ident = (el.get("id") or "").strip()
+    named = _THREAD.search(el.get("class") or "") or (_THREAD.search(ident) and not _SEVERAL_WORDS.search(ident))
+    return bool(named) and _holds_form(el)
+
+
+_SEVERAL_WORDS = re.compile(r"[-_.:\s]")
 
 
 def _link_line(el, blocks: Blocks) -> bool:
