@@ -392,3 +392,16 @@ def test_a_comment_thread_with_its_reply_form_goes_though_it_outweighs_a_short_p
               'and ends at the end of the physical line.</p></section></div></body></html>')
     out = markdown(manual)
     assert "starts with a hash character" in out and "## Comments" in out, out
+
+
+def test_a_box_about_the_author_goes_among_the_paragraphs_and_after_them_whatever_other_word_its_class_holds():
+    # An author's box in the story's flow, its class naming both the box and the content it holds
+    # (`content-box author-box`: the words cancel out in the score), and a bio after the text.
+    inline = ('<div class="row author-box"><div class="col"><p>Anna Berg covers the harbour, its ferries and its fishermen for the '
+              'notes, and before that reported on the rail link for ten years.</p></div></div>')
+    after = ('<section class="content-box author-box"><div class="author-box--content"><p>Hello, I am Tom, I write about boats, '
+             'about the sea, and about the people who work on it, every week since 2010.</p></div></section>')
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(6)}{inline}{article(6)}{after}</article></main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "Anna Berg covers" not in out and "I write about boats" not in out, out

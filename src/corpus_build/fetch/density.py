@@ -243,7 +243,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
                 continue
             if _replies(child):
                 replies.add(child)
-            elif blocks.furniture(child, half) or _label(child, blocks):
+            elif blocks.furniture(child, half) or _label(child, blocks) or _about_author(child, blocks, half):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks)
@@ -256,7 +256,7 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
             continue
         if _replies(el):
             replies.add(el)
-        elif blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
+        elif blocks.furniture(el, quarter, inside=True) or _about_author(el, blocks, quarter) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
             found.add(el)
         else:
             stack.extend(el)
@@ -364,6 +364,17 @@ def _replies(el) -> bool:
 
 
 _SEVERAL_WORDS = re.compile(r"[-_.:\s]")
+_AUTHOR = re.compile(r"author|\bbio\b|biography|byline", re.IGNORECASE)
+
+
+def _about_author(el, blocks: Blocks, within: int) -> bool:
+    """A box the page names as its author's (a bio, a byline box), holding less than `within`
+    characters of prose: about who wrote the text, not the text, even where it stands among the
+    paragraphs and its class also says `content` (the words cancel out in the score)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES or blocks.prose(el) >= within:
+        return False
+    return bool(_AUTHOR.search(el.get("class") or "") or _AUTHOR.search(el.get("id") or ""))
 
 
 def _link_line(el, blocks: Blocks) -> bool:
