@@ -405,3 +405,21 @@ def test_a_box_about_the_author_goes_among_the_paragraphs_and_after_them_whateve
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
     assert "Anna Berg covers" not in out and "I write about boats" not in out, out
+
+
+def test_a_pictures_credit_goes_its_caption_stays():
+    # A credit in a caption, by its class (`credits`, `copyright-note`) or by its first word ("Foto:",
+    # "(Source: …)"): where a picture is from, not the text. The description beside it stays, and
+    # so does a manual's figure caption.
+    figures = ('<figure><img src="/a.jpg" alt=""><figcaption>The new breakwater seen from the lighthouse at dawn. '
+               '<span class="credits">Port Authority / A. Berg</span></figcaption></figure>'
+               '<figure><img src="/b.jpg" alt=""><figcaption>Foto: Anna Berg/Harbour Notes</figcaption></figure>'
+               '<div class="image-caption"><img src="/c.jpg" alt=""><p>The old quay, before the works.</p>'
+               '<p>(Source: Fleischmann/Unsplash)</p></div>')
+    manual = ('<figure><img src="/d.png" alt=""><figcaption><p><span class="caption-text">Figure 1: the cross-section of the '
+              'breakwater</span></p></figcaption></figure>')
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(6)}{figures}{article(6)}{manual}</article></main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "seen from the lighthouse at dawn" in out and "before the works" in out, out
+    assert "Figure 1: the cross-section" in out, out
+    assert "A. Berg" not in out and "Anna Berg" not in out and "Fleischmann" not in out, out

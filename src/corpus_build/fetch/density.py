@@ -215,8 +215,12 @@ class Blocks:
 
 
 def boilerplate(region, skip: Callable[[object], bool]) -> set:
-    """The blocks of the region to leave out (see the module docstring)."""
+    """The blocks of the region to leave out (see the module docstring), and pictures' credits."""
     blocks = Blocks(region, skip)
+    return _left_out(region, blocks, skip) | _credits(region, blocks)
+
+
+def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     total = blocks.text.get(region, 0)
     core = blocks.core()
     if core is None or not total:
@@ -290,6 +294,41 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     for box in headers:
         found |= _header_labels(box, blocks)
     return found
+
+
+_CAPTION = re.compile(r"caption|legend", re.IGNORECASE)
+_CREDIT_CLASS = re.compile(r"credit|copyright|image-?source|photographer", re.IGNORECASE)
+# (the words a credit opens on, then a colon: "Foto: …", "(Source: …)", "© …", "图片来源：…")
+_CREDIT_LINE = re.compile(r"^[(\[]?\s*(?:©|\(c\)|(?:fotos?|photos?|bild|bilder|quelle|bildquelle|source|credits?|crédits?|fuente|"
+                          r"źródło|图片来源|图片|来源|摄影)\s*[:：])", re.IGNORECASE)
+
+
+def _credits(region, blocks: Blocks) -> set:
+    """In a picture's caption (a <figcaption>, a box its class calls a caption or legend), the short
+    line that says where the picture is from: by its class (`credits`, `copyright-note`) or by its
+    first word ("Foto:", "(Source: …)", "©"). A credit is no text; the caption beside it is."""
+    out: set = set()
+    captions = [el for el in region.iter() if isinstance(el.tag, str) and el in blocks.text
+                and (el.tag == "figcaption" or _CAPTION.search(el.get("class") or ""))]
+    for caption in captions:
+        stack = [caption]
+        while stack:
+            el = stack.pop()
+            if el in out or not blocks.text.get(el):
+                continue
+            if _credit(el, blocks):
+                out.add(el)
+            else:
+                stack.extend(c for c in el if isinstance(c.tag, str))
+    return out
+
+
+def _credit(el, blocks: Blocks) -> bool:
+    if blocks.text.get(el, 0) >= _SHORT or el.find(".//img") is not None or el.tag in _HEADINGS:
+        return False
+    if _CREDIT_CLASS.search(el.get("class") or ""):
+        return True
+    return bool(_CREDIT_LINE.search(" ".join(el.text_content().split())))
 
 
 def _beside(core, on_path: set, blocks: Blocks, region, found: set, headers: set) -> set:
