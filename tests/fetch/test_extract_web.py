@@ -423,3 +423,15 @@ def test_a_pictures_credit_goes_its_caption_stays():
     assert all(s in out for s in SENTENCES) and "seen from the lighthouse at dawn" in out and "before the works" in out, out
     assert "Figure 1: the cross-section" in out, out
     assert "A. Berg" not in out and "Anna Berg" not in out and "Fleischmann" not in out, out
+
+
+def test_beside_the_core_a_feed_of_cards_ending_on_a_read_more_link_goes():
+    # "More on this": cards whose title is no link, each an excerpt cut short and a "Read more" link
+    # to another page. A teaser closes on its way out as often as it opens on one.
+    cards = "".join(f'<div class="card"><h3>Another harbour story, number {i}</h3><p>An excerpt of the other story about the coast, '
+                    f'its ferries and its fishermen, cut short …</p><a href="/2024/05/other-{i}.html">Read more...</a></div>' for i in range(4))
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>'
+            f'<div class="sub"><h2>More on this</h2><div class="grid">{cards}</div></div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "harbour story, number 3" not in out and "cut short" not in out and "More on this" not in out, out

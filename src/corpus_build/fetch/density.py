@@ -526,16 +526,29 @@ def _feed(el, blocks: Blocks) -> bool:
 
 
 def _teaser(el, blocks: Blocks) -> bool:
-    """An item whose first words are a link to another page, with little prose of its own."""
+    """An item whose first words, or last ("Read more…" under a title and an excerpt), are a link
+    to another page, with little prose of its own."""
     if (el.tag not in _BOXES and el.tag not in ("li", "dt", "dd", "tr", "td")) or not blocks.links.get(el) or blocks.prose(el) >= _TEASER:  # (a paragraph opening on a link is text)
         return False
+    first = last = None
     for node in el.iter():
-        if node in blocks.text and (node.text or "").strip():
-            for up in (node, *node.iterancestors()):
-                if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
-                    return True
-                if up is el:
-                    return False
+        if node not in blocks.text:
+            continue
+        if (node.text or "").strip():
+            first = node if first is None else first
+            last = node
+        if node is not el and (node.tail or "").strip():
+            last = node.getparent()
+    return any(node is not None and _in_link(node, el) for node in (first, last))
+
+
+def _in_link(node, within) -> bool:
+    """Whether the node is inside a link to another page, below `within`."""
+    for up in (node, *node.iterancestors()):
+        if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
+            return True
+        if up is within:
+            return False
     return False
 
 
