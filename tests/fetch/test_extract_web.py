@@ -435,3 +435,19 @@ def test_beside_the_core_a_feed_of_cards_ending_on_a_read_more_link_goes():
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
     assert "harbour story, number 3" not in out and "cut short" not in out and "More on this" not in out, out
+
+
+def test_inside_the_text_a_box_that_is_a_headline_link_goes_like_a_paragraph_would():
+    # "Read also" written as a box rather than a paragraph: a div around a bold link, a list of two
+    # headlines in its own wrapper, set among the story's paragraphs. A box of a sentence with a link
+    # in it, and a list of two names, stay.
+    frame = '<div class="frame"><strong><a href="/2024/05/ferry.html">Read also: Ferry crews strike over the new winter timetable</a></strong></div>'
+    pair = ('<div><ul class="more"><li><a href="/2024/05/fleet.html">The fishing fleet moves to the northern quay</a></li>'
+            '<li><a href="/2024/04/rail.html">The rail link that still ends ten kilometres inland</a></li></ul></div>')
+    sentence = '<div class="note">The harbour master said the <a href="/2024/04/report.html">report of last April</a> settled it.</div>'
+    names = '<ul><li><a href="/port.html">port</a></li><li><a href="/ferries.html">ferries</a></li></ul>'
+    html = (f'<html><body>{NAV}<main><h1>Breakwater approved</h1>{article(6)}{frame}{article(3)}{pair}{article(2)}{sentence}{names}{article(2)}'
+            f'</main>{SIDEBAR}</body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "settled it" in out and "[ferries]" in out, out
+    assert "Ferry crews strike" not in out and "northern quay" not in out and "ten kilometres inland" not in out.replace(SENTENCES[5], ""), out

@@ -419,18 +419,28 @@ def _about_author(el, blocks: Blocks, within: int) -> bool:
 def _link_line(el, blocks: Blocks) -> bool:
     """A paragraph among the text's paragraphs that is links to other pages, all but a label
     ("Read also:"), each reading as a headline (four words or more): other stories' titles set
-    between the text's paragraphs. A link among a sentence's words, or to a place in this page,
-    leaves it text; so does a link of a name or two ("See also: port, ferries"), and a paragraph
-    in a list or a table (an entry of a manual's index, a name in a cell)."""
-    if el.tag != "p" or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
+    between the text's paragraphs. So is a box written the same way (a div around the link, a list
+    of a headline or two in its own wrapper). A link among a sentence's words, or to a place in
+    this page, leaves it text; so does a link of a name or two ("See also: port, ferries"), a
+    paragraph in a list or a table (an entry of a manual's index, a name in a cell), and a list of
+    more than two (a table of contents)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _LINE_BOXES or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
         return False
     links = [a for a in el.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")]
-    if not links or any(len(a.text_content().split()) < 4 for a in links):
+    if not links or any(len(a.text_content().split()) < 4 for a in links) or (tag != "p" and len(links) > 2):
         return False
     if any(isinstance(up.tag, str) and up.tag.lower() in ("li", "td", "th", "dd", "dt", "table") for up in el.iterancestors()):
         return False
-    parent = el.getparent()
+    # (a box in a wrapper of its own: the wrapper is what stands among the paragraphs)
+    host = el
+    while tag != "p" and host.getparent() is not None and len([c for c in host.getparent() if blocks.text.get(c)]) == 1:
+        host = host.getparent()
+    parent = host.getparent()
     return parent is not None and sum(1 for c in parent if c.tag == "p" and blocks.prose(c) >= PARAGRAPH) >= 2
+
+
+_LINE_BOXES = {"p", "div", "section", "aside", "ul", "ol"}
 
 
 def _form(el, blocks: Blocks, within: int) -> bool:
