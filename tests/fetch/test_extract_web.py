@@ -451,3 +451,17 @@ def test_inside_the_text_a_box_that_is_a_headline_link_goes_like_a_paragraph_wou
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "settled it" in out and "[ferries]" in out, out
     assert "Ferry crews strike" not in out and "northern quay" not in out and "ten kilometres inland" not in out.replace(SENTENCES[5], ""), out
+
+
+def test_inside_the_text_a_list_of_headlines_under_their_pictures_goes_a_list_of_links_stays():
+    # "Recommended" inside the story's own box (a portal writes the story in a list item): each item
+    # a picture, a headline that is a link to another page, a date. A manual's list of links, with
+    # no headline in its items, stays.
+    items = "".join(f'<li><a href="/2024/05/other-{i}.html"><img src="/t{i}.jpg"></a><h4><a href="/2024/05/other-{i}.html">港口新闻第{i}篇：渔船移到北码头过冬</a></h4>'
+                    f"<span>2024-05-0{i + 1} 08:57</span></li>" for i in range(5))
+    links = "".join(f'<li><a href="/doc/cmd-{i}.html">cmd-{i}(1), the command number {i}</a></li>' for i in range(4))
+    html = (f'<html><body>{NAV}<ul class="page"><li><h1>Breakwater approved</h1>{article(12)}<ul>{links}</ul>{article(3)}'
+            f'<div class="rec">Recommended</div><ul>{items}</ul></li></ul></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "the command number 3" in out, out
+    assert "渔船移到北码头过冬" not in out and "08:57" not in out, out

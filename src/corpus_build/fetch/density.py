@@ -16,7 +16,7 @@ What is left out, then, is what stands beside the text and does not read like it
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, the same named
-  boxes, boxes holding a form, a comment thread its class names (under half the prose), and a
+  boxes, lists of other stories under their headlines (each item's heading a link away), boxes holding a form, a comment thread its class names (under half the prose), and a
   paragraph among paragraphs that is headlines' links to other pages ("Read also: ...").
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
@@ -261,6 +261,8 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
         if _replies(el):
             replies.add(el)
         elif blocks.furniture(el, quarter, inside=True) or _about_author(el, blocks, quarter) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
+            found.add(el)
+        elif blocks.prose(el) < quarter and _headlines(el, blocks):
             found.add(el)
         else:
             stack.extend(el)
@@ -533,6 +535,29 @@ def _feed(el, blocks: Blocks) -> bool:
     teasers = sum(1 for c in items if _teaser(c, blocks))
     # (a list standing among paragraphs, "see section 1.4 (basics)", is the text's own)
     return teasers >= 3 and 4 * teasers >= 3 * len(items) and not (el.tag in ("ul", "ol", "dl") and in_flow(el))
+
+
+def _headlines(el, blocks: Blocks) -> bool:
+    """A list or box of three or more items nearly all of which hold a heading that is a link to
+    another page: other stories, each under its headline (with a picture, a date, an excerpt).
+    A manual's list of links has no headings in its items; a contents entry links into the page."""
+    if el.tag not in ("ul", "ol", "div", "section"):
+        return False
+    items = [c for c in el if blocks.text.get(c)]
+    if len(items) < 3:
+        return False
+    headed = sum(1 for item in items if any(_linked_heading(h) for h in item.iter(*_HEADINGS)))
+    return 4 * headed >= 3 * len(items)
+
+
+def _linked_heading(heading) -> bool:
+    """Whether all the heading's text is a link to another page (the link inside it, or around it)."""
+    for up in heading.iterancestors():
+        if up.tag == "a":
+            return (up.get("href") or "#").lstrip()[:1] not in ("#", "")
+    words = " ".join(heading.text_content().split())
+    linked = " ".join(" ".join(a.text_content() for a in heading.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")).split())
+    return bool(words) and linked == words
 
 
 def _teaser(el, blocks: Blocks) -> bool:
