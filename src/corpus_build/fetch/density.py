@@ -260,9 +260,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
             continue
         if _replies(el):
             replies.add(el)
-        elif blocks.furniture(el, quarter, inside=True) or _about_author(el, blocks, quarter) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
-            found.add(el)
-        elif blocks.prose(el) < quarter and _headlines(el, blocks):
+        elif _left_out_inside(el, blocks, quarter):
             found.add(el)
         else:
             stack.extend(el)
@@ -388,6 +386,19 @@ def _thread(el, blocks: Blocks, within: int) -> bool:
         return False
     # (its class: an id may be a section's anchor, made from its title, "Replying to Mail")
     return bool(_THREAD.search(el.get("class") or ""))
+
+
+def _left_out_inside(el, blocks: Blocks, quarter: int) -> bool:
+    """Inside the core, what is no text: boxes of links or named furniture, an author's box, a form,
+    a comment thread, a line of headlines, a list of other stories (each a small part of the text)."""
+    return (
+        blocks.furniture(el, quarter, inside=True)
+        or _about_author(el, blocks, quarter)
+        or _form(el, blocks, quarter)
+        or _thread(el, blocks, 2 * quarter)
+        or _link_line(el, blocks)
+        or (blocks.prose(el) < quarter and _headlines(el, blocks))
+    )
 
 
 def _replies(el) -> bool:
