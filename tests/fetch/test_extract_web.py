@@ -367,3 +367,101 @@ def test_inside_the_text_a_paragraph_of_several_headlines_goes_a_see_also_line_o
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "[ferries]" in out, out
     assert "Ferry crews strike" not in out and "northern quay" not in out, out
+
+
+def test_a_comment_thread_with_its_reply_form_goes_though_it_outweighs_a_short_post():
+    # A short post and a long thread of readers' comments beside it, its id naming it and holding the
+    # reply form: the readers' text, however much of it. The same box inside the post's column, a
+    # reply form and its labels outweighing the post, goes too. A section of a manual whose anchor
+    # is "comments" (no form) stays.
+    thread = "".join(f'<li class="comment"><div class="comment-body"><p>A reader, number {i}, writes that the breakwater, at last, is good news for the port and for the crews.</p></div></li>'
+                     for i in range(30))
+    form = ('<div id="respond"><h3>Leave a Comment</h3><form action="/post-comment"><p><label>Name (required, never published)</label>'
+            '<input name="author"></p><p><label>E-Mail (required, never published, used only to show your avatar)</label><input name="email">'
+            '</p><p><label>Your comment on this story, in your own words, please</label><textarea></textarea></p></form></div>')
+    html = (f'<html><body>{NAV}<div id="page"><div class="post"><h1>Breakwater approved</h1>{article(2)}</div>'
+            f'<div id="comments"><h3>30 comments</h3><ol>{thread}</ol>{form}</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:2]), out
+    assert "A reader, number 3" not in out and "Leave a Comment" not in out, out
+    inside = f'<html><body>{NAV}<div id="page"><h1>Breakwater approved</h1>{article(1)}<div class="comment-respond">{form}</div></div></body></html>'
+    out = markdown(inside)
+    assert SENTENCES[0] in out and "Leave a Comment" not in out and "your own words" not in out, out
+    manual = ('<html><body><div class="body"><h1>Lexical analysis</h1><section id="tokens"><h2>Tokens</h2>' + article(6) + '</section>'
+              '<section id="comments"><h2>Comments</h2><p>A comment starts with a hash character that is not part of a string literal, '
+              'and ends at the end of the physical line.</p></section></div></body></html>')
+    out = markdown(manual)
+    assert "starts with a hash character" in out and "## Comments" in out, out
+
+
+def test_a_box_about_the_author_goes_among_the_paragraphs_and_after_them_whatever_other_word_its_class_holds():
+    # An author's box in the story's flow, its class naming both the box and the content it holds
+    # (`content-box author-box`: the words cancel out in the score), and a bio after the text.
+    inline = ('<div class="row author-box"><div class="col"><p>Anna Berg covers the harbour, its ferries and its fishermen for the '
+              'notes, and before that reported on the rail link for ten years.</p></div></div>')
+    after = ('<section class="content-box author-box"><div class="author-box--content"><p>Hello, I am Tom, I write about boats, '
+             'about the sea, and about the people who work on it, every week since 2010.</p></div></section>')
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(6)}{inline}{article(6)}{after}</article></main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    assert "Anna Berg covers" not in out and "I write about boats" not in out, out
+
+
+def test_a_pictures_credit_goes_its_caption_stays():
+    # A credit in a caption, by its class (`credits`, `copyright-note`) or by its first word ("Foto:",
+    # "(Source: …)"): where a picture is from, not the text. The description beside it stays, and
+    # so does a manual's figure caption.
+    figures = ('<figure><img src="/a.jpg" alt=""><figcaption>The new breakwater seen from the lighthouse at dawn. '
+               '<span class="credits">Port Authority / A. Berg</span></figcaption></figure>'
+               '<figure><img src="/b.jpg" alt=""><figcaption>Foto: Anna Berg/Harbour Notes</figcaption></figure>'
+               '<div class="image-caption"><img src="/c.jpg" alt=""><p>The old quay, before the works.</p>'
+               '<p>(Source: Fleischmann/Unsplash)</p></div>')
+    manual = ('<figure><img src="/d.png" alt=""><figcaption><p><span class="caption-text">Figure 1: the cross-section of the '
+              'breakwater</span></p></figcaption></figure>')
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(6)}{figures}{article(6)}{manual}</article></main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "seen from the lighthouse at dawn" in out and "before the works" in out, out
+    assert "Figure 1: the cross-section" in out, out
+    assert "A. Berg" not in out and "Anna Berg" not in out and "Fleischmann" not in out, out
+
+
+def test_beside_the_core_a_feed_of_cards_ending_on_a_read_more_link_goes():
+    # "More on this": cards whose title is no link, each an excerpt cut short and a "Read more" link
+    # to another page. A teaser closes on its way out as often as it opens on one.
+    cards = "".join(f'<div class="card"><h3>Another harbour story, number {i}</h3><p>An excerpt of the other story about the coast, '
+                    f'its ferries and its fishermen, cut short …</p><a href="/2024/05/other-{i}.html">Read more...</a></div>' for i in range(4))
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>'
+            f'<div class="sub"><h2>More on this</h2><div class="grid">{cards}</div></div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "harbour story, number 3" not in out and "cut short" not in out and "More on this" not in out, out
+
+
+def test_inside_the_text_a_box_that_is_a_headline_link_goes_like_a_paragraph_would():
+    # "Read also" written as a box rather than a paragraph: a div around a bold link, a list of two
+    # headlines in its own wrapper, set among the story's paragraphs. A box of a sentence with a link
+    # in it, and a list of two names, stay.
+    frame = '<div class="frame"><strong><a href="/2024/05/ferry.html">Read also: Ferry crews strike over the new winter timetable</a></strong></div>'
+    pair = ('<div><ul class="more"><li><a href="/2024/05/fleet.html">The fishing fleet moves to the northern quay</a></li>'
+            '<li><a href="/2024/04/rail.html">The rail link that still ends ten kilometres inland</a></li></ul></div>')
+    sentence = '<div class="note">The harbour master said the <a href="/2024/04/report.html">report of last April</a> settled it.</div>'
+    names = '<ul><li><a href="/port.html">port</a></li><li><a href="/ferries.html">ferries</a></li></ul>'
+    html = (f'<html><body>{NAV}<main><h1>Breakwater approved</h1>{article(6)}{frame}{article(3)}{pair}{article(2)}{sentence}{names}{article(2)}'
+            f'</main>{SIDEBAR}</body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "settled it" in out and "[ferries]" in out, out
+    assert "Ferry crews strike" not in out and "northern quay" not in out and "ten kilometres inland" not in out.replace(SENTENCES[5], ""), out
+
+
+def test_inside_the_text_a_list_of_headlines_under_their_pictures_goes_a_list_of_links_stays():
+    # "Recommended" inside the story's own box (a portal writes the story in a list item): each item
+    # a picture, a headline that is a link to another page, a date. A manual's list of links, with
+    # no headline in its items, stays.
+    items = "".join(f'<li><a href="/2024/05/other-{i}.html"><img src="/t{i}.jpg"></a><h4><a href="/2024/05/other-{i}.html">港口新闻第{i}篇：渔船移到北码头过冬</a></h4>'
+                    f"<span>2024-05-0{i + 1} 08:57</span></li>" for i in range(5))
+    links = "".join(f'<li><a href="/doc/cmd-{i}.html">cmd-{i}(1), the command number {i}</a></li>' for i in range(4))
+    html = (f'<html><body>{NAV}<ul class="page"><li><h1>Breakwater approved</h1>{article(12)}<ul>{links}</ul>{article(3)}'
+            f'<div class="rec">Recommended</div><ul>{items}</ul></li></ul></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "the command number 3" in out, out
+    assert "渔船移到北码头过冬" not in out and "08:57" not in out, out

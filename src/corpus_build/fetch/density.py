@@ -16,7 +16,7 @@ What is left out, then, is what stands beside the text and does not read like it
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own);
 - inside the core: lists and boxes of links holding a small part of its text, the same named
-  boxes, boxes holding a form, a comment thread its class names (under half the prose), and a
+  boxes, lists of other stories under their headlines (each item's heading a link away), boxes holding a form, a comment thread its class names (under half the prose), and a
   paragraph among paragraphs that is headlines' links to other pages ("Read also: ...").
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
@@ -215,8 +215,12 @@ class Blocks:
 
 
 def boilerplate(region, skip: Callable[[object], bool]) -> set:
-    """The blocks of the region to leave out (see the module docstring)."""
+    """The blocks of the region to leave out (see the module docstring), and pictures' credits."""
     blocks = Blocks(region, skip)
+    return _left_out(region, blocks, skip) | _credits(region, blocks)
+
+
+def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     total = blocks.text.get(region, 0)
     core = blocks.core()
     if core is None or not total:
@@ -234,13 +238,16 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     prose = blocks.prose(region)
     half = prose // 2
     feeds: set = set()
+    replies: set = set()  # (comment threads with their reply form: readers' text, whatever its size)
     for node in on_path:
         if node is core:
             continue
         for child in node:
             if child in on_path or child not in blocks.text:
                 continue
-            if blocks.furniture(child, half) or _label(child, blocks):
+            if _replies(child):
+                replies.add(child)
+            elif blocks.furniture(child, half) or _label(child, blocks) or _about_author(child, blocks, half):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks)
@@ -251,7 +258,9 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
         el = stack.pop()
         if el not in blocks.text:
             continue
-        if blocks.furniture(el, quarter, inside=True) or _form(el, blocks, quarter) or _thread(el, blocks, 2 * quarter) or _link_line(el, blocks):
+        if _replies(el):
+            replies.add(el)
+        elif _left_out_inside(el, blocks, quarter):
             found.add(el)
         else:
             stack.extend(el)
@@ -262,8 +271,9 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     unnamed = sum(blocks.prose(e) for e in found if class_weight(e) >= 0)
     if unnamed > 0.5 * prose or (dropped > 0.5 * total and dropped > 4 * blocks.prose(core)):
         return set()
-    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core.)
-    found |= feeds
+    # (Feeds beside the core do not count either: a page whose text is its teasers has them in its core;
+    # nor do the readers' comments, which are prose, not links.)
+    found |= feeds | replies
     headers: set = set()  # (boxes before the text that hold its title)
     found |= _beside(core, on_path, blocks, region, found, headers)
     top = blocks.best()
@@ -284,6 +294,41 @@ def boilerplate(region, skip: Callable[[object], bool]) -> set:
     for box in headers:
         found |= _header_labels(box, blocks)
     return found
+
+
+_CAPTION = re.compile(r"caption|legend", re.IGNORECASE)
+_CREDIT_CLASS = re.compile(r"credit|copyright|image-?source|photographer", re.IGNORECASE)
+# (the words a credit opens on, then a colon: "Foto: …", "(Source: …)", "© …", "图片来源：…")
+_CREDIT_LINE = re.compile(r"^[(\[]?\s*(?:©|\(c\)|(?:fotos?|photos?|bild|bilder|quelle|bildquelle|source|credits?|crédits?|fuente|"
+                          r"źródło|图片来源|图片|来源|摄影)\s*[:：])", re.IGNORECASE)
+
+
+def _credits(region, blocks: Blocks) -> set:
+    """In a picture's caption (a <figcaption>, a box its class calls a caption or legend), the short
+    line that says where the picture is from: by its class (`credits`, `copyright-note`) or by its
+    first word ("Foto:", "(Source: …)", "©"). A credit is no text; the caption beside it is."""
+    out: set = set()
+    captions = [el for el in region.iter() if isinstance(el.tag, str) and el in blocks.text
+                and (el.tag == "figcaption" or _CAPTION.search(el.get("class") or ""))]
+    for caption in captions:
+        stack = [caption]
+        while stack:
+            el = stack.pop()
+            if el in out or not blocks.text.get(el):
+                continue
+            if _credit(el, blocks):
+                out.add(el)
+            else:
+                stack.extend(c for c in el if isinstance(c.tag, str))
+    return out
+
+
+def _credit(el, blocks: Blocks) -> bool:
+    if blocks.text.get(el, 0) >= _SHORT or el.find(".//img") is not None or el.tag in _HEADINGS:
+        return False
+    if _CREDIT_CLASS.search(el.get("class") or ""):
+        return True
+    return bool(_CREDIT_LINE.search(" ".join(el.text_content().split())))
 
 
 def _beside(core, on_path: set, blocks: Blocks, region, found: set, headers: set) -> set:
@@ -343,21 +388,72 @@ def _thread(el, blocks: Blocks, within: int) -> bool:
     return bool(_THREAD.search(el.get("class") or ""))
 
 
+def _left_out_inside(el, blocks: Blocks, quarter: int) -> bool:
+    """Inside the core, what is no text: boxes of links or named furniture, an author's box, a form,
+    a comment thread, a line of headlines, a list of other stories (each a small part of the text)."""
+    return (
+        blocks.furniture(el, quarter, inside=True)
+        or _about_author(el, blocks, quarter)
+        or _form(el, blocks, quarter)
+        or _thread(el, blocks, 2 * quarter)
+        or _link_line(el, blocks)
+        or (blocks.prose(el) < quarter and _headlines(el, blocks))
+    )
+
+
+def _replies(el) -> bool:
+    """A box the page names as its comments that holds the form to add one: the readers' text and
+    the way to add to it, not the page's, however much of the page it holds (a short post under a
+    long thread). Named by its class, or by an id of one word (`comments`, `respond`, `commentsbox`):
+    an id of several words may be a section's anchor made from its title ("Replying to Mail"), and
+    a manual's section on comments holds no form."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES:
+        return False
+    ident = (el.get("id") or "").strip()
+    named = _THREAD.search(el.get("class") or "") or (_THREAD.search(ident) and not _SEVERAL_WORDS.search(ident))
+    return bool(named) and _holds_form(el)
+
+
+_SEVERAL_WORDS = re.compile(r"[-_.:\s]")
+_AUTHOR = re.compile(r"author|\bbio\b|biography|byline", re.IGNORECASE)
+
+
+def _about_author(el, blocks: Blocks, within: int) -> bool:
+    """A box the page names as its author's (a bio, a byline box), holding less than `within`
+    characters of prose: about who wrote the text, not the text, even where it stands among the
+    paragraphs and its class also says `content` (the words cancel out in the score)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _BOXES or blocks.prose(el) >= within:
+        return False
+    return bool(_AUTHOR.search(el.get("class") or "") or _AUTHOR.search(el.get("id") or ""))
+
+
 def _link_line(el, blocks: Blocks) -> bool:
     """A paragraph among the text's paragraphs that is links to other pages, all but a label
     ("Read also:"), each reading as a headline (four words or more): other stories' titles set
-    between the text's paragraphs. A link among a sentence's words, or to a place in this page,
-    leaves it text; so does a link of a name or two ("See also: port, ferries"), and a paragraph
-    in a list or a table (an entry of a manual's index, a name in a cell)."""
-    if el.tag != "p" or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
+    between the text's paragraphs. So is a box written the same way (a div around the link, a list
+    of a headline or two in its own wrapper). A link among a sentence's words, or to a place in
+    this page, leaves it text; so does a link of a name or two ("See also: port, ferries"), a
+    paragraph in a list or a table (an entry of a manual's index, a name in a cell), and a list of
+    more than two (a table of contents)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in _LINE_BOXES or not blocks.text.get(el) or 4 * blocks.links.get(el, 0) <= 3 * blocks.text[el]:
         return False
     links = [a for a in el.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")]
-    if not links or any(len(a.text_content().split()) < 4 for a in links):
+    if not links or any(len(a.text_content().split()) < 4 for a in links) or (tag != "p" and len(links) > 2):
         return False
     if any(isinstance(up.tag, str) and up.tag.lower() in ("li", "td", "th", "dd", "dt", "table") for up in el.iterancestors()):
         return False
-    parent = el.getparent()
+    # (a box in a wrapper of its own: the wrapper is what stands among the paragraphs)
+    host = el
+    while tag != "p" and host.getparent() is not None and len([c for c in host.getparent() if blocks.text.get(c)]) == 1:
+        host = host.getparent()
+    parent = host.getparent()
     return parent is not None and sum(1 for c in parent if c.tag == "p" and blocks.prose(c) >= PARAGRAPH) >= 2
+
+
+_LINE_BOXES = {"p", "div", "section", "aside", "ul", "ol"}
 
 
 def _form(el, blocks: Blocks, within: int) -> bool:
@@ -452,17 +548,53 @@ def _feed(el, blocks: Blocks) -> bool:
     return teasers >= 3 and 4 * teasers >= 3 * len(items) and not (el.tag in ("ul", "ol", "dl") and in_flow(el))
 
 
+def _headlines(el, blocks: Blocks) -> bool:
+    """A list or box of three or more items nearly all of which hold a heading that is a link to
+    another page: other stories, each under its headline (with a picture, a date, an excerpt).
+    A manual's list of links has no headings in its items; a contents entry links into the page."""
+    if el.tag not in ("ul", "ol", "div", "section"):
+        return False
+    items = [c for c in el if blocks.text.get(c)]
+    if len(items) < 3:
+        return False
+    headed = sum(1 for item in items if any(_linked_heading(h) for h in item.iter(*_HEADINGS)))
+    return 4 * headed >= 3 * len(items)
+
+
+def _linked_heading(heading) -> bool:
+    """Whether all the heading's text is a link to another page (the link inside it, or around it)."""
+    for up in heading.iterancestors():
+        if up.tag == "a":
+            return (up.get("href") or "#").lstrip()[:1] not in ("#", "")
+    words = " ".join(heading.text_content().split())
+    linked = " ".join(" ".join(a.text_content() for a in heading.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")).split())
+    return bool(words) and linked == words
+
+
 def _teaser(el, blocks: Blocks) -> bool:
-    """An item whose first words are a link to another page, with little prose of its own."""
+    """An item whose first words, or last ("Read more…" under a title and an excerpt), are a link
+    to another page, with little prose of its own."""
     if (el.tag not in _BOXES and el.tag not in ("li", "dt", "dd", "tr", "td")) or not blocks.links.get(el) or blocks.prose(el) >= _TEASER:  # (a paragraph opening on a link is text)
         return False
+    first = last = None
     for node in el.iter():
-        if node in blocks.text and (node.text or "").strip():
-            for up in (node, *node.iterancestors()):
-                if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
-                    return True
-                if up is el:
-                    return False
+        if node not in blocks.text:
+            continue
+        if (node.text or "").strip():
+            first = node if first is None else first
+            last = node
+        if node is not el and (node.tail or "").strip():
+            last = node.getparent()
+    return any(node is not None and _in_link(node, el) for node in (first, last))
+
+
+def _in_link(node, within) -> bool:
+    """Whether the node is inside a link to another page, below `within`."""
+    for up in (node, *node.iterancestors()):
+        if up.tag == "a" and up.get("href") is not None and not up.get("href").lstrip().startswith("#"):
+            return True
+        if up is within:
+            return False
     return False
 
 
