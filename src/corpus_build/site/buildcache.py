@@ -393,6 +393,10 @@ class BuildCache:
         self._cuts_key = ""
         self._last_toc: tuple[Any, list[Any]] | None = None
         self._clean_bases: dict[Callable[[str], str], str] = {}
+        # What each link target resolves to in this build's files, asked once per target: the pages
+        # of a corpus link to the same few (home, sections, tags), and MkDocs' lookup parses a path
+        # each time (two thirds of wrap_render at 1,000 sources, 14,000 lookups for 1,900 pages).
+        self._resolved: tuple[Any, dict[str, Any]] | None = None
         self.page_key_base = ""
         self.search_key_base = ""
         self.nav_hash = ""
@@ -417,10 +421,18 @@ class BuildCache:
         original: Callable[..., None] = page.render
         text = self.store.get("render", key)
         record = json.loads(text) if text else None
-        if record and all(_resolution(files.get_file_from_path(p)) == r for p, r in record["lookups"].items()):
+        if record and all(self._resolution(files, p) == r for p, r in record["lookups"].items()):
             page.render = functools.partial(self._restore, page, record, files)
         else:
             page.render = functools.partial(self._record, page, key, original)
+
+    def _resolution(self, files: Any, path: str) -> Any:
+        if self._resolved is None or self._resolved[0] is not files:  # (one Files object per build)
+            self._resolved = (files, {})
+        known = self._resolved[1]
+        if path not in known:
+            known[path] = _resolution(files.get_file_from_path(path))
+        return known[path]
 
     def _record(self, page: Any, key: str, original: Callable[..., None], config: Any, files: Any) -> None:
         del page.render
