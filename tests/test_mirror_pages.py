@@ -326,3 +326,28 @@ def test_a_render_hashes_only_the_mirror_files_that_changed_since_the_last(mirro
     hashed, text = render_counting()
     assert hashed == 1 and "What the page SAID." in text
     assert render_counting()[0] == 0
+
+
+def test_a_render_looks_for_each_mirror_file_once(mirrored_project, monkeypatch):
+    """The archived copies are asked for by the files to publish, the snapshots and the mirror box:
+    within one render each file of a mirror is looked at (its lstat) once, and the site is the same."""
+    from collections import Counter
+
+    corpus = registry.load(mirrored_project / "corpus")
+    docs = mirrored_project / "docs"
+    render.render(corpus, docs)
+    expected = {p.relative_to(docs): p.read_bytes() for p in docs.rglob("*") if p.is_file() and not p.name.startswith(".")}
+    raw = str(corpus.raw_dir(corpus.source("cuda-guide")))
+    looked: Counter[str] = Counter()
+    lstat = os.lstat
+
+    def counted(path, *args, **kwargs):
+        if str(path).startswith(raw + os.sep):
+            looked[str(path)] += 1
+        return lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    shutil.rmtree(docs)
+    render.render(corpus, docs)
+    assert looked and max(looked.values()) == 1, looked.most_common(3)
+    assert {p.relative_to(docs): p.read_bytes() for p in docs.rglob("*") if p.is_file() and not p.name.startswith(".")} == expected
