@@ -559,6 +559,12 @@ class BuildCache:
         return cached
 
     def _search_entries(self, index: Any, add: Callable[..., None], page: Any) -> None:
+        search = (page.meta.get("search") if isinstance(page.meta, dict) else None) or {}
+        if isinstance(search, dict) and search.get("exclude"):
+            # Material leaves the page out at once (its own first test): no key, no lookup. Nearly
+            # half the pages (every mirror's text, the listings' later pages) are such pages.
+            add(index, page)
+            return
         try:
             # What Material's indexer reads (not the canonical URL: a served build has another site_url).
             key = digest(self.search_key_base, page.url, page.title, stable(page.meta), self._toc(page),
