@@ -28,6 +28,7 @@ import bisect
 import hashlib
 import json
 import time
+import unicodedata
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -147,7 +148,8 @@ def _terms_table(store: Store, search_terms: Iterable[Iterable[str]], fold: Fold
     except metadata.PackageNotFoundError:
         opencc = ""
     extra = [[str(form) for form in group] for group in search_terms]
-    key = hashlib.sha1(json.dumps([code_version(), opencc, extra, sorted(fold.chars.items()), sorted(fold.phrases.items())],
+    # (Python's Unicode tables too: folding starts with NFKC.)
+    key = hashlib.sha1(json.dumps([code_version(), opencc, unicodedata.unidata_version, extra, sorted(fold.chars.items()), sorted(fold.phrases.items())],
                                   ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
     last = (store.state or {}).get("terms")
     if isinstance(last, tuple) and len(last) == 2 and last[0] == key and isinstance(last[1], list):
