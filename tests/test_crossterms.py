@@ -9,7 +9,7 @@ import json
 import pytest
 
 from corpus_build.site import crossterms, ftindex, fulltext
-from corpus_build.site.hanfold import default_fold
+from corpus_build.site.hanfold import Fold, default_fold
 from tests.corpus_fixture import CORPUS_YAML, write_corpus
 
 
@@ -57,6 +57,25 @@ def test_the_manifest_ships_the_table_with_the_corpus_terms(tmp_path):
     assert ["独角兽", "unicorn kernel"] in manifest["terms"]
     assert any("稀疏注意力" in group and "sparse attention" in group for group in manifest["terms"])
 
+
+
+def test_a_rebuild_reuses_the_table_only_while_the_corpus_terms_are_the_same(tmp_path):
+    def manifest_terms(site):
+        text = (site / fulltext.FOLDER / "index.js").read_text(encoding="utf-8")
+        return json.loads(text[text.index("(") + 1: text.rindex(")")])["terms"]
+
+    cache, fold = tmp_path / "cache", default_fold()
+    first = ftindex.build(tmp_path / "a", [], fold, cache, search_terms=[("独角兽", "unicorn kernel")])
+    again = ftindex.build(tmp_path / "b", [], fold, cache, search_terms=[("独角兽", "unicorn kernel")])
+    assert not first.terms_reused and again.terms_reused  # OpenCC over every spelling once, not at every build
+    assert manifest_terms(tmp_path / "b") == manifest_terms(tmp_path / "a")
+    edited = ftindex.build(tmp_path / "c", [], fold, cache, search_terms=[("独角兽", "unicorn kernels")])
+    assert not edited.terms_reused
+    assert ["独角兽", "unicorn kernels"] in manifest_terms(tmp_path / "c") and ["独角兽", "unicorn kernel"] not in manifest_terms(tmp_path / "c")
+    folds_otherwise = Fold({**fold.chars, "独": "獨"}, fold.phrases)  # another folding table: 独 is not 独 any more
+    other = ftindex.build(tmp_path / "d", [], folds_otherwise, cache, search_terms=[("独角兽", "unicorn kernels")])
+    assert not other.terms_reused
+    assert manifest_terms(tmp_path / "d") == crossterms.table([("独角兽", "unicorn kernels")], folds_otherwise) != manifest_terms(tmp_path / "c")
 
 # Issue 37's four misses (written from the registry by someone who had not read the search code).
 CROSS = [

@@ -134,6 +134,45 @@ def test_a_rebuild_without_changes_reuses_every_page(tmp_path, caplog):
     assert all(misses == 0 and hits > 10 for hits, misses in stats.values()), stats
 
 
+
+def test_a_rebuild_asks_where_each_link_target_is_once(tmp_path, caplog, monkeypatch):
+    """A reused render is valid while every link it made resolves as it did: each target is looked
+    up once per build, not once per page linking to it (every page links home and to its section)."""
+    from collections import Counter
+
+    from mkdocs.structure.files import Files
+
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    site.build(project, quiet=False)
+    asked: Counter[str] = Counter()
+    lookup = Files.get_file_from_path
+
+    def counted(self, path):
+        asked[path] += 1
+        return lookup(self, path)
+
+    monkeypatch.setattr(Files, "get_file_from_path", counted)
+    caplog.clear()
+    site.build(project, quiet=False)
+    hits, misses = _cache_stats(caplog)["render"]
+    assert misses == 0 and hits > 10
+    # Once for the check; MkDocs asks twice more for each page its navigation names.
+    assert asked and max(asked.values()) <= 3, asked.most_common(3)
+
+
+def test_pages_search_leaves_out_are_not_looked_up_in_the_cache(tmp_path, caplog):
+    """A page whose front matter says `search: exclude` gives Material's search no entries: the
+    cache neither keys nor stores any for it (the tags' pages here; every mirror's text page)."""
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path)
+    site.build(project, quiet=False)
+    pages = [p for p in (project / "docs").rglob("*.md") if not p.name.startswith(".")]
+    left_out = [p for p in pages if re.search(r"^search:\n  exclude: true$", p.read_text(encoding="utf-8").split("\n---", 1)[0], re.M)]
+    assert left_out
+    hits, misses = _cache_stats(caplog)["search"]
+    assert (hits, misses) == (0, len(pages) - len(left_out))
+
 def test_clean_removes_the_cache_and_the_next_build_is_full(tmp_path, caplog, capsys):
     caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
     project = write_project(tmp_path)

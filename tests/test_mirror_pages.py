@@ -296,3 +296,58 @@ def test_the_archived_copy_shows_the_mirror_s_images_and_asks_for_nothing_it_lac
         tab.wait_for_load_state("load")
         assert tab.evaluate("document.querySelector('img[alt=\"the grid\"]').naturalWidth") > 0
         assert failed == [], failed
+
+
+def test_a_render_hashes_only_the_mirror_files_that_changed_since_the_last(mirrored_project):
+    """render/reuse.py, file_digest: a mirror file with the stamp it had when the last render hashed
+    it is not read again; an edit that keeps its size and sets its mtime back still changes its
+    ctime, and the text page shows the edit."""
+    from corpus_build.render.reuse import Reuse
+    from corpus_build.render.reuse import active as reuse_active
+
+    corpus = registry.load(mirrored_project / "corpus")
+    docs = mirrored_project / "docs"
+    render.render(corpus, docs)
+    render.render(corpus, docs)  # (now every digest has a stamp)
+
+    def render_counting() -> tuple[int, str]:
+        reuse = Reuse(docs)
+        with reuse_active(reuse):
+            pages = render.build_pages(corpus, reuse=reuse)
+        reuse.save()
+        return reuse.hashed, str(pages["sources/cuda-guide/text.md"])
+
+    hashed, text = render_counting()
+    assert hashed == 0 and "What the page said." in text
+    mirror_text = corpus.raw_dir(corpus.source("cuda-guide")) / "text.md"
+    before = os.stat(mirror_text)
+    mirror_text.write_bytes(mirror_text.read_bytes().replace(b"page said", b"page SAID"))
+    os.utime(mirror_text, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same size and mtime: only the ctime tells
+    hashed, text = render_counting()
+    assert hashed == 1 and "What the page SAID." in text
+    assert render_counting()[0] == 0
+
+
+def test_a_render_looks_for_each_mirror_file_once(mirrored_project, monkeypatch):
+    """The archived copies are asked for by the files to publish, the snapshots and the mirror box:
+    within one render each file of a mirror is looked at (its lstat) once, and the site is the same."""
+    from collections import Counter
+
+    corpus = registry.load(mirrored_project / "corpus")
+    docs = mirrored_project / "docs"
+    render.render(corpus, docs)
+    expected = {p.relative_to(docs): p.read_bytes() for p in docs.rglob("*") if p.is_file() and not p.name.startswith(".")}
+    raw = str(corpus.raw_dir(corpus.source("cuda-guide")))
+    looked: Counter[str] = Counter()
+    lstat = os.lstat
+
+    def counted(path, *args, **kwargs):
+        if str(path).startswith(raw + os.sep):
+            looked[str(path)] += 1
+        return lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    shutil.rmtree(docs)
+    render.render(corpus, docs)
+    assert looked and max(looked.values()) == 1, looked.most_common(3)
+    assert {p.relative_to(docs): p.read_bytes() for p in docs.rglob("*") if p.is_file() and not p.name.startswith(".")} == expected

@@ -28,6 +28,7 @@ from . import mirrortext
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .reuse import Reuse
+from .reuse import file_digest as reuse_digest
 from .reuse import plain_text as reuse_words
 from .snapshotstyles import PublishedStyles, archive_budget, inline_fonts, published_styles, restyle
 from .views import (
@@ -695,13 +696,7 @@ def _text_page_key(corpus: Corpus, source: Source, record: Provenance, t: Labels
 
 
 def _file_digest(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+    return reuse_digest(path)  # by the file's stamp when the last render hashed it (reuse.py)
 
 
 __all__ = ["extra_files", "extra_pages", "info", "panel", "panel_view", "status_page", "text_page_path", "thread_badge"]

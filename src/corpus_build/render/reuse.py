@@ -24,6 +24,10 @@ each mirror's text (its excerpt, `mdtext.plain_text`), in `docs/.corpus-build-wo
 by the digest of the Markdown and our code. A view is made for every source at every
 render, to find its key; without this, one note edit ran the excerpt's dozen regular
 expressions over every mirror again (a fifth of such a render at 1,000 sources).
+
+And the sha256 of the mirror files the text and archive pages' keys name, in
+`docs/.corpus-build-digests.json` by path and stamp (`file_digest`): a note edit at 1,000
+sources read and hashed the 35 MB of mirror text again to find that none of it changed.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from ..core.provenance import write_atomic
 
 INDEX = ".corpus-build-views.json"
 WORDS = ".corpus-build-words.json"
+DIGESTS = ".corpus-build-digests.json"
 SCHEMA = 1  # bump when a key's meaning changes
 Stamp = tuple[int, int, int, int]  # (inode, mtime_ns, ctime_ns, bytes) of a file under docs/
 # The render under way (`words`, below): set by render() for as long as it runs.
@@ -67,6 +72,10 @@ class Reuse:
         self.reused = 0
         self._words: dict[str, str] = {}  # plain_text's output by the digest of its input, as the last render left them
         self.words_used: dict[str, str] = {}  # those this render asked for: all the next one keeps
+        # The sha256 of mirror files the keys name, by path and stamp as the last render found them (file_digest).
+        self._digests: dict[str, list[Any]] = {}
+        self.digests_used: dict[str, list[Any]] = {}
+        self.hashed = 0  # files this render read and hashed
         if docs_dir is None:
             return
         try:
@@ -74,6 +83,11 @@ class Reuse:
             self._words = {str(k): v for k, v in words.items() if isinstance(v, str)} if isinstance(words, dict) else {}
         except (OSError, ValueError):
             self._words = {}
+        try:
+            digests = jsondata.loads((docs_dir / DIGESTS).read_text(encoding="utf-8"))
+            self._digests = {str(k): v for k, v in digests.items() if isinstance(v, list) and len(v) == 5} if isinstance(digests, dict) else {}
+        except (OSError, ValueError):
+            self._digests = {}
         try:
             index = jsondata.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
             for path, (key, sha, *stamp) in index.items():
@@ -195,6 +209,26 @@ class Reuse:
             self.words_used[key] = found
         return found
 
+    def file_digest(self, path: Path) -> str:
+        """The sha256 of a file the keys name (a mirror's text, its archived page); OSError when unreadable.
+
+        Known without reading when the file has the inode, times and size it had when the last render
+        hashed it: a write or a replacement changes its ctime, which no tool sets back (as for docs/
+        above). At 1,000 mirrored sources this was 35 MB read and hashed at every render."""
+        name = os.fspath(path)
+        info = os.stat(name)
+        stamp = [info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size]
+        known = self.digests_used.get(name) or self._digests.get(name)
+        if known is not None and known[:4] == stamp and isinstance(known[4], str):
+            self.digests_used[name] = known
+            return known[4]
+        found = _sha256_of(name)
+        self.hashed += 1
+        after = os.stat(name)  # (taken after the read: a write meanwhile is not remembered as this content)
+        if [after.st_ino, after.st_mtime_ns, after.st_ctime_ns, after.st_size] == stamp:
+            self.digests_used[name] = [*stamp, found]
+        return found
+
     def save(self) -> None:
         """Write the keys of this render's pages, and the words it used, for the next one."""
         if self.docs_dir is None:
@@ -203,7 +237,7 @@ class Reuse:
             stamp = self._stamp(path)
             if stamp is not None:
                 entry[2:] = stamp
-        for name, data in ((INDEX, self.index), (WORDS, self.words_used)):
+        for name, data in ((INDEX, self.index), (WORDS, self.words_used), (DIGESTS, self.digests_used)):
             text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             target = self.docs_dir / name
             try:
@@ -227,3 +261,18 @@ def active(reuse: Reuse) -> Iterator[None]:
 def plain_text(markdown: str) -> str:
     """`mdtext.plain_text`, kept between renders while one runs (see the module docstring)."""
     return _ACTIVE.plain_text(markdown) if _ACTIVE is not None and _ACTIVE.docs_dir is not None else mdtext.plain_text(markdown)
+
+
+def file_digest(path: Path) -> str:
+    """A file's sha256: `Reuse.file_digest` while a render runs, else read and hashed."""
+    if _ACTIVE is not None and _ACTIVE.docs_dir is not None:
+        return _ACTIVE.file_digest(path)
+    return _sha256_of(os.fspath(path))
+
+
+def _sha256_of(name: str) -> str:
+    h = hashlib.sha256()
+    with open(name, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()

@@ -132,6 +132,7 @@ class Stats:
     reused: int = 0  # runs (pages, entries' addresses) whose analysis the last build gave
     analysed: int = 0  # runs analysed by this build
     encoded: int = 0  # terms whose postings this build encoded
+    terms_reused: bool = False  # the table of the field's terms as the last build made it (ftindex._terms_table)
 
 
 def passages(markup: str) -> list[tuple[str, str, str]]:
