@@ -465,3 +465,18 @@ def test_inside_the_text_a_list_of_headlines_under_their_pictures_goes_a_list_of
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "the command number 3" in out, out
     assert "渔船移到北码头过冬" not in out and "08:57" not in out, out
+
+
+def test_beside_the_text_a_column_of_widgets_goes_whatever_else_the_names_say():
+    # A blog's sidebar: its class says `main-aside`, each item `widgetcontainer widget_text` with the
+    # id `text-4`: the content word and the widget word net out in the score, and `main` lifts the
+    # column. What it holds says what it is: items each named as a widget.
+    widgets = "".join(f'<li class="widgetcontainer widget_text" id="text-{i}"><h3 class="widgettitle">About us {i}</h3>'
+                      f'<div class="textwidget"><p>Three friends from the old town write here about their club, week {i}, since 2009.</p></div></li>'
+                      for i in range(4))
+    html = (f'<html><body>{NAV}<div id="main"><div id="container"><div id="content"><div class="entry-content">'
+            f'<h1>Breakwater approved</h1>{article(10)}</div></div></div>'
+            f'<div id="primary" class="aside main-aside"><ul class="xoxo">{widgets}</ul></div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "write here about their club" not in out and "About us 2" not in out, out

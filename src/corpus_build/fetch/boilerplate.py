@@ -6,7 +6,8 @@ What is left out is what stands beside the text and does not read like it:
 - beside the core, and beside each container on the way from the region down to it: blocks that
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
   related items, sharing, promotions and the like, and feeds (items that each open on a link to
-  another page, with a date or an excerpt of their own);
+  another page, with a date or an excerpt of their own), and columns of boxes each named as
+  furniture (widgets), whatever their names' other words;
 - inside the core: fetch/inside.py.
 Where the core (or, inside it, the box holding nearly all of the best candidate's prose: a class
 word may have scored a wrapper above the text) holds most of the region's prose, readability's
@@ -26,7 +27,7 @@ import re
 from collections.abc import Callable
 
 from .chrome import in_flow, text_units
-from .density import BOXES, HEADINGS, Blocks, class_weight
+from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
 from .inside import about_author, holds_form, left_out_inside, thread_with_form
 
 
@@ -63,7 +64,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
                 continue
             if thread_with_form(child):
                 replies.add(child)
-            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half):
+            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks)
@@ -110,6 +111,21 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     for box in headers:
         found |= _header_labels(box, blocks)
     return found
+
+
+def _column(el, blocks: Blocks, within: int) -> bool:
+    """A box beside the text whose items, three or more, are each named as furniture, whatever else
+    their names say (a sidebar's `widgetcontainer widget_text` items with the id `text-4`: the
+    content word and the widget word net out in the score). The column of widgets is furniture by
+    what it holds, whatever its own name (`main-aside`, which the score lifts), as long as it holds
+    less than `within` characters of prose. (Two items may be a lede and a picture its page calls
+    a teaser.)"""
+    if el.tag not in BOXES or blocks.prose(el) >= within:
+        return False
+    items = [c for c in el if blocks.text.get(c)]
+    while len(items) == 1 and items[0].tag in BOXES:
+        items = [c for c in items[0] if blocks.text.get(c)]
+    return len(items) >= 3 and all(named_furniture(c) for c in items)
 
 
 def _narrowest(top, blocks: Blocks):

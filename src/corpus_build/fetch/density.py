@@ -53,6 +53,12 @@ def class_weight(el) -> int:
     return weight
 
 
+def named_furniture(el) -> bool:
+    """Whether the element's class or id holds a word that names furniture, whatever other words
+    it holds (`widgetcontainer widget_text`, where class_weight nets `widget` and `text` to 0)."""
+    return any(_NEGATIVE.search(v) for v in (el.get("class"), el.get("id")) if v)
+
+
 class Blocks:
     """Text and link characters of every element under a region (what `skip` leaves out counts
     nothing), and the readability scores of its containers."""
