@@ -55,6 +55,8 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     prose = blocks.prose(region)
     half = prose // 2
     feeds: set = set()
+    # (a box beside the core scoring a fifth of its score reads as text: a manual's other sections)
+    text_score = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
     replies: set = set()  # (comment threads with their reply form: readers' text, whatever its size)
     for node in on_path:
         if node is core:
@@ -67,7 +69,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
             elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half):
                 found.add(child)
             else:
-                feeds |= _feeds(child, blocks)
+                feeds |= _feeds(child, blocks, half, child not in blocks.score or blocks.final(child) < text_score)
     # Inside the core: boxes of links or named furniture, each a small part of its text.
     quarter = max(blocks.prose(core) // 4, 1)
     stack = list(core)
@@ -283,15 +285,19 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
 _TEASER = 200  # characters of prose outside its links a teaser holds at most: a headline's line, a date, an excerpt
 
 
-def _feeds(box, blocks: Blocks) -> set:
+def _feeds(box, blocks: Blocks, within: int, deep: bool) -> set:
     """The feeds in a box beside the text: three or more items, nearly all of them teasers (see
     _teaser). Related stories with their excerpts, a column of headlines with dates and counts:
-    not mostly links by their characters, but each item a way to another page."""
+    not mostly links by their characters, but each item a way to another page. With `deep` (the
+    box does not read as text), also the small boxes in it that are furniture as they would be
+    inside the text (Blocks.furniture, under a teaser's prose): a box of "hot" links inside a
+    column of cards, which the column as a whole, mostly cards, does not show. (Judged as inside
+    the text, not beside it: an API page's signature line, a type or two linked, is no box of links.)"""
     out: set = set()
     stack = [box]
     while stack:
         el = stack.pop()
-        if _feed(el, blocks):
+        if _feed(el, blocks) or (deep and el is not box and blocks.prose(el) < _TEASER and blocks.furniture(el, within, inside=True)):
             out.add(el)
         else:
             stack.extend(c for c in el if blocks.text.get(c))
