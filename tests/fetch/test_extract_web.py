@@ -503,19 +503,3 @@ def test_beside_the_core_a_box_of_links_inside_a_column_of_cards_goes_a_manuals_
     sections = "".join(f'<div class="section" id="s{i}"><h2>1.{i} The shell, part {i}</h2>{article(16 if i == 0 else 5)}{refs if i == 1 else ""}</div>' for i in range(3))
     out = markdown(f"<html><body>{NAV}<div class=\"chapter\"><h1>Chapter 1</h1>{sections}</div></body></html>")
     assert "Section 2.3, “the shell”" in out, out
-
-
-def test_where_the_score_climbs_to_body_what_stands_beside_the_best_candidate_is_still_judged():
-    # A portal's page marking no region: a story, a feed of teasers beside it, one-line news items
-    # and a ticker under them. The news items lift <body>'s score above the story's column, so the
-    # text's core is <body> itself and nothing stands beside it: the feed beside the story, which the
-    # rules inside the text keep (a feed may be a page's text), is judged beside the best candidate.
-    cards = "".join(f'<div class="card"><a href="/2024/05/other-{i}.html">Another harbour story, number {i}</a> '
-                    f"<span>渡轮与码头的冬季时刻表，渔船与货轮的泊位安排</span> <span>2024-05-06</span></div>" for i in range(4))
-    items = "".join(f'<div class="item">港口快讯第{i}条：渡轮，码头，渔船都在等冬季时刻表。</div>' for i in range(5))
-    ticker = "<ul>" + "".join(f"<li>港口快讯第{i}条：渡轮时刻表</li>" for i in range(60)) + "</ul>"
-    html = (f'<html><body>{NAV}<div class="left"><div id="art"><h1>Breakwater approved</h1>{article(10)}</div>'
-            f'<div class="more">{cards}</div></div>{items}{ticker}</body></html>')
-    out = markdown(html)
-    assert all(s in out for s in SENTENCES) and "港口快讯第3条：渡轮，码头" in out, out
-    assert "harbour story, number 2" not in out, out

@@ -43,11 +43,8 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     if core is None or not total:
         return set()
     found: set = set()
-    # Beside the core and beside each container on the way down to it. (Where the score climbed
-    # to <body> itself, a portal's page marking no region, nothing stands beside the core: the way
-    # down goes on to the best candidate, and what stands beside that is judged the same.)
-    target = blocks.top() if core is region and region.tag == "body" else core
-    path = [target, *target.iterancestors()]
+    # Beside the core and beside each container on the way down to it.
+    path = [core, *core.iterancestors()]
     on_path = set()
     for node in path:
         on_path.add(node)
@@ -59,10 +56,10 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     half = prose // 2
     feeds: set = set()
     # (a box beside the core scoring a fifth of its score reads as text: a manual's other sections)
-    text_score = max(10.0, 0.2 * blocks.final(target)) if target in blocks.score else 10.0
+    text_score = max(10.0, 0.2 * blocks.final(core)) if core in blocks.score else 10.0
     replies: set = set()  # (comment threads with their reply form: readers' text, whatever its size)
     for node in on_path:
-        if node is target:
+        if node is core:
             continue
         for child in node:
             if child in on_path or child not in blocks.text:
@@ -78,7 +75,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     stack = list(core)
     while stack:
         el = stack.pop()
-        if el not in blocks.text or el in found or el in feeds or el in replies:  # (beside the best candidate in a <body> core)
+        if el not in blocks.text:
             continue
         if thread_with_form(el):
             replies.add(el)
@@ -97,7 +94,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     # nor do the readers' comments, which are prose, not links.)
     found |= feeds | replies
     headers: set = set()  # (boxes before the text that hold its title)
-    found |= _beside(target, on_path, blocks, region, found, headers)
+    found |= _beside(core, on_path, blocks, region, found, headers)
     top = blocks.best()
     if top is not None and (top is core or core in set(top.iterancestors())):
         top = _narrowest(top, blocks)
