@@ -289,19 +289,25 @@ def _feeds(box, blocks: Blocks, within: int, deep: bool) -> set:
     """The feeds in a box beside the text: three or more items, nearly all of them teasers (see
     _teaser). Related stories with their excerpts, a column of headlines with dates and counts:
     not mostly links by their characters, but each item a way to another page. With `deep` (the
-    box does not read as text), also the small boxes in it that are furniture as they would be
-    inside the text (Blocks.furniture, under a teaser's prose): a box of "hot" links inside a
-    column of cards, which the column as a whole, mostly cards, does not show. (Judged as inside
-    the text, not beside it: an API page's signature line, a type or two linked, is no box of links.)"""
+    box does not read as text), also the small boxes of links in it, as they would be judged inside
+    the text (Blocks.furniture, under a teaser's prose): a box of "hot" links inside a column of
+    cards, which the column as a whole, mostly cards, does not show. (Deep in a box, by its links,
+    not its name: an API page's signature line, a type or two linked, and its note its class calls
+    a `deprecation-comment`, are no boxes of links.)"""
     out: set = set()
     stack = [box]
     while stack:
         el = stack.pop()
-        if _feed(el, blocks) or (deep and el is not box and blocks.prose(el) < _TEASER and blocks.furniture(el, within, inside=True)):
+        if _feed(el, blocks) or (deep and el is not box and blocks.prose(el) < _TEASER and _links(el, blocks) and blocks.furniture(el, within, inside=True)):
             out.add(el)
         else:
             stack.extend(c for c in el if blocks.text.get(c))
     return out
+
+
+def _links(el, blocks: Blocks) -> bool:
+    """Whether the box is mostly links, three or more."""
+    return blocks.density(el) > 0.5 and sum(1 for a in el.iter("a") if a.get("href") is not None) >= 3
 
 
 def _feed(el, blocks: Blocks) -> bool:
