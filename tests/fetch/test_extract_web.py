@@ -465,3 +465,42 @@ def test_inside_the_text_a_list_of_headlines_under_their_pictures_goes_a_list_of
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "the command number 3" in out, out
     assert "渔船移到北码头过冬" not in out and "08:57" not in out, out
+
+
+def test_beside_the_text_a_column_of_widgets_goes_whatever_else_the_names_say():
+    # A blog's sidebar: its class says `main-aside`, each item `widgetcontainer widget_text` with the
+    # id `text-4`: the content word and the widget word net out in the score, and `main` lifts the
+    # column. What it holds says what it is: items each named as a widget.
+    widgets = "".join(f'<li class="widgetcontainer widget_text" id="text-{i}"><h3 class="widgettitle">About us {i}</h3>'
+                      f'<div class="textwidget"><p>Three friends from the old town write here about their club, week {i}, since 2009.</p></div></li>'
+                      for i in range(4))
+    html = (f'<html><body>{NAV}<div id="main"><div id="container"><div id="content"><div class="entry-content">'
+            f'<h1>Breakwater approved</h1>{article(10)}</div></div></div>'
+            f'<div id="primary" class="aside main-aside"><ul class="xoxo">{widgets}</ul></div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "write here about their club" not in out and "About us 2" not in out, out
+
+
+def test_beside_the_core_a_box_of_links_inside_a_column_of_cards_goes_a_manuals_other_section_keeps_its_list():
+    # A portal's page: a short story, beside it a column of cards (a title, a line, a date; no link)
+    # with a box of "hot" links among them, and a ticker of one-line news the story does not
+    # outweigh. The column as a whole is neither mostly links nor a feed; the box of links in it is
+    # furniture all the same, judged as inside the text (a line with two links among its words
+    # stays) and by its links, not its name (a note its class calls a comment stays). A box beside the core that reads as text (a manual's other sections, scoring as the
+    # core does) keeps its list of cross-references.
+    cards = "".join(f'<div class="card"><h4>港口新闻第{i}篇</h4><div class="txt">渡轮与码头的冬季时刻表</div><span>2024-05-06 08:57</span></div>'
+                    for i in range(12))
+    hot = '<div class="box">' + "".join(f'<a href="/2024/05/hot-{i}.html">Hot story number {i} of the week</a> ' for i in range(5)) + "</div>"
+    ticker = "<ul>" + "".join(f"<li>港口快讯第{i}条：渡轮时刻表</li>" for i in range(40)) + "</ul>"
+    line = '<div class="sig"><a href="/R.html">Rates</a> of the port, <a href="/T.html">tolls</a></div>'  # (two links among words: a line)
+    line += '<div class="deprecation-comment">Deprecated. Use <a href="/tolls.html">the toll table</a>.</div>'  # (a name, no links: a note)
+    html = (f'<html><body>{NAV}<div class="main"><div class="content"><div class="left"><div id="story"><h1>Breakwater approved</h1>{article(6)}</div>'
+            f'<div class="most">{hot}{line}{cards}</div></div></div></div>{ticker}</body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "of the port" in out and "Deprecated. Use" in out, out
+    assert "Hot story number 3" not in out, out
+    refs = '<div class="list"><ul>' + "".join(f'<li><p><a href="ch02.html#s{i}">Section 2.{i}, “the shell”</a> (basics)</p></li>' for i in range(4)) + "</ul></div>"
+    sections = "".join(f'<div class="section" id="s{i}"><h2>1.{i} The shell, part {i}</h2>{article(16 if i == 0 else 5)}{refs if i == 1 else ""}</div>' for i in range(3))
+    out = markdown(f"<html><body>{NAV}<div class=\"chapter\"><h1>Chapter 1</h1>{sections}</div></body></html>")
+    assert "Section 2.3, “the shell”" in out, out

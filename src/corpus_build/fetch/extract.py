@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from .boilerplate import boilerplate
 from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
-from .density import boilerplate
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
