@@ -152,7 +152,9 @@ def _terms_table(store: Store, search_terms: Iterable[Iterable[str]], fold: Fold
     key = hashlib.sha1(json.dumps([code_version(), opencc, unicodedata.unidata_version, extra, sorted(fold.chars.items()), sorted(fold.phrases.items())],
                                   ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
     last = (store.state or {}).get("terms")
-    if isinstance(last, tuple) and len(last) == 2 and last[0] == key and isinstance(last[1], list):
+    # (The cache folder comes from outside: a table that is not lists of strings is made again.)
+    if (isinstance(last, tuple) and len(last) == 2 and last[0] == key and isinstance(last[1], list)
+            and all(isinstance(group, list) and all(isinstance(form, str) for form in group) for group in last[1])):
         return key, last[1], True
     return key, crossterms.table(extra, fold), False
 
