@@ -497,6 +497,8 @@ def _spliced(flat: array, removed: list[tuple[int, int]], added: list[tuple[int,
             begin = at
             if at == end:  # it goes after this slice (into a removed range, or later)
                 break
+            if added[i][0] == pids[at]:  # a passage kept and added: the state does not name a run its shards hold
+                raise _Stale(f"passage {pids[at]}")
             while i < len(added) and added[i][0] < pids[at]:
                 out.extend(added[i])
                 i += 1
