@@ -235,3 +235,33 @@ def test_postings_spliced_by_range_are_the_postings_filtered_and_sorted():
         added = sorted((pid, rng.randrange(1, 32)) for pid in rng.sample(free, rng.randrange(0, min(len(free), 12))))
         expected = sorted([p for p in zip(flat[::2], flat[1::2], strict=True) if p[0] not in gone] + added)
         assert list(ftindex._spliced(flat, removed, added)) == [n for pair in expected for n in pair], (list(flat), removed, added)
+
+
+def test_links_planted_in_the_store_are_never_written_through_nor_pruned_through(tmp_path):
+    """The cache folder comes from outside (CI restores it from a cache, links and all). A link in
+    the store in place of its shard folder made the build write there and prune there: it deleted
+    every file of the folder it pointed at. A link under the name of a file's temporary copy made
+    the build write through it. Either way the build makes its index and touches nothing outside."""
+    import os
+
+    fold = default_fold(())
+    site, cache, clean = tmp_path / "site", tmp_path / "cache", tmp_path / "clean"
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(12)]
+    for n, page in enumerate(pages):
+        write_page(page.path, n)
+    ftindex.build(clean, pages, fold, None)
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    (outside / "folder" / "precious.txt").write_text("mine", encoding="utf-8")
+    (outside / "file.txt").write_text("mine too", encoding="utf-8")
+    store = cache / "fulltext-store"
+    store.mkdir(parents=True)
+    (store / "t").symlink_to(outside / "folder", target_is_directory=True)
+    (store / f".state.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
+    (cache / f".fulltext-layout.json.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
+    for _ in range(2):  # the first build, then one from what it kept
+        ftindex.build(site, pages, fold, cache)
+        assert sorted(os.listdir(outside / "folder")) == ["precious.txt"]
+        assert (outside / "folder" / "precious.txt").read_text(encoding="utf-8") == "mine"
+        assert (outside / "file.txt").read_text(encoding="utf-8") == "mine too"
+        assert files(site / fulltext.FOLDER) == files(clean / fulltext.FOLDER)
