@@ -243,7 +243,7 @@ class Reuse:
             try:
                 if not target.is_file() or target.read_text(encoding="utf-8") != text:
                     write_atomic(target, text)
-            except OSError:  # the keys only save time; a build never fails for them
+            except (OSError, ValueError):  # the keys only save time; a build never fails for them (nor for a file not UTF-8)
                 pass
 
 
