@@ -348,7 +348,7 @@ class _Index:
         gone, new = self._changes()
         removed = [(first, first + run.count) for first, run in gone]
         touched: set[str] = set()
-        for first, run in gone:
+        for _first, run in gone:
             for row in self._rows(run):
                 touched.update(row[3])
         added: dict[str, list[tuple[int, int]]] = {}
