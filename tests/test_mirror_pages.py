@@ -409,3 +409,39 @@ def test_a_broken_or_planted_digest_cache_costs_a_hash_never_the_pages(mirrored_
     corpus = registry.load(mirrored_project / "corpus")
     render.render(corpus, docs)
     assert "What the page said!" in (docs / "sources" / "cuda-guide" / "text.md").read_text(encoding="utf-8")
+
+
+def test_reuse_state_files_linked_to_a_pipe_or_a_device_are_no_state(mirrored_project, tmp_path_factory):
+    """docs/'s reuse state files (views, words, digests: render/reuse.py) as links to a FIFO no one
+    writes (the render waited forever) or to /dev/zero (it read until memory ran out): each is
+    read as no state, replaced by a file when the render saves, and the pages are a clean render's."""
+    import signal
+
+    from corpus_build.render.reuse import DIGESTS, INDEX, WORDS
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    fifo = elsewhere / "pipe"
+    os.mkfifo(fifo)
+    corpus = registry.load(mirrored_project / "corpus")
+    docs, clean = mirrored_project / "docs", mirrored_project / "clean"
+    render.render(corpus, docs)
+    render.render(corpus, clean)
+
+    def hung(signum, frame):
+        raise TimeoutError("the render did not end")
+
+    signal.signal(signal.SIGALRM, hung)
+    for target in (fifo, Path("/dev/zero")):
+        for name in (INDEX, WORDS, DIGESTS):
+            (docs / name).unlink()
+            (docs / name).symlink_to(target)
+        signal.alarm(30)
+        try:
+            render.render(corpus, docs)
+        finally:
+            signal.alarm(0)
+        for name in (INDEX, WORDS, DIGESTS):
+            assert (docs / name).is_file() and not (docs / name).is_symlink(), name
+        for page in clean.rglob("*"):
+            if page.is_file() and not page.name.startswith("."):
+                assert (docs / page.relative_to(clean)).read_bytes() == page.read_bytes(), page
