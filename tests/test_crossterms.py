@@ -77,6 +77,25 @@ def test_a_rebuild_reuses_the_table_only_while_the_corpus_terms_are_the_same(tmp
     assert not other.terms_reused
     assert manifest_terms(tmp_path / "d") == crossterms.table([("独角兽", "unicorn kernels")], folds_otherwise) != manifest_terms(tmp_path / "c")
 
+@pytest.mark.parametrize("bad", [[[b"x"]], [[1.5j]], [1, 2], [[None]], [{"a": 1}], "a table"])
+def test_a_terms_table_of_another_shape_in_the_cache_is_made_again(tmp_path, bad):
+    """The cache folder is restored by CI and untrusted: a state whose key matches but whose table is
+    not lists of strings was either a traceback (bytes, complex: json.dumps fails) or shipped as it was."""
+    import marshal
+
+    cache, fold, terms = tmp_path / "cache", default_fold(), [("独角兽", "unicorn kernel")]
+    ftindex.build(tmp_path / "clean", [], fold, None, search_terms=terms)
+    ftindex.build(tmp_path / "a", [], fold, cache, search_terms=terms)
+    state_file = cache / "fulltext-store" / "state"
+    state = marshal.loads(state_file.read_bytes())
+    state["terms"] = (state["terms"][0], bad)
+    state_file.write_bytes(marshal.dumps(state))
+    again = ftindex.build(tmp_path / "b", [], fold, cache, search_terms=terms)
+    assert not again.terms_reused
+    manifest = fulltext.FOLDER + "/index.js"
+    assert (tmp_path / "b" / manifest).read_bytes() == (tmp_path / "clean" / manifest).read_bytes()
+
+
 # Issue 37's four misses (written from the registry by someone who had not read the search code).
 CROSS = [
     ("原生稀疏注意力", {"sources/paper-nsa/"}),

@@ -9,6 +9,7 @@ import bisect
 import json
 import marshal
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -155,11 +156,26 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
         ("the state cut short", lambda: (store / "state").write_bytes((store / "state").read_bytes()[:100])),
         ("a state of another shape", lambda: (store / "state").write_bytes(
             marshal.dumps({**marshal.loads((store / "state").read_bytes()), "runs": {"p:/x/": (1, "a")}}))),
+        # The cache folder comes from outside: a state that does not name a run its shards hold. The
+        # run looks new, its passages are added where the shards already hold them (ftindex._spliced
+        # looped forever on such a posting).
+        ("a state without a run its shards hold", lambda: (store / "state").write_bytes(marshal.dumps(
+            {**(state := marshal.loads((store / "state").read_bytes())),
+             "runs": {k: v for k, v in state["runs"].items() if k != "p:/sources/s30/text/"}}))),
     ]
+
+    def hung(signum, frame):
+        raise TimeoutError("the rebuild did not end")
+
+    signal.signal(signal.SIGALRM, hung)
     for n, (what, breakage) in enumerate(breakages):
         breakage()
         write_page(pages[n].path, n, f"<p>zanzibar{n} w{n}</p>")
-        stats = ftindex.build(site, pages, fold, cache)
+        signal.alarm(60)
+        try:
+            stats = ftindex.build(site, pages, fold, cache)
+        finally:
+            signal.alarm(0)
         fresh = tmp_path / f"fresh-{n}"
         (fresh / "cache").mkdir(parents=True)
         shutil.copy(cache / "fulltext-layout.json", fresh / "cache" / "fulltext-layout.json")
@@ -219,3 +235,33 @@ def test_postings_spliced_by_range_are_the_postings_filtered_and_sorted():
         added = sorted((pid, rng.randrange(1, 32)) for pid in rng.sample(free, rng.randrange(0, min(len(free), 12))))
         expected = sorted([p for p in zip(flat[::2], flat[1::2], strict=True) if p[0] not in gone] + added)
         assert list(ftindex._spliced(flat, removed, added)) == [n for pair in expected for n in pair], (list(flat), removed, added)
+
+
+def test_links_planted_in_the_store_are_never_written_through_nor_pruned_through(tmp_path):
+    """The cache folder comes from outside (CI restores it from a cache, links and all). A link in
+    the store in place of its shard folder made the build write there and prune there: it deleted
+    every file of the folder it pointed at. A link under the name of a file's temporary copy made
+    the build write through it. Either way the build makes its index and touches nothing outside."""
+    import os
+
+    fold = default_fold(())
+    site, cache, clean = tmp_path / "site", tmp_path / "cache", tmp_path / "clean"
+    pages = [fulltext.Page(f"/sources/s{n}/text/", f"S{n}", site / f"s{n}" / "index.html") for n in range(12)]
+    for n, page in enumerate(pages):
+        write_page(page.path, n)
+    ftindex.build(clean, pages, fold, None)
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    (outside / "folder" / "precious.txt").write_text("mine", encoding="utf-8")
+    (outside / "file.txt").write_text("mine too", encoding="utf-8")
+    store = cache / "fulltext-store"
+    store.mkdir(parents=True)
+    (store / "t").symlink_to(outside / "folder", target_is_directory=True)
+    (store / f".state.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
+    (cache / f".fulltext-layout.json.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
+    for _ in range(2):  # the first build, then one from what it kept
+        ftindex.build(site, pages, fold, cache)
+        assert sorted(os.listdir(outside / "folder")) == ["precious.txt"]
+        assert (outside / "folder" / "precious.txt").read_text(encoding="utf-8") == "mine"
+        assert (outside / "file.txt").read_text(encoding="utf-8") == "mine too"
+        assert files(site / fulltext.FOLDER) == files(clean / fulltext.FOLDER)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import os
 import re
 import shutil
@@ -351,3 +352,96 @@ def test_a_render_looks_for_each_mirror_file_once(mirrored_project, monkeypatch)
     render.render(corpus, docs)
     assert looked and max(looked.values()) == 1, looked.most_common(3)
     assert {p.relative_to(docs): p.read_bytes() for p in docs.rglob("*") if p.is_file() and not p.name.startswith(".")} == expected
+
+
+def test_a_broken_or_planted_digest_cache_costs_a_hash_never_the_pages(mirrored_project, tmp_path_factory):
+    """docs/.corpus-build-digests.json (render/reuse.py, file_digest) cut short, garbage, of another
+    shape, a folder, a link out of the project, or a link planted under its temporary copy's name:
+    the render goes on, writes what a clean render writes, and touches nothing outside. A mirror file
+    swapped by a rename for one of the same size and mtime, or restored from a copy with its times
+    kept, is hashed again and shown as it is now."""
+    from corpus_build.render.reuse import DIGESTS
+
+    def pages(docs: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(docs)): p.read_bytes() for p in sorted(docs.rglob("*")) if p.is_file() and not p.name.startswith(".")}
+
+    docs, clean = mirrored_project / "docs", mirrored_project / "clean"
+    elsewhere = tmp_path_factory.mktemp("elsewhere")  # (the project is the test's tmp_path)
+    outside = elsewhere / "outside.json"
+    outside.write_text("mine", encoding="utf-8")
+    corpus = registry.load(mirrored_project / "corpus")
+    render.render(corpus, docs)
+    render.render(corpus, docs)
+    text_md = corpus.raw_dir(corpus.source("cuda-guide")) / "text.md"
+    stamp = os.stat(text_md)
+    forms = {
+        "cut short": lambda: (docs / DIGESTS).write_bytes((docs / DIGESTS).read_bytes()[:40]),
+        "garbage": lambda: (docs / DIGESTS).write_bytes(b"\xff\xfe\x00garbage"),
+        "a list": lambda: (docs / DIGESTS).write_text("[1, 2]", encoding="utf-8"),
+        "other entries": lambda: (docs / DIGESTS).write_text(json.dumps({str(text_md): ["a", "b", "c", "d", 5], "x": 3,
+                                                                         str(text_md) + "/": [1, 2, 3, 4, None]}), encoding="utf-8"),
+        "deeply nested": lambda: (docs / DIGESTS).write_text("[" * 100_000, encoding="utf-8"),
+        "a folder": lambda: ((docs / DIGESTS).unlink(), (docs / DIGESTS / "x").mkdir(parents=True)),
+        "a link out": lambda: (shutil.rmtree(docs / DIGESTS) if (docs / DIGESTS).is_dir() else (docs / DIGESTS).unlink(),
+                               (docs / DIGESTS).symlink_to(outside)),
+        "a link as its copy": lambda: (docs / f".{DIGESTS}.{os.getpid()}.tmp").symlink_to(outside),
+    }
+    for n, (what, breakage) in enumerate(forms.items()):
+        breakage()
+        # And the mirror's text edited at each step: the same size, its mtime set back, put in place by a rename.
+        edited = text_md.with_name("edited.md")
+        edited.write_bytes(text_md.read_bytes()[:-1] + str(n % 10).encode())
+        os.utime(edited, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+        os.replace(edited, text_md)
+        render.render(corpus, docs)
+        render.render(corpus, clean)
+        assert pages(docs) == pages(clean), what
+        assert f"What the page said{n % 10}" in (docs / "sources" / "cuda-guide" / "text.md").read_text(encoding="utf-8"), what
+        assert outside.read_text(encoding="utf-8") == "mine", what
+        shutil.rmtree(clean)
+    # A copy of the project restored with its times kept (a tarball, a CI cache), the mirror text edited before.
+    text_md.write_bytes(text_md.read_bytes()[:-1] + b"!")
+    os.utime(text_md, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    restored = elsewhere / "restored"
+    shutil.copytree(mirrored_project, restored, symlinks=True)  # copy2: mtimes kept
+    shutil.rmtree(mirrored_project)
+    restored.rename(mirrored_project)  # the same paths, as a fresh checkout at the same place
+    corpus = registry.load(mirrored_project / "corpus")
+    render.render(corpus, docs)
+    assert "What the page said!" in (docs / "sources" / "cuda-guide" / "text.md").read_text(encoding="utf-8")
+
+
+def test_reuse_state_files_linked_to_a_pipe_or_a_device_are_no_state(mirrored_project, tmp_path_factory):
+    """docs/'s reuse state files (views, words, digests: render/reuse.py) as links to a FIFO no one
+    writes (the render waited forever) or to /dev/zero (it read until memory ran out): each is
+    read as no state, replaced by a file when the render saves, and the pages are a clean render's."""
+    import signal
+
+    from corpus_build.render.reuse import DIGESTS, INDEX, WORDS
+
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    fifo = elsewhere / "pipe"
+    os.mkfifo(fifo)
+    corpus = registry.load(mirrored_project / "corpus")
+    docs, clean = mirrored_project / "docs", mirrored_project / "clean"
+    render.render(corpus, docs)
+    render.render(corpus, clean)
+
+    def hung(signum, frame):
+        raise TimeoutError("the render did not end")
+
+    signal.signal(signal.SIGALRM, hung)
+    for target in (fifo, Path("/dev/zero")):
+        for name in (INDEX, WORDS, DIGESTS):
+            (docs / name).unlink()
+            (docs / name).symlink_to(target)
+        signal.alarm(30)
+        try:
+            render.render(corpus, docs)
+        finally:
+            signal.alarm(0)
+        for name in (INDEX, WORDS, DIGESTS):
+            assert (docs / name).is_file() and not (docs / name).is_symlink(), name
+        for page in clean.rglob("*"):
+            if page.is_file() and not page.name.startswith("."):
+                assert (docs / page.relative_to(clean)).read_bytes() == page.read_bytes(), page

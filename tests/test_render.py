@@ -440,3 +440,29 @@ def test_a_page_read_back_untouched_is_neither_hashed_nor_read_again_and_a_touch
     os.utime(page, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same size and mtime: only the ctime tells
     result = render.render(corpus, docs)
     assert "sources/tilelang.md" in result.written and page.read_bytes() == original
+
+
+def test_links_planted_in_docs_are_never_written_through(corpus_dir, tmp_path_factory):
+    """A link in docs/ where render writes its manifest, or under the name of a page's temporary copy
+    (a committed docs/ holds what a clone brings): render wrote through both, onto files outside
+    the project. It replaces them, and writes what a render into an empty folder writes."""
+    corpus, docs, _ = rendered(corpus_dir, corpus_dir.parent)
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    outside = {name: elsewhere / name for name in ("manifest.json", "page.md")}
+    for path in outside.values():
+        path.write_text("mine", encoding="utf-8")
+    (docs / render.MANIFEST).unlink()
+    (docs / render.MANIFEST).symlink_to(outside["manifest.json"])
+    (docs / "sources" / "tilelang.md").unlink()  # written again, through its temporary copy
+    (docs / "sources" / ".tilelang.md.tmp").symlink_to(outside["page.md"])
+    render.render(corpus, docs)
+    assert [path.read_text(encoding="utf-8") for path in outside.values()] == ["mine", "mine"]
+    clean = docs.with_name("clean")
+    render.render(corpus, clean)
+
+    def tree(folder):
+        # (the reuse state files name inodes and times: not the same in two folders)
+        return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+                if p.is_file() and not p.is_symlink() and (p.name == render.MANIFEST or not p.name.startswith("."))}
+
+    assert render.MANIFEST in tree(docs) and tree(docs) == tree(clean)

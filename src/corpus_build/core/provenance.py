@@ -310,11 +310,20 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with os.fdopen(create_new(tmp), "w", encoding="utf-8") as handle:
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:  # a full disk or an interrupt: no temp file that no later run removes
         tmp.unlink(missing_ok=True)
         raise
+
+
+def create_new(tmp: Path) -> int:
+    """A temporary file made anew for writing (its descriptor). Whatever has its name goes first: a
+    copy a killed run left, or a link planted there (the corpus and the cache folder come from
+    outside), which an ordinary open would write through, onto a file outside the project."""
+    tmp.unlink(missing_ok=True)
+    return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666)
 
 
 def write_provenance(raw_dir: Path, record: Provenance) -> None:

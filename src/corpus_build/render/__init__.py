@@ -23,6 +23,7 @@ from pathlib import Path
 from ..core import bibfacts, console, jsondata, safepath
 from ..core.errors import SiteError
 from ..core.model import Corpus
+from ..core.provenance import create_new, write_atomic
 from . import export, feed, mirror, mirrortext, repodocs
 from .labels import Labels
 from .linknotice import status_section as link_status_section
@@ -149,7 +150,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     reuse.save()
     new_manifest = json.dumps(sorted(pages), indent=0)
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
-        manifest_path.write_text(new_manifest, encoding="utf-8")
+        write_atomic(manifest_path, new_manifest)  # (a kill leaves the old list or the new, never half of one)
     return RenderResult(tuple(written), unchanged, tuple(removed))
 
 
@@ -182,7 +183,8 @@ def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Re
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tmp")
         try:
-            tmp.write_bytes(data)
+            with os.fdopen(create_new(tmp), "wb") as handle:  # (never through a link left under its name)
+                handle.write(data)
             os.replace(tmp, target)
         except BaseException:  # a full disk: the previous page stays, no temp file is left
             tmp.unlink(missing_ok=True)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,17 +80,17 @@ class Reuse:
         if docs_dir is None:
             return
         try:
-            words = jsondata.loads((docs_dir / WORDS).read_text(encoding="utf-8"))
+            words = jsondata.loads(_read_state(docs_dir / WORDS))
             self._words = {str(k): v for k, v in words.items() if isinstance(v, str)} if isinstance(words, dict) else {}
         except (OSError, ValueError):
             self._words = {}
         try:
-            digests = jsondata.loads((docs_dir / DIGESTS).read_text(encoding="utf-8"))
+            digests = jsondata.loads(_read_state(docs_dir / DIGESTS))
             self._digests = {str(k): v for k, v in digests.items() if isinstance(v, list) and len(v) == 5} if isinstance(digests, dict) else {}
         except (OSError, ValueError):
             self._digests = {}
         try:
-            index = jsondata.loads((docs_dir / INDEX).read_text(encoding="utf-8"))
+            index = jsondata.loads(_read_state(docs_dir / INDEX))
             for path, (key, sha, *stamp) in index.items():
                 self.previous[str(key)] = (str(path), str(sha))
                 if len(stamp) == 4 and all(isinstance(n, int) for n in stamp):
@@ -241,9 +242,13 @@ class Reuse:
             text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             target = self.docs_dir / name
             try:
-                if not target.is_file() or target.read_text(encoding="utf-8") != text:
+                try:
+                    same = _read_state(target) == text
+                except (OSError, ValueError):
+                    same = False
+                if not same:
                     write_atomic(target, text)
-            except OSError:  # the keys only save time; a build never fails for them
+            except (OSError, ValueError):  # the keys only save time; a build never fails for them (nor for a file not UTF-8)
                 pass
 
 
@@ -276,3 +281,13 @@ def _sha256_of(name: str) -> str:
         while chunk := handle.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _read_state(path: Path) -> str:
+    """A state file's text; OSError unless it is a regular file. A link planted under its name to a
+    FIFO would block the render for ever, to /dev/zero read until memory ran out."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return handle.read().decode("utf-8")

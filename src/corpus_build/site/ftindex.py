@@ -152,7 +152,9 @@ def _terms_table(store: Store, search_terms: Iterable[Iterable[str]], fold: Fold
     key = hashlib.sha1(json.dumps([code_version(), opencc, unicodedata.unidata_version, extra, sorted(fold.chars.items()), sorted(fold.phrases.items())],
                                   ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
     last = (store.state or {}).get("terms")
-    if isinstance(last, tuple) and len(last) == 2 and last[0] == key and isinstance(last[1], list):
+    # (The cache folder comes from outside: a table that is not lists of strings is made again.)
+    if (isinstance(last, tuple) and len(last) == 2 and last[0] == key and isinstance(last[1], list)
+            and all(isinstance(group, list) and all(isinstance(form, str) for form in group) for group in last[1])):
         return key, last[1], True
     return key, crossterms.table(extra, fold), False
 
@@ -346,7 +348,7 @@ class _Index:
         gone, new = self._changes()
         removed = [(first, first + run.count) for first, run in gone]
         touched: set[str] = set()
-        for first, run in gone:
+        for _first, run in gone:
             for row in self._rows(run):
                 touched.update(row[3])
         added: dict[str, list[tuple[int, int]]] = {}
@@ -495,6 +497,8 @@ def _spliced(flat: array, removed: list[tuple[int, int]], added: list[tuple[int,
             begin = at
             if at == end:  # it goes after this slice (into a removed range, or later)
                 break
+            if added[i][0] == pids[at]:  # a passage kept and added: the state does not name a run its shards hold
+                raise _Stale(f"passage {pids[at]}")
             while i < len(added) and added[i][0] < pids[at]:
                 out.extend(added[i])
                 i += 1

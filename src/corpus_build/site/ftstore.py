@@ -26,9 +26,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..core.provenance import create_new
+
 
 class Store:
     def __init__(self, folder: Path | None, salt: str):
+        if folder is not None and any(os.path.islink(p) for p in (folder, folder / "a", folder / "t")):
+            # Not a store this code made (the cache folder comes from outside): written through, a link
+            # would put the files elsewhere, and `save` would delete every other file of where it points.
+            folder = None
         self.folder = folder
         self.salt = salt
         self._memory: dict[str, bytes] = {}
@@ -87,7 +93,8 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(data)
+            with os.fdopen(create_new(tmp), "wb") as handle:
+                handle.write(data)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
