@@ -56,6 +56,7 @@ import httpx
 
 from . import jsondata
 from .errors import ContentError, HTTPStatusError, RateLimitError, TransportError
+from .provenance import create_new
 
 DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = "corpus-build (+https://github.com/)"
@@ -194,8 +195,13 @@ class _Core:
         keep = {k: v for k, v in response.headers.items() if k in ("etag", "link", "last-modified")}
         # The async client stores from worker threads: the thread id keeps two writers apart.
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(create_new(tmp), "w", encoding="utf-8") as handle:  # (never through a link planted there)
+                json.dump({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}, handle)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     def answer(self, url: str, response: httpx.Response, cached: dict | None) -> GitHubResponse:
         headers = {k.lower(): v for k, v in response.headers.items()}

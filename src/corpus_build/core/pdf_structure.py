@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import jsondata, safepath
+from .provenance import write_atomic
 
 STRUCTURE = "structure.json"
 STRUCTURE_MD = "structure.md"
@@ -230,8 +231,8 @@ def to_markdown(data: dict) -> str:
 
 def write(doc: Any, folder: Path) -> dict:
     data = structure(doc)
-    (folder / STRUCTURE).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (folder / STRUCTURE_MD).write_text(to_markdown(data), encoding="utf-8")
+    write_atomic(folder / STRUCTURE, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(folder / STRUCTURE_MD, to_markdown(data))
     return data
 
 

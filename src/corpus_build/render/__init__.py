@@ -310,7 +310,7 @@ def write_search_dictionary(corpus: Corpus, target: Path) -> bool:
     """A jieba user dictionary (one `word frequency` line each); True when it changed."""
     content = "".join(f"{word} 100000\n" for word in search_vocabulary(corpus, cuts_memo=target.with_suffix(".cuts.json")))
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() and target.read_text(encoding="utf-8") == content:
+    if target.is_file() and not target.is_symlink() and target.read_text(encoding="utf-8") == content:
         return False
-    target.write_text(content, encoding="utf-8")
+    write_atomic(target, content)
     return True

@@ -14,13 +14,12 @@ stages talk through files, and render stays importable without watch.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import jsondata
 from ..core.model import Corpus
-from ..core.provenance import RawListing, now_utc, utc_stamp
+from ..core.provenance import RawListing, now_utc, utc_stamp, write_atomic
 from . import mirrortext
 
 SNAPSHOT = Path(".corpus-build") / "last-build.json"
@@ -118,10 +117,7 @@ def save(corpus: Corpus) -> None:
         return
     if saved is not None:
         current["baseline"] = {key: value for key, value in saved.items() if key != "baseline"}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(current, ensure_ascii=False, sort_keys=True, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(current, ensure_ascii=False, sort_keys=True, indent=1))
 
 
 def compare(previous: dict, current: dict) -> dict[str, list]:

@@ -9,11 +9,11 @@ and has no link otherwise.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from pathlib import Path
 
 from ..core.model import Corpus
+from ..core.provenance import write_atomic
 
 ZIP_NAME = "offline.zip"
 # The MkDocs `extra` key site/offline.py sets on the copy's build; the plugin reads it.
@@ -69,7 +69,5 @@ def reveal(site_dir: Path) -> bool:
     shown, count = _HIDDEN_LINK.subn('<p class="cb-offline">', text, count=1)
     if not count:
         return False
-    temporary = home.with_name(".index.html.offline-link")
-    temporary.write_text(shown, encoding="utf-8")
-    os.replace(temporary, home)
+    write_atomic(home, shown)
     return True

@@ -21,6 +21,7 @@ every page's search entries in the build cache, jieba is never loaded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsondata
+from ..core.provenance import write_atomic
 
 _cuts: dict[str, list[str]] = {}
 _shared: tuple[Any, ...] | None = None  # (jieba.dt, its state) when this module loaded it
@@ -100,10 +102,5 @@ def _read_memo(path: Path) -> dict[str, list[str]]:
 
 
 def _write_memo(path: Path, cuts: dict[str, list[str]]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"stamp": _stamp(), "cuts": cuts}, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:  # a read-only project: the next build cuts again
-        tmp.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # a read-only project: the next build cuts again
+        write_atomic(path, json.dumps({"stamp": _stamp(), "cuts": cuts}, ensure_ascii=False))

@@ -36,6 +36,7 @@ import yaml
 from ..core import swapdir
 from ..core.errors import SiteError
 from ..core.model import Corpus
+from ..core.provenance import write_atomic
 from . import sitedir
 
 ENGINES = ("mkdocs", "properdocs", "zensical")
@@ -136,8 +137,8 @@ def write_generated_config(project: Path, corpus: Corpus, *, site_dir: str | Non
         + yaml.safe_dump(overrides, allow_unicode=True, sort_keys=False)
     )
     target = Path(project) / GENERATED_CONFIG
-    if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
+    if not target.is_file() or target.is_symlink() or target.read_text(encoding="utf-8") != text:
+        write_atomic(target, text)
     return target
 
 
