@@ -85,3 +85,30 @@ def test_a_pdfs_structure_files_are_never_written_through_a_link(tmp_path):
     assert outside.read_text(encoding="utf-8") == "mine"
     assert "Tile programming model" in (folder / pdf_structure.STRUCTURE_MD).read_text(encoding="utf-8")
     assert not (folder / pdf_structure.STRUCTURE).is_symlink()
+
+
+def test_add_never_writes_the_registry_through_a_link_planted_beside_it(project, tmp_path):
+    """A contribution may hold a link named as the registry writer's temporary copy (`add`,
+    `adopt` and `links --fix` share it): the entry is added, the file outside untouched."""
+    from corpus_build import registry
+    from corpus_build.cli import main
+
+    outside = _outside(tmp_path)
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    _plant(path.parent, _temporaries(path, ".sources.yaml.tmp"), outside)
+    assert main(["--project", str(project), "add", "https://github.com/NVIDIA/cutlass", "--section", "01-gpu"]) == 0
+    assert outside.read_text(encoding="utf-8") == "mine"
+    assert registry.load(project / "corpus").source("cutlass").title == "NVIDIA/cutlass"
+    assert not path.is_symlink()
+
+
+def test_the_watch_state_is_never_written_through_a_link(tmp_path):
+    from corpus_build.watch import run
+
+    outside = _outside(tmp_path)
+    folder = tmp_path / "watch"
+    folder.mkdir()
+    memo = folder / "memo.json"
+    _plant(folder, _temporaries(memo), outside)
+    run._write(memo, "{}")
+    assert outside.read_text(encoding="utf-8") == "mine" and memo.read_text(encoding="utf-8") == "{}"

@@ -13,8 +13,9 @@ from pathlib import Path
 from .. import registry
 from ..core.errors import Problem, RegistryError, UsageError
 from ..core.model import Corpus, Source
+from ..core.provenance import write_atomic
 from ..registry import yamlfile
-from ..registry.add import _restore, _write_atomic, check_edited_copy
+from ..registry.add import _restore, check_edited_copy
 from ..registry.yamlfile import LocatedList, LocatedMap
 
 
@@ -53,7 +54,7 @@ def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: 
         return done
     try:
         for path, text in edited.items():
-            _write_atomic(path, text)
+            write_atomic(path, text)
         problems = [p for p in registry.check(corpus.root) if p.severity == "error"]
         if problems:
             raise RegistryError(problems)

@@ -9,7 +9,6 @@ put back as it was and the problems are reported.
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 from ..core import urls
 from ..core.errors import AddError, Problem, RegistryError, UsageError, plural
 from ..core.model import KINDS, LANGS, Corpus
+from ..core.provenance import write_atomic
 from ..core.urls import default_title  # the placeholder title (bibfacts knows it too)
 from . import reader, yamlfile
 
@@ -228,7 +228,7 @@ def _write_and_check(corpus_root: Path, path: Path, text: str, original: str | N
     it on errors it refuses."""
     if dry_run:
         return _check_in_a_copy(corpus_root, path, text)
-    _write_atomic(path, text)
+    write_atomic(path, text)
     try:
         return reader.check(corpus_root)
     except BaseException:
@@ -292,14 +292,8 @@ def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, writt
     return [f"wrote a placeholder title '{written}' ({why}); replace it with the source's real title (or pass --title)"]
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _restore(path: Path, original: str | None) -> None:
     if original is None:
         path.unlink(missing_ok=True)
     else:
-        _write_atomic(path, original)
+        write_atomic(path, original)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from ..core import limits
 from ..core.bibfacts import has_placeholder_title, mirror_title
 from ..core.errors import AddError, Problem, UsageError, printable
 from ..core.model import Corpus, Source
-from ..core.provenance import read_provenance
+from ..core.provenance import read_provenance, write_atomic
 from . import reader, yamlfile
 from .add import check_edited_copy
 
@@ -103,14 +102,14 @@ def adopt(corpus_root: Path, ids: Sequence[str] = (), *, dry_run: bool = False) 
         problems = check_edited_copy(corpus_root, edited)
     else:
         for file, text in edited.items():
-            _write_atomic(file, text)
+            write_atomic(file, text)
         problems = reader.check(corpus_root)
     old = {(p.path, p.message) for p in before}
     errors = [p for p in problems if p.severity == "error" and (p.path, p.message) not in old]
     if errors:
         if not dry_run:
             for file, text in originals.items():
-                _write_atomic(file, text)
+                write_atomic(file, text)
         raise AddError("nothing was adopted: the registry would not validate, so its files were left as they were\n" + "\n".join(map(str, errors)))
     return [next((p for p in placed if p.id == a.id), a) for a in adoptions]
 
@@ -166,12 +165,6 @@ def _scalar(value: str, *, flow: bool = False) -> str:
         except yaml.YAMLError:
             pass
     return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted scalar
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # --- the command ------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from typing import TypeVar
 from ..core import jsondata, provenance, safepath
 from ..core.errors import FetchError, RateLimitError, UsageError
 from ..core.model import Corpus
+from ..core.provenance import write_atomic
 from ..registry import split_front_matter
 from ..registry.settings import RepoTarget, parse_watch_config
 from .draft import DraftWriter
@@ -270,11 +271,4 @@ def _save_memo(path: Path, window_key: str, memo: dict[str, dict]) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:  # a full disk: leave the old file, and no temp file
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)  # (a full disk: the old file stays, and no temp file; never through a planted link)

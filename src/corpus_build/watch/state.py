@@ -14,13 +14,13 @@ ETag-cached answers live with the shared GitHub client's cache, not here.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core import jsondata
 from ..core.errors import UsageError
+from ..core.provenance import write_atomic
 from .records import SCHEMA_VERSION, RepoFacts, StateChange
 
 STATE_DIR = ".watch"
@@ -79,11 +79,5 @@ class WatchState:
                 "repos": {k: v.to_dict() for k, v in sorted(p.repos.items())},
                 "changes": None if p.changes is None else [c.to_dict() for c in p.changes],
             }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-            os.replace(tmp, self.path)
-        except BaseException:  # a full disk: the previous state stays, no temp file is left
-            tmp.unlink(missing_ok=True)
-            raise
+        # (a full disk: the previous state stays, no temp file is left; never through a planted link)
+        write_atomic(self.path, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
