@@ -162,6 +162,13 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
         ("a state without a run its shards hold", lambda: (store / "state").write_bytes(marshal.dumps(
             {**(state := marshal.loads((store / "state").read_bytes())),
              "runs": {k: v for k, v in state["runs"].items() if k != "p:/sources/s30/text/"}}))),
+        # Shards whose rows are of another shape: postings cut mid-pair, a code that is no code, a
+        # count that is no number (each was a ValueError or TypeError traceback).
+        ("shard rows of another shape", lambda: [p.write_bytes(marshal.dumps(
+            [[r[0], r[1], r[2], b"\x01\x02\x03"] if r[3] is not None else [r[0], r[1], r[2] + "\x00", None] for r in marshal.loads(p.read_bytes())]))
+            for p in (store / "t").iterdir()]),
+        ("shard rows with values of other types", lambda: [p.write_bytes(marshal.dumps(
+            [[r[0], str(r[1]), 7, r[3]] for r in marshal.loads(p.read_bytes())])) for p in (store / "t").iterdir()]),
     ]
 
     def hung(signum, frame):

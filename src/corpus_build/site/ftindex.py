@@ -408,7 +408,7 @@ class _Index:
 
     def _shard_rows(self, stored: str) -> list[list]:
         rows = self.store.shard(stored)
-        if not isinstance(rows, list) or not rows:
+        if not isinstance(rows, list) or not rows or not all(map(_row_shaped, rows)):
             raise _Stale(stored)
         return rows
 
@@ -419,12 +419,17 @@ class _Index:
         for word in words:
             row = rows.pop(word, None)
             flat = array("i")
-            if row is not None and row[3] is not None:
-                flat.frombytes(row[3])
-            elif row is not None:
-                coded = fulltext.decode(row[2])
-                coded[::2] = accumulate(coded[::2])
-                flat.extend(coded)
+            try:
+                if row is not None and row[3] is not None:
+                    flat.frombytes(row[3])
+                elif row is not None:
+                    coded = fulltext.decode(row[2])
+                    coded[::2] = accumulate(coded[::2])
+                    flat.extend(coded)
+            except (ValueError, OverflowError) as exc:  # (the cache folder comes from outside)
+                raise _Stale(f"{stored}: {exc}") from None
+            if len(flat) % 2:
+                raise _Stale(f"{stored}: {word}")
             flat = _spliced(flat, removed, sorted(added.get(word, ())))
             if flat:
                 rows[word] = self._row(word, flat)
@@ -469,6 +474,12 @@ class _Index:
                 digest, size = self.writer.files[name]
             self.chunks[sig] = (name, digest, size)
             self.chunk_list.append((parts[0][0], name))
+
+
+def _row_shaped(row: object) -> bool:
+    """A stored shard row as _Index._row makes it: [term, passage count, code, whole postings or None]."""
+    return (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and type(row[1]) is int
+            and isinstance(row[2], str) and (row[3] is None or isinstance(row[3], bytes)))
 
 
 def _spliced(flat: array, removed: list[tuple[int, int]], added: list[tuple[int, int]]) -> array:
