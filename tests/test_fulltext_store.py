@@ -10,6 +10,7 @@ import json
 import marshal
 import shutil
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -264,8 +265,8 @@ def test_links_planted_in_the_store_are_never_written_through_nor_pruned_through
     store = cache / "fulltext-store"
     store.mkdir(parents=True)
     (store / "t").symlink_to(outside / "folder", target_is_directory=True)
-    (store / f".state.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
-    (cache / f".fulltext-layout.json.{os.getpid()}.tmp").symlink_to(outside / "file.txt")
+    (store / f".state.{os.getpid()}.{threading.get_ident()}.tmp").symlink_to(outside / "file.txt")
+    (cache / f".fulltext-layout.json.{os.getpid()}.{threading.get_ident()}.tmp").symlink_to(outside / "file.txt")
     for _ in range(2):  # the first build, then one from what it kept
         ftindex.build(site, pages, fold, cache)
         assert sorted(os.listdir(outside / "folder")) == ["precious.txt"]

@@ -384,7 +384,7 @@ def test_a_broken_or_planted_digest_cache_costs_a_hash_never_the_pages(mirrored_
         "a folder": lambda: ((docs / DIGESTS).unlink(), (docs / DIGESTS / "x").mkdir(parents=True)),
         "a link out": lambda: (shutil.rmtree(docs / DIGESTS) if (docs / DIGESTS).is_dir() else (docs / DIGESTS).unlink(),
                                (docs / DIGESTS).symlink_to(outside)),
-        "a link as its copy": lambda: (docs / f".{DIGESTS}.{os.getpid()}.tmp").symlink_to(outside),
+        "a link as its copy": lambda: (docs / f".{DIGESTS}.{os.getpid()}.{threading.get_ident()}.tmp").symlink_to(outside),
     }
     for n, (what, breakage) in enumerate(forms.items()):
         breakage()

@@ -28,7 +28,7 @@ def _outside(tmp_path: Path) -> Path:
 
 def _temporaries(path: Path, *extra: str) -> list[str]:
     """The names a writer of `path` takes for its temporary copy (ours, and older ones)."""
-    return [f".{path.name}.{os.getpid()}.tmp", path.name + ".tmp", *extra]
+    return [f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp", f".{path.name}.{os.getpid()}.tmp", path.name + ".tmp", *extra]
 
 
 def test_the_word_cuts_memo_is_never_written_through_a_link(tmp_path):

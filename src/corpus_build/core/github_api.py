@@ -44,7 +44,6 @@ import hashlib
 import json
 import os
 import re
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -56,7 +55,7 @@ import httpx
 
 from . import jsondata
 from .errors import ContentError, HTTPStatusError, RateLimitError, TransportError
-from .provenance import create_new
+from .provenance import write_atomic
 
 DEFAULT_API_URL = "https://api.github.com"
 USER_AGENT = "corpus-build (+https://github.com/)"
@@ -191,17 +190,9 @@ class _Core:
         path = self._cache_path(url)
         if path is None or not response.etag:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
         keep = {k: v for k, v in response.headers.items() if k in ("etag", "link", "last-modified")}
-        # The async client stores from worker threads: the thread id keeps two writers apart.
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            with os.fdopen(create_new(tmp), "w", encoding="utf-8") as handle:  # (never through a link planted there)
-                json.dump({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}, handle)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        # (The async client stores from worker threads: write_atomic's temporary names the thread.)
+        write_atomic(path, json.dumps({"url": url, "etag": response.etag, "headers": keep, "status": response.status, "data": response.data}))
 
     def answer(self, url: str, response: httpx.Response, cached: dict | None) -> GitHubResponse:
         headers = {k.lower(): v for k, v in response.headers.items()}

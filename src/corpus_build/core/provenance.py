@@ -16,6 +16,7 @@ import datetime as dt
 import enum
 import json
 import os
+import threading
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -306,12 +307,13 @@ def parse_time(text: str) -> dt.datetime | None:
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, data: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # (the thread too: the GitHub client stores answers from worker threads)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with os.fdopen(create_new(tmp), "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(create_new(tmp), "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     except BaseException:  # a full disk or an interrupt: no temp file that no later run removes
         tmp.unlink(missing_ok=True)

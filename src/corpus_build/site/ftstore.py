@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.provenance import create_new
+from ..core.provenance import write_atomic
 
 
 class Store:
@@ -89,16 +89,7 @@ class Store:
         if self.folder is None:
             self._memory[name] = data
             return
-        path = self.folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with os.fdopen(create_new(tmp), "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomic(self.folder / name, data)
 
 
 def _well_formed(state: dict[str, Any]) -> bool:
