@@ -235,14 +235,20 @@ def test_the_full_text_index_is_linked_when_no_mirror_page_changed(tmp_path, cap
 def test_the_offline_flavour_and_the_site_share_their_text_pages(tmp_path, monkeypatch):
     """A corpus with `offline: true` renders docs/ for both flavours at every build (directory URLs,
     then the offline copy's page.html URLs): a text page without images is the same in both, and
-    neither render converts the mirror's text again."""
+    neither render converts the mirror's text again. The offline render is given the corpus as the
+    plugin gives it (`as_offline_copy`: its home page links no zip of its own), so its settings differ
+    from the site's in that flag only."""
     from corpus_build import registry, render
-    from corpus_build.render import mirror, thread
+    from corpus_build.render import mirror, offlinelink, thread
 
     project = _project(tmp_path / "p")
-    corpus = registry.load(project / "corpus")
+    with open(project / "corpus" / "corpus.yaml", "a", encoding="utf-8") as handle:
+        handle.write("offline: true\n")
+    site_corpus = registry.load(project / "corpus")
+    corpus = offlinelink.as_offline_copy(site_corpus)
+    assert repr(corpus.settings) != repr(site_corpus.settings)
     docs = project / "docs"
-    render.render(corpus, docs, directory_urls=True)
+    render.render(site_corpus, docs, directory_urls=True)
     first = (docs / "sources" / "doc-html" / "text.md").read_bytes()
     converted: list[str] = []
     real = mirror.sanitize_markdown
@@ -254,7 +260,8 @@ def test_the_offline_flavour_and_the_site_share_their_text_pages(tmp_path, monke
     monkeypatch.setattr(mirror, "sanitize_markdown", counting)
     monkeypatch.setattr(thread, "sanitize_markdown", counting)
     render.render(corpus, docs, directory_urls=False)
-    render.render(corpus, docs, directory_urls=True)
+    render.render(site_corpus, docs, directory_urls=True)
+    render.render(corpus, docs, directory_urls=False)
     assert converted == []
     assert (docs / "sources" / "doc-html" / "text.md").read_bytes() == first
     fresh = corpus.root.parent / "fresh-docs"  # (generated pages go inside the project)

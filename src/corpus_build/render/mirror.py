@@ -24,7 +24,7 @@ from pathlib import Path
 from ..core import mdtext as md
 from ..core.model import Corpus, Source
 from ..core.provenance import Declined, Provenance, SavedImage, read_provenance
-from . import mirrortext
+from . import mirrortext, offlinelink
 from .labels import Labels
 from .mirrortext import DISPLAY_LIMIT, LOCAL_IMAGE, mirror_file, sanitize_markdown, text_page_path
 from .reuse import Reuse
@@ -690,7 +690,7 @@ def _text_page_key(corpus: Corpus, source: Source, record: Provenance, t: Labels
     # text page unless it shows images (their path from the page differs): render alternates between
     # them at every build of a corpus with `offline: true`, and each would make every page again.
     flavour = directory_urls if any(LOCAL_IMAGE.fullmatch(image.path) for image in record.document.image_files) else None
-    facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, repr(record), repr(corpus.settings),
+    facts = (source.id, source.title, source.url, source.section, source.kind, source.lang, repr(record), repr(offlinelink.site_settings(corpus)),
              str(display_zone(corpus)), flavour, back, tuple(contents))
     return reuse.key("mirror-text-page", t.lang, facts)
 

@@ -12,7 +12,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ..core.model import Corpus
+from ..core.model import Corpus, Settings
 from ..core.provenance import write_atomic
 
 ZIP_NAME = "offline.zip"
@@ -31,6 +31,19 @@ def as_offline_copy(corpus: Corpus) -> Corpus:
         return corpus
     extra = {**corpus.settings.extra, "offline": _IN_COPY}
     return dataclasses.replace(corpus, settings=dataclasses.replace(corpus.settings, extra=extra))
+
+
+def site_settings(corpus: Corpus) -> Settings:
+    """The corpus's settings as the hosted site has them, whichever flavour is rendered.
+
+    Only the home page reads the copy's flag (`home_link`). A key over the settings for any
+    other page takes these, so that page's key is the same in both flavours: a corpus with
+    `offline: true` renders docs/ twice at every build, and a key that differed would make
+    every text page of every mirror again in both renders (a note edit did).
+    """
+    if corpus.settings.extra.get("offline") != _IN_COPY:
+        return corpus.settings
+    return dataclasses.replace(corpus.settings, extra={**corpus.settings.extra, "offline": True})
 
 
 def home_link(corpus: Corpus, label: str) -> str:
