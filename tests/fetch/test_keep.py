@@ -222,3 +222,21 @@ def test_a_page_whose_title_always_named_the_error_a_cited_front_page_and_a_reti
     server.add("/", front_page().replace("Post 0", "A new post"))
     server.add("/api/repos/o/r/issues/1", _issue("Import fails on Ascend: module not found"), content_type="application/json")
     assert [r.status for r in fetch_corpus(corpus, replace(options, force=True))] == [Status.OK] * 3
+
+
+@pytest.mark.parametrize("answer", ["javascript-shell", "empty-page", "soft-404"])
+def test_a_fresh_clone_whose_mirror_lacks_its_uncommitted_files_still_keeps_its_text(mirrored, server, options, answer):
+    """corpus/.gitignore leaves WARC captures, PDFs and images out of git: in a fresh clone every mirror
+    lacks some file its record lists, and is fetched in full. Its committed text is still what a
+    worse capture is judged against."""
+    corpus, raw, good = mirrored
+    (raw / good.warc_file).unlink()
+    text = (raw / good.text_file).read_bytes()
+    server.add("/post", {"javascript-shell": SHELL, "empty-page": "<html><body></body></html>", "soft-404": error_page("Page not found")}[answer])
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.KEPT, result.error
+    assert (raw / good.text_file).read_bytes() == text and read_provenance(raw) == good
+    # The page itself coming back completes the mirror again.
+    server.add("/post", article())
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK and (raw / good.warc_file).is_file()

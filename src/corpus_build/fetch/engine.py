@@ -357,10 +357,11 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         result = FetchResult(source.id, source.kind, Status.FAILED, source.url, error=message)
         progress.finish(source, result)
         return result, None
-    previous = read_provenance(raw)  # read once: for the recheck window and for ETags
+    mirror = previous = read_provenance(raw)  # read once: for the recheck window and for ETags
     if previous is not None and missing_files(raw, previous):
         # A record whose files are gone (a fresh clone of a corpus that commits provenance.json
         # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
+        # Its committed text is still what a worse capture is judged against (`mirror`).
         previous = None
     # A record of another URL (the registry's `url` changed) says nothing about this one.
     recent = _recently_checked(raw, previous, options) if previous is None or previous.cited_url == source.url else None
@@ -395,7 +396,7 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
             await run_io(write_provenance, raw, record)
         else:
             # A capture worse than the mirror does not replace it (fetch/keep.py), unless the user says so.
-            judged = previous if previous is not None and previous.cited_url == source.url and source.id not in options.accept_worse else None
+            judged = mirror if mirror is not None and mirror.cited_url == source.url and source.id not in options.accept_worse else None
             record, declined = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io, judged)
             if declined is not None:
                 return _kept(source, raw, record, declined, previous, log, progress, started)
