@@ -22,6 +22,7 @@ from corpus_build import registry
 from corpus_build.core.errors import UnsafePathError
 from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
+from corpus_build.fetch.attach import attach
 from corpus_build.render import mirror
 
 from .conftest import git, write_corpus
@@ -68,7 +69,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("link", ["01-main/raw/.failed", "01-main/raw", ".cache", ".cache/github"])
+@pytest.mark.parametrize("link", ["01-main/raw/.failed", "01-main/raw/.declined", "01-main/raw", ".cache", ".cache/github"])
 def test_fetch_refuses_symlinked_folders_and_writes_nothing_outside(server, tmp_path, options, link):
     outside = _outside(tmp_path)
     root = write_corpus(tmp_path, [{"id": "gone", "url": server.url("/gone")}])
@@ -79,6 +80,30 @@ def test_fetch_refuses_symlinked_folders_and_writes_nothing_outside(server, tmp_
     with pytest.raises(UnsafePathError) as info:
         fetch_corpus(registry.load(root), replace(options, retries=0))
     assert str(where) in str(info.value) and "symlink" in str(info.value)
+    assert _snapshot(outside) == before
+
+
+def test_a_declined_folder_symlinked_out_never_loses_what_it_points_at(server, tmp_path, options):
+    """raw/.declined/ holds captures the judge declined (fetch/keep.py); a successful fetch removes the
+    source's old one there. Committed as a link to a folder elsewhere, it must not make the fetch
+    delete that folder's `doc/`, nor move a declined capture out of the corpus."""
+    outside = _outside(tmp_path)
+    (outside / "doc").mkdir()
+    (outside / "doc" / "thesis.tex").write_text("a user's work", encoding="utf-8")
+    server.add("/doc", page())
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    (root / "01-main" / "raw").mkdir()
+    os.symlink(outside, root / "01-main" / "raw" / ".declined")
+    before = _snapshot(outside)
+    with pytest.raises(UnsafePathError) as info:
+        fetch_corpus(registry.load(root), options)
+    assert ".declined" in str(info.value) and "symlink" in str(info.value)
+    assert _snapshot(outside) == before
+    # `attach` removes the same folder once a copy is accepted.
+    copy = tmp_path / "saved.html"
+    copy.write_text(page(), encoding="utf-8")
+    with pytest.raises(UnsafePathError):
+        attach(registry.load(root), "doc", copy)
     assert _snapshot(outside) == before
 
 

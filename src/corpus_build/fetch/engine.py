@@ -115,14 +115,15 @@ def select(corpus: Corpus, options: FetchOptions) -> list[Source]:
 def check_paths(corpus: Corpus, sources: list[Source]) -> None:
     """UnsafePathError before anything is written when a folder fetch writes into leads out of corpus/.
 
-    corpus/<section>, its raw/ and raw/.failed/, and the GitHub cache are checked once per
-    run; each source's raw/<id> is checked again where it is swapped (see _fetch_one).
+    corpus/<section>, its raw/, raw/.failed/ and raw/.declined/ (whose <id> folders a fetch
+    replaces and removes), and the GitHub cache are checked once per run; each source's
+    raw/<id> is checked again where it is swapped (see _fetch_one).
     """
     root = corpus.root
     folders = [root / ".cache", root / ".cache" / "github"]
     for section in dict.fromkeys(s.section for s in sources):
         raw = root / section / "raw"
-        folders += [root / section, raw, raw / FAILED_DIR]
+        folders += [root / section, raw, raw / FAILED_DIR, raw / keep.DECLINED_DIR]
     for folder in folders:
         safepath.inside(folder, root, "mirrors live inside corpus/")
 
