@@ -220,6 +220,38 @@ def test_local_cited_urls_still_redirect_locally(server, tmp_path, options):
     assert result.status is Status.OK, result.error
 
 
+def _public_git(server, monkeypatch, old: str, location: str) -> None:
+    """`http://public.example/<old>.git` answers its discovery request with a redirect to `location`.
+
+    The loopback server stands in for the internet as git's HTTP proxy (the proxy settings reach
+    git, see kinds/git.py): a request for public.example reaches it with the path, which a route
+    answers; /git/... is served by git http-backend whatever the host."""
+    server.routes[f"/{old}.git/info/refs"] = lambda request: Reply(302, b"", {"Location": f"{location}/info/refs?{request.query}"})
+    monkeypatch.setenv("http_proxy", server.base)
+
+
+def test_a_repository_redirected_from_a_public_host_into_this_machine_is_refused(server, git_remote, tmp_path, options, monkeypatch):
+    """As for pages (check_redirect): a cited repository on the internet whose server redirects the
+    clone to 127.0.0.1 (or a cloud's metadata address) must not be cloned and published."""
+    _public_git(server, monkeypatch, "moved", server.url("/git/demo.git"))
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "moved", "url": "http://public.example/moved.git", "kind": "repo"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.FAILED
+    assert result.error.startswith("http://public.example/moved.git: redirected from a public host to 127.0.0.1") and "refused" in result.error
+    assert server.count("/git/demo.git/git-upload-pack") == 0
+    assert not corpus.raw_dir(corpus.source("moved")).exists()
+
+
+def test_a_renamed_repository_is_still_followed_to_its_new_address(server, git_remote, tmp_path, options, monkeypatch):
+    _public_git(server, monkeypatch, "old-name", "http://public.example/git/demo.git")
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "renamed", "url": "http://public.example/old-name.git", "kind": "repo"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    record = read_provenance(corpus.raw_dir(corpus.source("renamed")))
+    assert record.repo.remote_url == "http://public.example/git/demo.git"
+    assert (corpus.raw_dir(corpus.source("renamed")) / "repo" / "README.md").is_file()
+
+
 # --- item 4: a clone is bounded ------------------------------------------------------------------------
 
 
