@@ -252,6 +252,35 @@ def test_a_renamed_repository_is_still_followed_to_its_new_address(server, git_r
     assert (corpus.raw_dir(corpus.source("renamed")) / "repo" / "README.md").is_file()
 
 
+PNG_1X1 = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c6360000000000500010d0a2db40000000049454e44ae426082")
+
+
+def test_a_public_pages_images_and_stylesheets_on_this_machine_are_not_fetched(server, tmp_path, options, monkeypatch):
+    """What a public page names (an <img>, a stylesheet, a font in it) on 127.0.0.1 or a private
+    network is refused as its redirects are, and as the browser refuses its scripts' requests: an
+    internal camera's snapshot or a dashboard's stylesheet must not be fetched and published."""
+    inside = server.url("")
+    server.add("/internal/snapshot.png", PNG_1X1, content_type="image/png")
+    server.add("/internal/admin.css", "body { background: url(/internal/snapshot.png) }", content_type="text/css")
+    server.add("/public.png", PNG_1X1, content_type="image/png")
+    para = "Tiles map onto the memory hierarchy; this paragraph explains how. " * 8
+    body = (f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title><link rel='stylesheet' href='{inside}/internal/admin.css'></head>"
+            f"<body><main><h1>Kernel guide</h1><p>{para}</p><img src='{inside}/internal/snapshot.png' alt='a'><p>{para}</p>"
+            f"<img src='/public.png' alt='b'><p>{para}</p></main></body></html>")
+    server.add("/guide", body)
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "guide", "url": "http://public.example/guide", "kind": "docs"}]))
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.OK, result.error
+    assert server.count("/internal/snapshot.png") == 0 and server.count("/internal/admin.css") == 0
+    record = read_provenance(corpus.raw_dir(corpus.source("guide")))
+    images = {image.url: image for image in record.document.image_files}
+    assert images["http://public.example/public.png"].path  # the page's own image is kept
+    assert "127.0.0.1" in images[f"{inside}/internal/snapshot.png"].error and "refused" in images[f"{inside}/internal/snapshot.png"].error
+    [sheet] = record.document.style_files
+    assert not sheet.path and "refused" in sheet.error
+
+
 # --- item 4: a clone is bounded ------------------------------------------------------------------------
 
 
