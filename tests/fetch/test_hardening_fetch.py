@@ -281,6 +281,22 @@ def test_a_public_pages_images_and_stylesheets_on_this_machine_are_not_fetched(s
     assert not sheet.path and "refused" in sheet.error
 
 
+def test_a_public_landing_pages_pdf_address_on_this_machine_is_not_fetched(server, tmp_path, options, monkeypatch):
+    """A DOI or publisher page names its PDF (citation_pdf_url); on a public page, an address on
+    this machine is refused like the page's images."""
+    from .test_kinds import make_pdf
+
+    server.add("/internal/paper.pdf", make_pdf(), content_type="application/pdf")
+    landing = (f"<html><head><title>A paper</title><meta name='citation_title' content='A paper'>"
+               f"<meta name='citation_pdf_url' content='{server.url('/internal/paper.pdf')}'></head><body><p>Abstract.</p></body></html>")
+    server.add("/doi/10.1/x", landing)
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "paper", "url": "http://public.example/doi/10.1/x", "kind": "paper"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.FAILED and "127.0.0.1" in result.error and "refused" in result.error, result.error
+    assert server.count("/internal/paper.pdf") == 0
+
+
 # --- item 4: a clone is bounded ------------------------------------------------------------------------
 
 
