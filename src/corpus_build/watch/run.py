@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..core import jsondata, provenance, safepath
-from ..core.runlock import run_lock
 from ..core.errors import FetchError, RateLimitError, UsageError
 from ..core.model import Corpus
 from ..core.provenance import write_atomic
+from ..core.runlock import run_lock
 from ..registry import split_front_matter
 from ..registry.settings import RepoTarget, parse_watch_config
 from .draft import DraftWriter
