@@ -3,9 +3,10 @@
 git never runs hooks, never recurses into submodules, speaks only http(s) (file://
 only when a test sets `allow_file_urls`), never prompts, and checks symlinks out
 as plain files. The README is read without following symlinks. git follows no
-redirect itself: the remote's redirects are followed first by the fetch's own HTTP
-client, each hop checked as a page's are (fetch/http.py check_redirect: never from a
-public host into this machine or its network), and git is given where they end.
+redirect itself: when a remote cannot be reached directly, its redirects are followed by
+the fetch's own HTTP client, each hop checked as a page's are (fetch/http.py
+check_redirect: never from a public host into this machine or its network), and git is
+given where they end.
 
 A clone is bounded like a download: the staging folder's size is watched while git
 runs, and past `fetch.max_bytes` git and its helpers (its process group) are killed.
@@ -185,7 +186,8 @@ class GitRunner:
     async def settle(self, url: str) -> str:
         """`url` after the redirects its smart-HTTP discovery request gets (a renamed GitHub
         repository answers 301), each hop checked like a page's; GitError when one leads into
-        this machine or its network from a public host, or away from a git address."""
+        this machine or its network from a public host, or away from a git address. Asked only
+        when git, which follows no redirect, could not reach `url` itself."""
         if urlsplit(url).scheme not in ("http", "https"):
             return url
         suffix = "/info/refs?service=git-upload-pack"
@@ -260,9 +262,17 @@ class RepoKind:
         for url in candidates(cited, ctx.options):
             try:
                 git.check_url(url)
-                url = await git.settle(url)
-                git.check_url(url)
-                commit, branch = await git.ls_remote_head(url)
+                try:
+                    commit, branch = await git.ls_remote_head(url)
+                except GitError:
+                    # git follows no redirect: a moved repository fails here, and is looked up once
+                    # with the checks of settle() (most remotes answer directly, at no extra request).
+                    moved = await git.settle(url)
+                    if moved == url:
+                        raise
+                    git.check_url(moved)
+                    url = moved
+                    commit, branch = await git.ls_remote_head(url)
                 ctx.log.add(url, "ok")
                 break
             except GitError as exc:
