@@ -22,6 +22,7 @@ from corpus_build import registry
 from corpus_build.core.errors import UnsafePathError
 from corpus_build.core.provenance import Status, read_failure, read_provenance
 from corpus_build.fetch import fetch_corpus
+from corpus_build.fetch.attach import attach
 from corpus_build.render import mirror
 
 from .conftest import git, write_corpus
@@ -68,7 +69,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("link", ["01-main/raw/.failed", "01-main/raw", ".cache", ".cache/github"])
+@pytest.mark.parametrize("link", ["01-main/raw/.failed", "01-main/raw/.declined", "01-main/raw", ".cache", ".cache/github"])
 def test_fetch_refuses_symlinked_folders_and_writes_nothing_outside(server, tmp_path, options, link):
     outside = _outside(tmp_path)
     root = write_corpus(tmp_path, [{"id": "gone", "url": server.url("/gone")}])
@@ -79,6 +80,30 @@ def test_fetch_refuses_symlinked_folders_and_writes_nothing_outside(server, tmp_
     with pytest.raises(UnsafePathError) as info:
         fetch_corpus(registry.load(root), replace(options, retries=0))
     assert str(where) in str(info.value) and "symlink" in str(info.value)
+    assert _snapshot(outside) == before
+
+
+def test_a_declined_folder_symlinked_out_never_loses_what_it_points_at(server, tmp_path, options):
+    """raw/.declined/ holds captures the judge declined (fetch/keep.py); a successful fetch removes the
+    source's old one there. Committed as a link to a folder elsewhere, it must not make the fetch
+    delete that folder's `doc/`, nor move a declined capture out of the corpus."""
+    outside = _outside(tmp_path)
+    (outside / "doc").mkdir()
+    (outside / "doc" / "thesis.tex").write_text("a user's work", encoding="utf-8")
+    server.add("/doc", page())
+    root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/doc")}])
+    (root / "01-main" / "raw").mkdir()
+    os.symlink(outside, root / "01-main" / "raw" / ".declined")
+    before = _snapshot(outside)
+    with pytest.raises(UnsafePathError) as info:
+        fetch_corpus(registry.load(root), options)
+    assert ".declined" in str(info.value) and "symlink" in str(info.value)
+    assert _snapshot(outside) == before
+    # `attach` removes the same folder once a copy is accepted.
+    copy = tmp_path / "saved.html"
+    copy.write_text(page(), encoding="utf-8")
+    with pytest.raises(UnsafePathError):
+        attach(registry.load(root), "doc", copy)
     assert _snapshot(outside) == before
 
 
@@ -193,6 +218,83 @@ def test_local_cited_urls_still_redirect_locally(server, tmp_path, options):
     root = write_corpus(tmp_path, [{"id": "doc", "url": server.url("/a")}])
     [result] = fetch_corpus(registry.load(root), options)
     assert result.status is Status.OK, result.error
+
+
+def _public_git(server, monkeypatch, old: str, location: str) -> None:
+    """`http://public.example/<old>.git` answers its discovery request with a redirect to `location`.
+
+    The loopback server stands in for the internet as git's HTTP proxy (the proxy settings reach
+    git, see kinds/git.py): a request for public.example reaches it with the path, which a route
+    answers; /git/... is served by git http-backend whatever the host."""
+    server.routes[f"/{old}.git/info/refs"] = lambda request: Reply(302, b"", {"Location": f"{location}/info/refs?{request.query}"})
+    monkeypatch.setenv("http_proxy", server.base)
+
+
+def test_a_repository_redirected_from_a_public_host_into_this_machine_is_refused(server, git_remote, tmp_path, options, monkeypatch):
+    """As for pages (check_redirect): a cited repository on the internet whose server redirects the
+    clone to 127.0.0.1 (or a cloud's metadata address) must not be cloned and published."""
+    _public_git(server, monkeypatch, "moved", server.url("/git/demo.git"))
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "moved", "url": "http://public.example/moved.git", "kind": "repo"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.FAILED
+    assert result.error.startswith("http://public.example/moved.git: redirected from a public host to 127.0.0.1") and "refused" in result.error
+    assert server.count("/git/demo.git/git-upload-pack") == 0
+    assert not corpus.raw_dir(corpus.source("moved")).exists()
+
+
+def test_a_renamed_repository_is_still_followed_to_its_new_address(server, git_remote, tmp_path, options, monkeypatch):
+    _public_git(server, monkeypatch, "old-name", "http://public.example/git/demo.git")
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "renamed", "url": "http://public.example/old-name.git", "kind": "repo"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK, result.error
+    record = read_provenance(corpus.raw_dir(corpus.source("renamed")))
+    assert record.repo.remote_url == "http://public.example/git/demo.git"
+    assert (corpus.raw_dir(corpus.source("renamed")) / "repo" / "README.md").is_file()
+
+
+PNG_1X1 = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c6360000000000500010d0a2db40000000049454e44ae426082")
+
+
+def test_a_public_pages_images_and_stylesheets_on_this_machine_are_not_fetched(server, tmp_path, options, monkeypatch):
+    """What a public page names (an <img>, a stylesheet, a font in it) on 127.0.0.1 or a private
+    network is refused as its redirects are, and as the browser refuses its scripts' requests: an
+    internal camera's snapshot or a dashboard's stylesheet must not be fetched and published."""
+    inside = server.url("")
+    server.add("/internal/snapshot.png", PNG_1X1, content_type="image/png")
+    server.add("/internal/admin.css", "body { background: url(/internal/snapshot.png) }", content_type="text/css")
+    server.add("/public.png", PNG_1X1, content_type="image/png")
+    para = "Tiles map onto the memory hierarchy; this paragraph explains how. " * 8
+    body = (f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title><link rel='stylesheet' href='{inside}/internal/admin.css'></head>"
+            f"<body><main><h1>Kernel guide</h1><p>{para}</p><img src='{inside}/internal/snapshot.png' alt='a'><p>{para}</p>"
+            f"<img src='/public.png' alt='b'><p>{para}</p></main></body></html>")
+    server.add("/guide", body)
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "guide", "url": "http://public.example/guide", "kind": "docs"}]))
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.OK, result.error
+    assert server.count("/internal/snapshot.png") == 0 and server.count("/internal/admin.css") == 0
+    record = read_provenance(corpus.raw_dir(corpus.source("guide")))
+    images = {image.url: image for image in record.document.image_files}
+    assert images["http://public.example/public.png"].path  # the page's own image is kept
+    assert "127.0.0.1" in images[f"{inside}/internal/snapshot.png"].error and "refused" in images[f"{inside}/internal/snapshot.png"].error
+    [sheet] = record.document.style_files
+    assert not sheet.path and "refused" in sheet.error
+
+
+def test_a_public_landing_pages_pdf_address_on_this_machine_is_not_fetched(server, tmp_path, options, monkeypatch):
+    """A DOI or publisher page names its PDF (citation_pdf_url); on a public page, an address on
+    this machine is refused like the page's images."""
+    from .test_kinds import make_pdf
+
+    server.add("/internal/paper.pdf", make_pdf(), content_type="application/pdf")
+    landing = (f"<html><head><title>A paper</title><meta name='citation_title' content='A paper'>"
+               f"<meta name='citation_pdf_url' content='{server.url('/internal/paper.pdf')}'></head><body><p>Abstract.</p></body></html>")
+    server.add("/doi/10.1/x", landing)
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "paper", "url": "http://public.example/doi/10.1/x", "kind": "paper"}]))
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.FAILED and "127.0.0.1" in result.error and "refused" in result.error, result.error
+    assert server.count("/internal/paper.pdf") == 0
 
 
 # --- item 4: a clone is bounded ------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from corpus_build.fetch.keep import DECLINED_DIR
 from corpus_build.fetch.lockfile import read_lock
 from corpus_build.render import build_pages
 
+from .server import Reply
+
 PARAGRAPH = "Tile-level programming lets a kernel author describe the data movement between global and shared memory explicitly. "
 
 
@@ -156,3 +158,85 @@ def test_attach_of_a_hollow_copy_where_nothing_was_mirrored_is_partial(make_corp
     assert main(["--project", str(corpus.root.parent), "attach", "a", str(copy)]) == 0
     record = read_provenance(corpus.raw_dir(corpus.source("a")))
     assert record.status is Status.PARTIAL and record.status is not Status.OK
+
+
+def error_page(title: str, paragraphs: int = 90) -> str:
+    """A site's "not found" page answered with status 200 (a soft 404): as much text as an article, none of it the work's."""
+    body = "".join(f"<p>Sorry, we could not find what you were looking for. Try the search box, or browse the {n} most popular posts of this blog.</p>"
+                   for n in range(paragraphs))
+    return f"<!DOCTYPE html><html lang='en'><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
+
+
+def front_page() -> str:
+    """A blog's front page: the latest posts' teasers, more text than any one post."""
+    teasers = "".join(f"<article><h2>Post {n}</h2><p>{PARAGRAPH} Read more about post {n}.</p></article>" for n in range(200))
+    return f"<!DOCTYPE html><html lang='en'><head><title>The tile blog</title></head><body><main><h1>The tile blog</h1>{teasers}</main></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason", "said"),
+    [
+        ("soft-404", "error-page", "looks like an error page (“Page not found”)"),
+        ("soft-404-in-chinese", "error-page", "looks like an error page (“页面不存在”)"),
+        ("redirect-to-another-hosts-404", "error-page", "looks like an error page (“404 Not Found”)"),
+        ("redirect-to-the-front-page", "front-page", "was redirected to the site's front page"),
+    ],
+    ids=["soft-404", "soft-404-in-chinese", "redirect-to-another-hosts-404", "redirect-to-the-front-page"],
+)
+def test_an_error_page_or_the_front_page_answered_with_200_never_replaces_the_mirror(mirrored, server, options, answer, reason, said):
+    corpus, raw, good = mirrored
+    files = {name: (raw / name).read_bytes() for name in (good.text_file, good.body_file, good.warc_file, "provenance.json")}
+    if answer == "soft-404":
+        server.add("/post", error_page("Page not found"))
+    elif answer == "soft-404-in-chinese":
+        server.add("/post", error_page("页面不存在"))
+    elif answer == "redirect-to-another-hosts-404":
+        server.add("/errors/404.html", error_page("404 Not Found"))
+        server.routes["/post"] = lambda request: Reply(302, b"", {"Location": server.url("/errors/404.html").replace("127.0.0.1", "localhost")})
+    else:
+        server.add("/", front_page())
+        server.routes["/post"] = lambda request: Reply(301, b"", {"Location": "/"})
+    [result] = fetch_corpus(corpus, replace(options, force=True))
+    assert result.status is Status.KEPT, result.error
+    assert said in result.error and "--accept-worse" in result.error
+    assert read_failure(raw).declined.reason == reason
+    assert {name: (raw / name).read_bytes() for name in files} == files
+    assert read_lock(corpus.root)["post"]["sha256"] == good.sha256
+
+
+def _issue(title: str) -> str:
+    return json.dumps({"number": 1, "title": title, "state": "open", "user": {"login": "alice"}, "created_at": "2026-01-02T03:04:05Z",
+                       "body": "Importing the package fails on a fresh install of the Ascend toolkit. " * 10})
+
+
+def test_a_page_whose_title_always_named_the_error_a_cited_front_page_and_a_retitled_issue_are_refreshed_as_before(server, make_corpus, options):
+    server.add("/fix-404", article().replace("Tile programming", "Fixing 404 Not Found errors in nginx"))
+    server.add("/", front_page())
+    for path, answer in (("", _issue("Import fails on Ascend")), ("/comments", "[]"), ("/timeline", "[]")):
+        server.add(f"/api/repos/o/r/issues/1{path}", answer, content_type="application/json")
+    corpus = make_corpus([{"id": "fix", "url": server.url("/fix-404"), "kind": "article"}, {"id": "blog", "url": server.url("/"), "kind": "docs"},
+                          {"id": "o-issue-1", "url": "https://github.com/o/r/issues/1", "kind": "issue"}],
+                         fetch={"browser": "never", "recheck_after": 0})
+    assert [r.status for r in fetch_corpus(corpus, options)] == [Status.OK] * 3
+    server.add("/fix-404", article(130).replace("Tile programming", "Fixing 404 Not Found errors in nginx"))
+    server.add("/", front_page().replace("Post 0", "A new post"))
+    server.add("/api/repos/o/r/issues/1", _issue("Import fails on Ascend: module not found"), content_type="application/json")
+    assert [r.status for r in fetch_corpus(corpus, replace(options, force=True))] == [Status.OK] * 3
+
+
+@pytest.mark.parametrize("answer", ["javascript-shell", "empty-page", "soft-404"])
+def test_a_fresh_clone_whose_mirror_lacks_its_uncommitted_files_still_keeps_its_text(mirrored, server, options, answer):
+    """corpus/.gitignore leaves WARC captures, PDFs and images out of git: in a fresh clone every mirror
+    lacks some file its record lists, and is fetched in full. Its committed text is still what a
+    worse capture is judged against."""
+    corpus, raw, good = mirrored
+    (raw / good.warc_file).unlink()
+    text = (raw / good.text_file).read_bytes()
+    server.add("/post", {"javascript-shell": SHELL, "empty-page": "<html><body></body></html>", "soft-404": error_page("Page not found")}[answer])
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.KEPT, result.error
+    assert (raw / good.text_file).read_bytes() == text and read_provenance(raw) == good
+    # The page itself coming back completes the mirror again.
+    server.add("/post", article())
+    [result] = fetch_corpus(corpus, options)
+    assert result.status is Status.OK and (raw / good.warc_file).is_file()

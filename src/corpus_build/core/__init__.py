@@ -10,6 +10,7 @@
     urls.py          URL normal form, kind detection, readable ids
     limits.py        every bound on input size, declared once
     safepath.py      the one check every write and published read passes: it stays inside its folder
+    runlock.py       corpus/.fetch.lock: one writer of the mirror folders at a time (fetch, attach, watch)
     mdtext.py        the Markdown-writing helpers and the one escape of outside text (watch and render)
     github_api.py    the GitHub REST client (fetch, watch and add's page lookup)
     cachekeys.py     what a cache key is made of: stable digests, our code's hash, the versions involved

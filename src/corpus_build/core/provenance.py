@@ -186,7 +186,7 @@ class Supplied:
 class Declined:
     """A capture that was not allowed to replace the mirror (fetch/keep.py): what came back."""
 
-    reason: str  # "no-text", "other-type", "partial", "less-text"
+    reason: str  # "no-text", "other-type", "error-page", "front-page", "partial", "less-text"
     fetched_at: str = ""
     fetched_url: str = ""
     http_status: int = 0
@@ -198,6 +198,7 @@ class Declined:
     kept_fetched_at: str = ""  # when the kept mirror was fetched
     partial_reason: str = ""
     folder: str = ""  # where its files are kept, relative to the section's raw/ (".declined/<id>")
+    title: str = ""  # the declined capture's title (what an error page calls itself)
 
 
 @dataclass(frozen=True)

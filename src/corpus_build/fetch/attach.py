@@ -36,7 +36,7 @@ from ..core.errors import ContentError, UsageError
 from ..core.model import Corpus
 from ..core.provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, read_provenance, utc_stamp, write_provenance
 from . import keep, lockfile
-from .engine import clean_leftovers
+from .engine import check_paths, clean_leftovers
 from .options import from_corpus
 from .records import output_files
 
@@ -188,6 +188,7 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
     options = from_corpus(corpus)
     if supply.form != "folder" and supply.path.stat().st_size > options.max_bytes:
         raise UsageError(f"{supply.path}: {supply.path.stat().st_size:,} bytes is more than fetch.max_bytes ({options.max_bytes:,}); raise it in corpus.yaml")
+    check_paths(corpus, [source])  # the folders attach writes to and removes from, as for fetch
     raw = corpus.raw_dir(source)
     raw.parent.mkdir(parents=True, exist_ok=True)
     with lockfile.run_lock(corpus.root):

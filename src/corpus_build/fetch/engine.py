@@ -115,14 +115,15 @@ def select(corpus: Corpus, options: FetchOptions) -> list[Source]:
 def check_paths(corpus: Corpus, sources: list[Source]) -> None:
     """UnsafePathError before anything is written when a folder fetch writes into leads out of corpus/.
 
-    corpus/<section>, its raw/ and raw/.failed/, and the GitHub cache are checked once per
-    run; each source's raw/<id> is checked again where it is swapped (see _fetch_one).
+    corpus/<section>, its raw/, raw/.failed/ and raw/.declined/ (whose <id> folders a fetch
+    replaces and removes), and the GitHub cache are checked once per run; each source's
+    raw/<id> is checked again where it is swapped (see _fetch_one).
     """
     root = corpus.root
     folders = [root / ".cache", root / ".cache" / "github"]
     for section in dict.fromkeys(s.section for s in sources):
         raw = root / section / "raw"
-        folders += [root / section, raw, raw / FAILED_DIR]
+        folders += [root / section, raw, raw / FAILED_DIR, raw / keep.DECLINED_DIR]
     for folder in folders:
         safepath.inside(folder, root, "mirrors live inside corpus/")
 
@@ -357,10 +358,11 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         result = FetchResult(source.id, source.kind, Status.FAILED, source.url, error=message)
         progress.finish(source, result)
         return result, None
-    previous = read_provenance(raw)  # read once: for the recheck window and for ETags
+    mirror = previous = read_provenance(raw)  # read once: for the recheck window and for ETags
     if previous is not None and missing_files(raw, previous):
         # A record whose files are gone (a fresh clone of a corpus that commits provenance.json
         # but not the mirrored bytes) is no mirror: fetch in full, with no conditional request.
+        # Its committed text is still what a worse capture is judged against (`mirror`).
         previous = None
     # A record of another URL (the registry's `url` changed) says nothing about this one.
     recent = _recently_checked(raw, previous, options) if previous is None or previous.cited_url == source.url else None
@@ -395,7 +397,7 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
             await run_io(write_provenance, raw, record)
         else:
             # A capture worse than the mirror does not replace it (fetch/keep.py), unless the user says so.
-            judged = previous if previous is not None and previous.cited_url == source.url and source.id not in options.accept_worse else None
+            judged = mirror if mirror is not None and mirror.cited_url == source.url and source.id not in options.accept_worse else None
             record, declined = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io, judged)
             if declined is not None:
                 return _kept(source, raw, record, declined, previous, log, progress, started)

@@ -192,13 +192,14 @@ def user_hosts(options: FetchOptions) -> frozenset[str]:
     return frozenset((urlsplit(dst).hostname or "").lower() for _src, dst in (*options.rewrites, *options.fallbacks))
 
 
-async def check_redirect(origin: str, target: str, allowed: frozenset[str]) -> None:
+async def check_redirect(origin: str, target: str, allowed: frozenset[str], how: str = "redirected from a public host to") -> None:
     """ContentError when a redirect leads from a public host into this machine or its network.
 
     A cited page on the internet that answers 302 to http://127.0.0.1:8080/admin (or
     169.254.169.254, a cloud's metadata service) must not be mirrored and published.
     Requests that start local (a test server, a mirror the user rewrote to) may redirect
-    anywhere; so may a redirect to a host the user's rewrites or fallbacks name.
+    anywhere; so may a redirect to a host the user's rewrites or fallbacks name. The same check
+    holds for what a page names (its images, stylesheets, fonts: `download(referrer=)`).
     """
     origin_host = (urlsplit(origin).hostname or "").lower()
     target_host = (urlsplit(target).hostname or "").lower()
@@ -206,7 +207,7 @@ async def check_redirect(origin: str, target: str, allowed: frozenset[str]) -> N
         return
     if is_local_host(target_host) or (_address(target_host) is None and await _resolves_local(target_host)):
         raise ContentError(
-            f"redirected from a public host to {target_host}, an address on this machine or its local network; refused "
+            f"{how} {target_host}, an address on this machine or its local network; refused "
             "(if that is really where the source lives, cite it directly or add a `rewrites:` entry pointing there)",
             url=target,
         )
@@ -406,10 +407,16 @@ class HttpClient:
         accept: str = "*/*",
         keep_raw: bool | None = None,
         on_bytes: Callable[[int], None] | None = None,
+        referrer: str = "",
     ) -> Download:
-        """Fetch `url` (rewritten, with fallbacks) into `dest`; raise a FetchError when every candidate failed."""
+        """Fetch `url` (rewritten, with fallbacks) into `dest`; raise a FetchError when every candidate failed.
+
+        `referrer`: the page that names `url` (an image, a stylesheet); a public page may not
+        name an address on this machine or its network (check_redirect)."""
         last: FetchError | None = None
         for candidate in candidates(url, self.options):
+            if referrer:
+                await check_redirect(referrer, candidate, self._user_hosts, how="a page on a public host names")
             try:
                 return await self._with_retries(candidate, dest, log, etag, last_modified, accept, self.options.warc if keep_raw is None else keep_raw, on_bytes)
             except (TransportError, HTTPStatusError) as exc:

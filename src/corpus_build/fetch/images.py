@@ -46,14 +46,14 @@ def _head(path: Path) -> bytes:
         return handle.read(16)
 
 
-async def download_images(http, stage: Path, wanted: list[dict], limit: int) -> tuple[tuple[SavedImage, ...], tuple[Exchange, ...]]:
-    """(records, exchanges for the WARC): each wanted image ({"url", "cited"}) downloaded into stage/images/."""
+async def download_images(http, stage: Path, wanted: list[dict], limit: int, page: str = "") -> tuple[tuple[SavedImage, ...], tuple[Exchange, ...]]:
+    """(records, exchanges for the WARC): each wanted image ({"url", "cited"}) of the page at `page` downloaded into stage/images/."""
     unique: dict[str, dict] = {}
     for image in wanted:
         unique.setdefault(image["url"], image)
     chosen = list(unique.values())
     folder = stage / FOLDER
-    results = await asyncio.gather(*(_one(http, folder, n, image) for n, image in enumerate(chosen[:limit])))
+    results = await asyncio.gather(*(_one(http, folder, n, image, page) for n, image in enumerate(chosen[:limit])))
     records = [r for r, _ in results]
     exchanges = tuple(e for _, ex in results for e in ex)
     for image in chosen[limit:]:
@@ -61,11 +61,11 @@ async def download_images(http, stage: Path, wanted: list[dict], limit: int) -> 
     return tuple(records), exchanges
 
 
-async def _one(http, folder: Path, n: int, image: dict) -> tuple[SavedImage, tuple[Exchange, ...]]:
+async def _one(http, folder: Path, n: int, image: dict, page: str) -> tuple[SavedImage, tuple[Exchange, ...]]:
     url, cited = image["url"], image["cited"]
     temp = folder / f"download-{n}.part"
     try:
-        download = await http.download(url, temp, AttemptLog(), accept="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
+        download = await http.download(url, temp, AttemptLog(), accept="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8", referrer=page)
     except FetchError as exc:
         return SavedImage(url=cited, fetched_url=url, error=str(exc)), ()
     return await asyncio.to_thread(_keep, folder, temp, download, cited)  # file I/O off the event loop

@@ -7,6 +7,10 @@ the corpus exists to keep what was there. So before a new capture replaces a mir
     holds no text (under MIN_TEXT bytes) where the mirror has text         "no-text"
     is another kind of body: an image or an unknown binary where a page,   "other-type"
     a PDF or a text was
+    is a page titled as an error ("Page not found", "404", "页面不存在")     "error-page"
+    where the mirror's title was not: a soft 404, answered with status 200
+    was redirected to a site's front page where the mirror was not of one  "front-page"
+    (a removed page sent "home": the front page has text, just not the work's)
     is partial (a shell no browser rendered) where the mirror is complete, "partial"
     and holds less text
     holds less than LESS_TEXT of the mirror's text                         "less-text"
@@ -23,8 +27,10 @@ commit is what it is.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..core import swapdir
 from ..core.provenance import Declined, Provenance, Status, write_provenance
@@ -33,6 +39,16 @@ DECLINED_DIR = ".declined"
 MIN_TEXT = 200  # bytes of extracted text: less is no text (a title line, a cookie notice)
 LESS_TEXT = 0.5  # a capture with under half the mirror's text is worse
 MIN_WORD_CHARS = 10  # letters and digits: fewer is no text at all (an empty or script-only page)
+# Titles of error pages. Only a title that *became* one counts (see judge): an article about
+# HTTP errors titled so from the start is refreshed as any other page.
+_ERROR_TITLE = re.compile(
+    r"\b(?:404|410)\b|\b(?:error|http)[ :]*(?:403|500|502|503)\b|not found|page (?:does not|doesn't|no longer) exist|no longer (?:exists|available)|"
+    r"access denied|(?:page|content) (?:has been |was )?(?:removed|deleted)|"
+    r"(?:页面|网页|文章|内容|资源)(?:不存在|已删除|已被删除|找不到)|找不到(?:页面|网页)|页面未找到|访问出错",
+    re.IGNORECASE,
+)
+_PAGE_TYPES = ("text/html", "application/xhtml+xml")  # (an issue retitled "Module not found" is no error page)
+_FRONT_PAGE = re.compile(r"/?(?:index\.[a-z]{3,5})?", re.IGNORECASE)
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "application/pdf", "text/plain", "text/markdown", "application/json", "text/x-")
 
 
@@ -69,6 +85,16 @@ def body_class(content_type: str) -> str:
     return "other"
 
 
+def is_front_page(url: str) -> bool:
+    """Whether `url` is a site's front page (its root, or the root's index file)."""
+    return bool(url) and bool(_FRONT_PAGE.fullmatch(urlsplit(url).path))
+
+
+def error_title(record: Provenance) -> bool:
+    """Whether a page's title says it is an error page."""
+    return bool(_ERROR_TITLE.search(record.document.title))
+
+
 def judge(previous: Provenance | None, mirror: Path, new: Provenance, stage: Path) -> Declined | None:
     """Why the capture `new` (staged in `stage`) must not replace `previous` (in `mirror`); None when it may."""
     if previous is None or previous.repo is not None or new.repo is not None:
@@ -86,6 +112,10 @@ def judge(previous: Provenance | None, mirror: Path, new: Provenance, stage: Pat
         reason = "no-text"
     elif new.sha256 and new.sha256 == previous.sha256:
         return None  # the same bytes: only the extractor differs, and it found text
+    elif new.content_type.split(";")[0].strip().lower() in _PAGE_TYPES and error_title(new) and not error_title(previous):
+        reason = "error-page"
+    elif is_front_page(new.fetched_url) and not is_front_page(previous.fetched_url):
+        reason = "front-page"
     elif new.status is Status.PARTIAL and previous.status is not Status.PARTIAL and got < kept:
         reason = "partial"
     elif got < kept * LESS_TEXT:
@@ -95,7 +125,7 @@ def judge(previous: Provenance | None, mirror: Path, new: Provenance, stage: Pat
     return Declined(
         reason=reason, fetched_at=new.fetched_at, fetched_url=new.fetched_url, http_status=new.http_status,
         content_type=new.content_type, bytes=new.bytes, sha256=new.sha256, text_bytes=got,
-        kept_text_bytes=kept, kept_fetched_at=previous.fetched_at, partial_reason=new.document.partial_reason,
+        kept_text_bytes=kept, kept_fetched_at=previous.fetched_at, partial_reason=new.document.partial_reason, title=new.document.title,
     )
 
 
@@ -104,6 +134,8 @@ def explain(declined: Declined, source_id: str, *, command: str = "fetch") -> st
     what = {
         "no-text": f"holds no text ({declined.text_bytes:,} bytes of text)",
         "other-type": f"is {declined.content_type.split(';')[0] or 'an unknown type'}, not a page with text",
+        "error-page": f"looks like an error page (“{declined.title}”) though the server answered {declined.http_status or 200}",
+        "front-page": f"was redirected to the site's front page ({declined.fetched_url}), not the page cited",
         "partial": f"is partial ({declined.partial_reason or 'incomplete'}) with {declined.text_bytes:,} bytes of text",
         "less-text": f"holds {declined.text_bytes:,} bytes of text, less than half",
     }[declined.reason]

@@ -99,8 +99,8 @@ def sheet_references(path: str, content_type: str) -> list[tuple[str, str]]:
 
 async def download_styles(http, stage: Path, sheets: list[str], named: list[tuple[str, str]], limit: int, *,
                           run_cpu: Callable[..., Awaitable[Any]] | None = None,
-                          memo: dict[str, list[tuple[str, str]]] | None = None) -> tuple[tuple[SavedStyle, ...], tuple[Exchange, ...]]:
-    """(records, exchanges for the WARC): the sheets, their imports, then the images and fonts, into stage/styles/.
+                          memo: dict[str, list[tuple[str, str]]] | None = None, page: str = "") -> tuple[tuple[SavedStyle, ...], tuple[Exchange, ...]]:
+    """(records, exchanges for the WARC): the sheets, their imports, then the images and fonts of the page at `page`, into stage/styles/.
 
     `run_cpu(fn, *args)` reads the sheets (default: a thread); `memo`, by sha256, keeps what
     each sheet loads for the rest of the run.
@@ -117,7 +117,7 @@ async def download_styles(http, stage: Path, sheets: list[str], named: list[tupl
         todo = _fresh(level, records)
         if not todo:
             break
-        found = await _batch(http, folder, numbers, todo, records, exchanges, limit)
+        found = await _batch(http, folder, numbers, todo, records, exchanges, limit, page)
         level = []
         for record in found:
             if record.sha256 not in memo:
@@ -134,7 +134,7 @@ async def download_styles(http, stage: Path, sheets: list[str], named: list[tupl
                 elif address not in records:
                     records[address] = SavedStyle(url=address, role=IMPORT, error=f"not kept: @import nested deeper than {MAX_DEPTH} stylesheets")
     wanted = [(u, k) for u, k in _fresh(assets, records) if not (k == FONT and urlsplit(u).path.lower().endswith(_SKIPPED_FONTS))]
-    await _batch(http, folder, numbers, wanted, records, exchanges, limit)
+    await _batch(http, folder, numbers, wanted, records, exchanges, limit, page)
     return tuple(records.values()), tuple(exchanges)
 
 
@@ -144,13 +144,13 @@ def _fresh(wanted: list[tuple[str, str]], records: dict[str, SavedStyle]) -> lis
 
 
 async def _batch(http, folder: Path, numbers, todo: list[tuple[str, str]], records: dict[str, SavedStyle], exchanges: list[Exchange],
-                 limit: int) -> list[SavedStyle]:
+                 limit: int, page: str) -> list[SavedStyle]:
     """Download `todo` within the per-source cap; the records go into `records`, those of the kept sheets are returned."""
     room = max(0, limit - sum(1 for r in records.values() if not r.error.startswith("not kept: over the cap")))
     chosen, over = todo[:room], todo[room:]
     for url, role in over:
         records[url] = SavedStyle(url=url, role=role, error=f"not kept: over the cap of {limit} stylesheet files per source (fetch.max_styles)")
-    results = await asyncio.gather(*(_one(http, folder, next(numbers), url, role) for url, role in chosen))
+    results = await asyncio.gather(*(_one(http, folder, next(numbers), url, role, page) for url, role in chosen))
     sheets = []
     for (url, role), (record, moved) in zip(chosen, results, strict=True):
         records[url] = record
@@ -160,10 +160,11 @@ async def _batch(http, folder: Path, numbers, todo: list[tuple[str, str]], recor
     return sheets
 
 
-async def _one(http, folder: Path, n: int, url: str, role: str) -> tuple[SavedStyle, tuple[Exchange, ...]]:
+async def _one(http, folder: Path, n: int, url: str, role: str, page: str) -> tuple[SavedStyle, tuple[Exchange, ...]]:
     temp = folder / f"download-{n}.part"
     try:
-        download = await http.download(url, temp, AttemptLog(), accept=_ACCEPT[role])
+        # (`page`, not the sheet: a public page's sheet may not name this machine either)
+        download = await http.download(url, temp, AttemptLog(), accept=_ACCEPT[role], referrer=page)
     except FetchError as exc:
         return SavedStyle(url=url, role=role, error=str(exc)), ()
     return await asyncio.to_thread(_keep, folder, temp, download, url, role)  # file I/O off the event loop

@@ -19,6 +19,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from ..core.errors import ContentError, HTTPStatusError
@@ -50,13 +51,25 @@ def linked_issues(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(1) for m in _LINKED.finditer(text or "")))
 
 
+@contextmanager
+def answers_of(what: str) -> Iterator[None]:
+    """GitHub's answers come from outside: one of the wrong shape (a string where an object belongs,
+    a missing key, a word where a number belongs) fails what was being gathered with one
+    ContentError naming it, which the run reports in one line, instead of a traceback."""
+    try:
+        yield
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        raise ContentError(f"the GitHub API answered in an unexpected shape ({type(exc).__name__}: {exc})", url=what) from exc
+
+
 def expand_orgs(client: Client, orgs: Iterable[str]) -> list[RepoTarget]:
     """Every non-archived repository of each organisation."""
     targets = []
     for org in orgs:
-        for repo in client.paginate(f"/orgs/{org}/repos", {"type": "all", "sort": "full_name"}):
-            if not repo.get("archived"):
-                targets.append(RepoTarget(repo=repo["full_name"]))
+        with answers_of(f"organisation {org}"):
+            for repo in client.paginate(f"/orgs/{org}/repos", {"type": "all", "sort": "full_name"}):
+                if not repo.get("archived"):
+                    targets.append(RepoTarget(repo=repo["full_name"]))
     return targets
 
 
@@ -105,19 +118,23 @@ class Gatherer:
     # --- one repository -----------------------------------------------------------------
 
     def repo(self, target: RepoTarget, known_tags: list[str] | None) -> RepoFacts:
+        with answers_of(target.repo):
+            return self._repo(target, known_tags)
+
+    def _repo(self, target: RepoTarget, known_tags: list[str] | None) -> RepoFacts:
         w = self.window
         info = _mapping(self.client.get(f"/repos/{target.repo}").data, target.repo)
         # full_name becomes headings, anchors and marker ids: only a well-formed owner/name is taken.
         full_name = info.get("full_name")
         slug = full_name if isinstance(full_name, str) and _SLUG.fullmatch(full_name) else target.repo
-        default = info.get("default_branch") or "main"
+        default = _text(info.get("default_branch")) or "main"
         branches = tuple(BranchCommits(b, *self._commits(slug, b)) for b in (target.branches or (default,)))
 
         merged = []
         for item in self.search(f"repo:{slug} is:pr is:merged", "merged", w.start, w.end):
             merged_at = (item.get("pull_request") or {}).get("merged_at") or item.get("closed_at")
             if merged_at and w.contains(parse_time(merged_at)):
-                merged.append(self._pull_details(slug, item["number"]))
+                merged.append(self._pull_details(slug, item["number"], merged_at))
         merged.sort(key=lambda p: (p.merged_at, p.number))
 
         open_count, updated = self._open_prs(slug)
@@ -125,9 +142,9 @@ class Gatherer:
         all_tags, new_tags = self._tags(slug, known_tags, releases)
         return RepoFacts(
             repo=slug,
-            url=info.get("html_url") or f"https://github.com/{slug}",
+            url=_text(info.get("html_url")) or f"https://github.com/{slug}",
             default_branch=default,
-            pushed_at=info.get("pushed_at") or "",
+            pushed_at=_time(info.get("pushed_at")),
             branches=branches,
             merged=tuple(merged),
             updated=tuple(updated),
@@ -154,22 +171,23 @@ class Gatherer:
         latest = max(dated)
         return len(dated), latest[0], latest[1]
 
-    def _pull_details(self, slug: str, number: int) -> PullRequest:
+    def _pull_details(self, slug: str, number: int, merged_at: str) -> PullRequest:
+        """The PR's own answer; `merged_at` is the search's (already read as a time), kept when the PR's is not one."""
         pr = _mapping(self.client.get(f"/repos/{slug}/pulls/{number}").data, f"{slug}#{number}")
         return PullRequest(
             repo=slug,
             number=number,
-            title=pr.get("title", ""),
-            author=(pr.get("user") or {}).get("login", ""),
-            url=pr.get("html_url") or f"https://github.com/{slug}/pull/{number}",
-            state="merged" if pr.get("merged_at") else pr.get("state", ""),
-            created_at=pr.get("created_at") or "",
-            updated_at=pr.get("updated_at") or "",
-            merged_at=pr.get("merged_at") or "",
-            changed_files=int(pr.get("changed_files") or 0),
-            additions=int(pr.get("additions") or 0),
-            deletions=int(pr.get("deletions") or 0),
-            linked_issues=linked_issues(f"{pr.get('title', '')}\n{pr.get('body') or ''}"),
+            title=_text(pr.get("title")),
+            author=_login(pr.get("user")),
+            url=_text(pr.get("html_url")) or f"https://github.com/{slug}/pull/{number}",
+            state="merged" if pr.get("merged_at") else _text(pr.get("state")),
+            created_at=_time(pr.get("created_at")),
+            updated_at=_time(pr.get("updated_at")),
+            merged_at=_time(pr.get("merged_at")) or merged_at,
+            changed_files=_count(pr.get("changed_files")),
+            additions=_count(pr.get("additions")),
+            deletions=_count(pr.get("deletions")),
+            linked_issues=linked_issues(f"{_text(pr.get('title'))}\n{_text(pr.get('body'))}"),
             draft=bool(pr.get("draft")),
         )
 
@@ -182,7 +200,8 @@ class Gatherer:
                 if not when or rel.get("draft"):
                     continue
                 if self.window.contains(parse_time(when)):
-                    found.append(Release(rel["tag_name"], rel.get("name") or rel["tag_name"], rel.get("html_url", ""), when, bool(rel.get("prerelease"))))
+                    tag = _text(rel["tag_name"])
+                    found.append(Release(tag, _text(rel.get("name")) or tag, _text(rel.get("html_url")), when, bool(rel.get("prerelease"))))
             # Newest first: once a page reaches before the window, older pages cannot matter.
             if not data or any(parse_time(r.get("created_at") or r.get("published_at")) < self.window.start for r in data):
                 break
@@ -215,6 +234,10 @@ class Gatherer:
 
     def recheck(self, ref: CitedRef, previous: dict | None) -> tuple[dict, StateChange | None]:
         """The ref's current state record and, if it moved, the change to report."""
+        with answers_of(ref.url):
+            return self._recheck(ref, previous)
+
+    def _recheck(self, ref: CitedRef, previous: dict | None) -> tuple[dict, StateChange | None]:
         path = f"/repos/{ref.repo}/{'pulls' if ref.kind == 'pull' else 'issues'}/{ref.number}"
         try:
             data = _mapping(self.client.get(path).data, ref.url)
@@ -223,15 +246,15 @@ class Gatherer:
                 data = {"state": "deleted", "title": ""}
             else:
                 raise
-        state = "merged" if data.get("merged_at") else str(data.get("state", ""))
-        changed_at = data.get("merged_at") or data.get("closed_at") or ""
+        state = "merged" if data.get("merged_at") else _text(data.get("state"))
+        changed_at = _time(data.get("merged_at")) or _time(data.get("closed_at"))
         record = {
             "state": state,
-            "title": data.get("title", ""),
+            "title": _text(data.get("title")),
             "changed_at": changed_at,
-            "merged_at": data.get("merged_at") or "",
-            "closed_at": data.get("closed_at") or "",
-            "updated_at": data.get("updated_at") or "",
+            "merged_at": _time(data.get("merged_at")),
+            "closed_at": _time(data.get("closed_at")),
+            "updated_at": _time(data.get("updated_at")),
         }
         before = (previous or {}).get("state")
         if before is None:
@@ -248,14 +271,38 @@ def _pull_from_issue(slug: str, item: dict) -> PullRequest:
     return PullRequest(
         repo=slug,
         number=item["number"],
-        title=item.get("title", ""),
-        author=(item.get("user") or {}).get("login", ""),
-        url=item.get("html_url") or f"https://github.com/{slug}/pull/{item['number']}",
-        state=item.get("state", "open"),
-        created_at=item.get("created_at") or "",
-        updated_at=item.get("updated_at") or "",
+        title=_text(item.get("title")),
+        author=_login(item.get("user")),
+        url=_text(item.get("html_url")) or f"https://github.com/{slug}/pull/{item['number']}",
+        state=_text(item.get("state")) or "open",
+        created_at=_time(item.get("created_at")),
+        updated_at=_time(item.get("updated_at")),
         draft=bool(item.get("draft")),
     )
+
+
+def _text(value: Any) -> str:
+    """A text field of an answer; anything else (a number, an object, null) is no text."""
+    return value if isinstance(value, str) else ""
+
+
+def _time(value: Any) -> str:
+    """A timestamp field; one that is no timestamp is no time (the digest formats every time it keeps)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        parse_time(value)
+    except ValueError:
+        return ""
+    return value
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _login(user: Any) -> str:
+    return _text(user.get("login")) if isinstance(user, dict) else ""
 
 
 def _mapping(data: Any, where: str) -> dict:

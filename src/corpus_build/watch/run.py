@@ -24,6 +24,7 @@ from ..core import jsondata, provenance, safepath
 from ..core.errors import FetchError, RateLimitError, UsageError
 from ..core.model import Corpus
 from ..core.provenance import write_atomic
+from ..core.runlock import run_lock
 from ..registry import split_front_matter
 from ..registry.settings import RepoTarget, parse_watch_config
 from .draft import DraftWriter
@@ -209,12 +210,25 @@ def _provenance_state(corpus: Corpus, ref: CitedRef) -> str | None:
 
 
 def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
-    """Refresh the thread state of the registry's mirror record; fetch owns everything else."""
+    """Refresh the thread state of the registry's mirror record; fetch owns everything else.
+
+    Under fetch's run lock: a fetch running now may swap this very folder for a new capture
+    between the read and the write below, and the old capture's record would then describe
+    the new one's files. While a fetch holds the lock the record is left as it is (that fetch
+    records the thread's state itself; the next watch run refreshes it otherwise)."""
     if not ref.source_id or ref.source_id not in corpus.by_id:
         return
     raw_dir = corpus.raw_dir(corpus.source(ref.source_id))
     if not safepath.is_inside(raw_dir, corpus.root):
         return  # a raw/<id> symlink out of corpus/: fetch reports it; watch writes nothing there
+    try:
+        with run_lock(corpus.root):
+            _refresh_thread(raw_dir, record)
+    except UsageError:  # a fetch holds the lock (or it cannot be taken, which stops any fetch too)
+        return
+
+
+def _refresh_thread(raw_dir: Path, record: dict) -> None:
     old = provenance.read_provenance(raw_dir)
     if old is None or old.thread is None:
         return  # never mirrored: `corpus-build fetch` creates the record

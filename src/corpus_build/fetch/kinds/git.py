@@ -2,7 +2,11 @@
 
 git never runs hooks, never recurses into submodules, speaks only http(s) (file://
 only when a test sets `allow_file_urls`), never prompts, and checks symlinks out
-as plain files. The README is read without following symlinks.
+as plain files. The README is read without following symlinks. git follows no
+redirect itself: when a remote cannot be reached directly, its redirects are followed by
+the fetch's own HTTP client, each hop checked as a page's are (fetch/http.py
+check_redirect: never from a public host into this machine or its network), and git is
+given where they end.
 
 A clone is bounded like a download: the staging folder's size is watched while git
 runs, and past `fetch.max_bytes` git and its helpers (its process group) are killed.
@@ -21,14 +25,14 @@ import shutil
 import signal
 import stat
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
-from ...core.errors import GitError
+from ...core.errors import FetchError, GitError
 from ...core.model import Source
 from ...core.provenance import Document, Extractor, RepoFacts
 from ...core.urls import github_parts
 from ..base import Context, Outcome
-from ..http import candidates
+from ..http import candidates, check_redirect, user_hosts
 
 CLONE = "repo"
 TEXT = "README.md"
@@ -69,7 +73,7 @@ def git_config_args(allow_file: bool) -> list[str]:
         "submodule.recurse": "false",
         "core.symlinks": "false",
         "core.fsmonitor": "false",
-        "http.followRedirects": "true",
+        "http.followRedirects": "false",  # followed and checked beforehand (GitRunner.settle)
         "advice.detachedHead": "false",
     }
     return [arg for key, value in config.items() for arg in ("-c", f"{key}={value}")]
@@ -179,6 +183,32 @@ class GitRunner:
             if not talk.done():
                 talk.cancel()
 
+    async def settle(self, url: str) -> str:
+        """`url` after the redirects its smart-HTTP discovery request gets (a renamed GitHub
+        repository answers 301), each hop checked like a page's; GitError when one leads into
+        this machine or its network from a public host, or away from a git address. Asked only
+        when git, which follows no redirect, could not reach `url` itself."""
+        if urlsplit(url).scheme not in ("http", "https"):
+            return url
+        suffix = "/info/refs?service=git-upload-pack"
+        current, allowed = url, user_hosts(self.ctx.options)
+        for _hop in range(self.ctx.options.max_redirects):
+            try:
+                status, headers, _ = await self.ctx.http.probe("GET", current.rstrip("/") + suffix)
+            except FetchError as exc:
+                raise GitError(str(exc).removeprefix(f"{exc.url}: "), url=url) from exc
+            if status not in (301, 302, 303, 307, 308) or "location" not in headers:
+                return current
+            target = urljoin(current.rstrip("/") + suffix, headers["location"])
+            try:
+                await check_redirect(url, target, allowed)
+            except FetchError as exc:
+                raise GitError(str(exc).removeprefix(f"{exc.url}: "), url=url) from exc
+            if not target.endswith(suffix):
+                raise GitError(f"the remote redirects to {target}, which is no git repository address", url=url)
+            current = target.removesuffix(suffix)
+        raise GitError(f"more than {self.ctx.options.max_redirects} redirects", url=url)
+
     async def ls_remote_head(self, url: str) -> tuple[str, str]:
         """(commit, branch) of the remote's HEAD, without cloning."""
         out = await self.run("ls-remote", "--symref", "--", url, "HEAD", url=url)
@@ -232,7 +262,17 @@ class RepoKind:
         for url in candidates(cited, ctx.options):
             try:
                 git.check_url(url)
-                commit, branch = await git.ls_remote_head(url)
+                try:
+                    commit, branch = await git.ls_remote_head(url)
+                except GitError:
+                    # git follows no redirect: a moved repository fails here, and is looked up once
+                    # with the checks of settle() (most remotes answer directly, at no extra request).
+                    moved = await git.settle(url)
+                    if moved == url:
+                        raise
+                    git.check_url(moved)
+                    url = moved
+                    commit, branch = await git.ls_remote_head(url)
                 ctx.log.add(url, "ok")
                 break
             except GitError as exc:

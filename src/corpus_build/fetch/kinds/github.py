@@ -42,8 +42,8 @@ def thread_ref(source: Source) -> tuple[str, str, str, int] | None:
     return (parts[0], parts[1], match.group(1), int(match.group(2))) if match else None
 
 
-def _when(value: str | None) -> str:
-    return value or ""
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _slim(value: Any) -> Any:
@@ -136,26 +136,18 @@ def _event_lines(event: Event) -> list[str]:
 
 
 def thread_facts(data: dict) -> ThreadFacts:
-    issue, pull = data["issue"], data.get("pull") or {}
+    """The thread's facts, read as the thread page reads them (core/threads.py): the answers come from
+    outside, and a field of the wrong type is no value, never a crash. `data["issue"]` is an object (checked in fetch)."""
     conv = conversation(data).facts
+    pull = data.get("pull")
     return ThreadFacts(
         reviews=conv.reviews, review_comments=conv.review_comments, commits=conv.commits if pull else 0,
         changed_files=conv.changed_files if pull else 0, additions=conv.additions, deletions=conv.deletions,
-        number=int(issue.get("number") or 0),
-        state=pull.get("state") or issue.get("state") or "",
-        state_reason=issue.get("state_reason") or "",
-        draft=bool(pull.get("draft") or issue.get("draft")),
-        merged=bool(pull.get("merged") or pull.get("merged_at")),
-        merged_at=_when(pull.get("merged_at")),
-        merge_commit=(pull.get("merge_commit_sha") or "") if (pull.get("merged") or pull.get("merged_at")) else "",
-        base=((pull.get("base") or {}).get("label") or (pull.get("base") or {}).get("ref") or ""),
-        head=((pull.get("head") or {}).get("label") or (pull.get("head") or {}).get("ref") or ""),
-        labels=tuple(label.get("name", "") if isinstance(label, dict) else str(label) for label in issue.get("labels") or ()),
-        comments=len(data.get("comments", [])),
-        author=(issue.get("user") or {}).get("login", ""),
-        created_at=_when(issue.get("created_at")),
-        updated_at=_when(issue.get("updated_at")),
-        closed_at=_when(issue.get("closed_at")),
+        number=conv.number, state=conv.state, state_reason=conv.state_reason, draft=conv.draft, merged=conv.merged,
+        merged_at=conv.merged_at, merge_commit=conv.merge_commit, base=conv.base, head=conv.head, labels=conv.labels,
+        comments=conv.comments, author=conv.author, created_at=conv.created_at,
+        updated_at=_text(data["issue"].get("updated_at")),
+        closed_at=conv.closed_at,
     )
 
 
@@ -178,6 +170,8 @@ class GitHubThreadKind:
         async def one(path: str):
             response = await ctx.github.get(path)
             responses.append(response)
+            if not isinstance(response.data, dict):  # a proxy's or a broken server's answer, not an issue or a PR
+                raise ContentError(f"the GitHub API answered with a JSON {type(response.data).__name__} where a JSON object was expected", url=response.url)
             return response
 
         unavailable: list[str] = []
@@ -230,10 +224,11 @@ class GitHubThreadKind:
         encoded = body.encode("utf-8")
         if ctx.same_as_before(hashlib.sha256(encoded).hexdigest()):
             return Outcome(unchanged=True)
+        conv = conversation(data).facts
         return Outcome(
             requested_url=issue.url, fetched_url=issue.url, http_status=issue.status, etag=issue.etag,
             last_modified=issue.headers.get("last-modified", ""), content_type="application/json",
             bytes=len(encoded), sha256=hashlib.sha256(encoded).hexdigest(), body_file=DATA, text_file=TEXT,
-            document=Document(title=str(issue.data.get("title", "")), published=_when(issue.data.get("created_at")), authors=(thread_facts(data).author,), facts_from="github"),
+            document=Document(title=conv.title, published=conv.created_at, authors=(conv.author,), facts_from="github"),
             thread=thread_facts(data), extractor=Extractor("github-rest", {"httpx": package_version("httpx")}),
         )

@@ -74,10 +74,19 @@ class HuggingFaceKind:
         if ctx.same_as_before(combined):
             return Outcome(unchanged=True, exchanges=exchanges)
         text = await asyncio.to_thread((ctx.stage / CARD).read_text, encoding="utf-8", errors="replace")
+        if text.lstrip()[:20].lower().startswith(("<!doctype html", "<html")):
+            # A sign-in, consent or error page answered with 200 (a gated model, a mirror's HF_ENDPOINT):
+            # taken as the card, it would replace the real one.
+            raise ContentError("the card came back as an HTML page, not the model's card (a sign-in or error page?); the previous mirror is kept",
+                               url=card.final_url)
         meta = _front_matter(text)
         language = meta.get("language")
+        if isinstance(language, str):
+            language = [language]
+        # (the card's author writes the front matter: a number or a mapping there is no language)
+        languages = [x for x in language if isinstance(x, str)] if isinstance(language, list) else []
         return Outcome.from_download(
             card, CARD, text_file=CARD, sha256=combined, exchanges=exchanges,
-            document=Document(title=path, language=", ".join(language) if isinstance(language, list) else str(language or "")),
+            document=Document(title=path, language=", ".join(languages)),
             extractor=Extractor("huggingface", {"httpx": package_version("httpx")}),
         )

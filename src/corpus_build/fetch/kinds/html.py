@@ -330,12 +330,12 @@ class HtmlKind:
         partial_reason = partial_reason or facts["hollow"]
         saved: tuple[SavedImage, ...] = ()
         if wants_images and facts["used_images"]:
-            saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images)
+            saved, image_exchanges = await images.download_images(ctx.http, stage, facts["used_images"], options.max_images, page=download.final_url)
             exchanges += image_exchanges
         styled: tuple[SavedStyle, ...] = ()
         if options.max_styles > 0 and (facts["stylesheets"] or facts["style_refs"]):
             styled, style_exchanges = await styles.download_styles(ctx.http, stage, facts["stylesheets"], facts["style_refs"], options.max_styles,
-                                                                   run_cpu=ctx.run_cpu, memo=ctx.state.setdefault("style-references", {}))
+                                                                   run_cpu=ctx.run_cpu, memo=ctx.state.setdefault("style-references", {}), page=download.final_url)
             exchanges += style_exchanges
         _, finished = await ctx.extract(images.localise, args[1], [asdict(s) for s in saved], exchanges=exchanges)
         screenshot = await asyncio.to_thread((stage / browser.SCREENSHOT).is_file)

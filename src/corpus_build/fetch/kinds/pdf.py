@@ -211,7 +211,8 @@ class PaperKind:
             pdf_url = urljoin(landing.final_url, (landing_meta.get("pdf_url") or [f"https://arxiv.org/pdf/{match.group(1)}"])[0])
         conditional = ctx.conditional
         download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf,*/*;q=0.5", on_bytes=ctx.on_bytes,
-                                           etag=conditional.get("etag", ""), last_modified=conditional.get("last_modified", ""))
+                                           etag=conditional.get("etag", ""), last_modified=conditional.get("last_modified", ""),
+                                           referrer=url if pdf_url != url else "")
         exchanges += download.exchanges
         if download.not_modified or ctx.same_as_before(download.sha256):
             return Outcome(unchanged=True, exchanges=exchanges)
@@ -224,7 +225,8 @@ class PaperKind:
             if not landing_meta.get("pdf_url"):
                 return await self._as_html(ctx, download, exchanges)
             pdf_url = urljoin(download.final_url, landing_meta["pdf_url"][0])
-            download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf", on_bytes=ctx.on_bytes)
+            # (named by the page: a public page may not name an address on this machine, as for its images)
+            download = await ctx.http.download(pdf_url, ctx.stage / PDF, ctx.log, accept="application/pdf", on_bytes=ctx.on_bytes, referrer=download.final_url)
             exchanges += download.exchanges
         facts, finished = await ctx.extract(extract_pdf, str(ctx.stage / PDF), str(ctx.stage / TEXT), exchanges=exchanges)
         if "error" in facts:
