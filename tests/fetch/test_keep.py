@@ -202,6 +202,10 @@ def test_an_error_page_or_the_front_page_answered_with_200_never_replaces_the_mi
     assert read_failure(raw).declined.reason == reason
     assert {name: (raw / name).read_bytes() for name in files} == files
     assert read_lock(corpus.root)["post"]["sha256"] == good.sha256
+    # The source's page tells the reader what came back, in their words, not the reason's code.
+    page = build_pages(corpus)["sources/post.md"]
+    assert "older copy kept" in page and reason not in page
+    assert ("the site's error page" if reason == "error-page" else "was sent to the site's front page") in page
 
 
 def _issue(title: str) -> str:

@@ -113,6 +113,8 @@ _LABELS: dict[str, dict[str, str]] = {
     "kept_other_type": {"zh": "得到的不是含正文的页面，而是 {type} 文件", "en": "returned a {type} file, not a page with text"},
     "kept_partial": {"zh": "只得到需要 JavaScript 才能显示的空壳页面", "en": "returned only a shell page that needs JavaScript"},
     "kept_less_text": {"zh": "得到的正文只有 {new}（此前 {old}）", "en": "returned {new} of text (previously {old})"},
+    "kept_error_page": {"zh": "得到的是网站的错误页面（例如“页面不存在”）", "en": "returned the site's error page (such as \"page not found\")"},
+    "kept_front_page": {"zh": "被转到了网站首页，而不是这篇内容", "en": "was sent to the site's front page instead of this work"},
     "fetched_at": {"zh": "抓取时间", "en": "Fetched"},
     "checked_at": {"zh": "最近检查", "en": "Last checked"},
     "fetched_from": {"zh": "实际来源", "en": "Fetched from"},

@@ -157,6 +157,10 @@ def declined_reason(declined: Declined, t: Labels) -> str:
         return t("kept_other_type", type=declined.content_type.split(";")[0].strip() or "?")
     if declined.reason == "partial":
         return t("kept_partial")
+    if declined.reason == "error-page":  # a soft 404: an error page answered with 200
+        return t("kept_error_page")
+    if declined.reason == "front-page":  # a removed page redirected to the site's root
+        return t("kept_front_page")
     if declined.reason == "less-text":
         return t("kept_less_text", new=_size(declined.text_bytes), old=_size(declined.kept_text_bytes))
     return t("kept_no_text")
