@@ -504,3 +504,20 @@ def test_beside_the_core_a_box_of_links_inside_a_column_of_cards_goes_a_manuals_
     sections = "".join(f'<div class="section" id="s{i}"><h2>1.{i} The shell, part {i}</h2>{article(16 if i == 0 else 5)}{refs if i == 1 else ""}</div>' for i in range(3))
     out = markdown(f"<html><body>{NAV}<div class=\"chapter\"><h1>Chapter 1</h1>{sections}</div></body></html>")
     assert "Section 2.3, “the shell”" in out, out
+
+
+def test_a_heading_over_nothing_kept_goes_wherever_what_it_headed_stood():
+    # "More on the harbour" over a list the page marks as navigation, and "Read next" in a wrapper of
+    # its own before a feed of teasers: what each heads is left out, but not as the heading's
+    # siblings (nothing follows the heading in its wrapper, or what follows is chrome). In the text's
+    # order, nothing kept stands between each heading and the next one: it heads nothing.
+    # A heading in a wrapper over kept text, and one over a sub-heading with its text, stay.
+    more = '<h2>More on the harbour</h2><nav><ul>' + "".join(f'<li><a href="/2024/05/m{i}.html">Harbour link {i}</a></li>' for i in range(4)) + "</ul></nav>"
+    nxt = f'<div class="bar"><div class="title"><h2>Read next</h2></div></div><div class="feed">{teasers(4)}</div>'
+    kept = f'<div class="t"><h2>Background</h2></div><p>{SENTENCES[2]}</p><h2>The vote</h2><h3>In the council</h3><p>{SENTENCES[4]}</p>'
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}{kept}{more}</article>{nxt}</main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "## Background" in out and "## The vote" in out and "### In the council" in out, out
+    for chrome in ("More on the harbour", "Harbour link 2", "Read next", "Another harbour story number 2"):
+        assert chrome not in out, (chrome, out)
