@@ -521,3 +521,18 @@ def test_a_heading_over_nothing_kept_goes_wherever_what_it_headed_stood():
     assert "## Background" in out and "## The vote" in out and "### In the council" in out, out
     for chrome in ("More on the harbour", "Harbour link 2", "Read next", "Another harbour story number 2"):
         assert chrome not in out, (chrome, out)
+
+
+def test_after_the_text_a_box_under_its_heading_is_a_section_only_if_it_holds_a_paragraph():
+    # A portal's "Most read" after the story: a heading over cards, each a headline (no link: the
+    # page's script opens it), a date, an author, a count. Prose by its characters, under its own
+    # heading, but no paragraph in it: no section of the text. A section after the text that holds
+    # a paragraph, however short its score, stays.
+    cards = "".join(f'<div class="item-card"><div class="item-text"><h4>港口新闻第{i}篇：渡轮冬季时刻表调整</h4><ul><li>2024年05月0{i}日</li>'
+                    f"<li>09:3{i}</li><li>本报记者</li><li>1,24{i}</li></ul></div></div>" for i in range(4))
+    most = f'<div class="most-read"><div class="title"><h2>热门推荐</h2></div><div class="cont">{cards}</div></div>'
+    notes = f'<div class="notes"><h2>Notes</h2><p>{SENTENCES[5]}</p></div>'
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>{notes}{most}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "## Notes" in out, out
+    assert "热门推荐" not in out and "渡轮冬季时刻表" not in out, out

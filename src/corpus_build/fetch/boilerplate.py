@@ -194,9 +194,11 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
         return density < 0.5 and (blocks.prose(el) >= 80 or _reads(words))
     # Readability's: a paragraph's length of prose, or a short line that ends as a sentence. After
     # the text, a box of prose scoring under the threshold is a section of it under its own
-    # heading; without one (an author's box, a publisher's note) it is not read with the text.
+    # heading; without one (an author's box, a publisher's note) it is not read with the text, nor
+    # when it holds no paragraph (it scores nothing: a heading over cards of headlines, dates and
+    # counts, a form's labels).
     if blocks.prose(el) >= 80:
-        return density < 0.25 and (before or _titled(el, blocks))
+        return density < 0.25 and (before or (_titled(el, blocks) and el in blocks.score))
     return density == 0 and bool(_SENTENCE_END.search(words))
 
 
