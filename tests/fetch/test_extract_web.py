@@ -536,3 +536,15 @@ def test_after_the_text_a_box_under_its_heading_is_a_section_only_if_it_holds_a_
     out = markdown(html)
     assert all(s in out for s in SENTENCES) and "## Notes" in out, out
     assert "热门推荐" not in out and "渡轮冬季时刻表" not in out, out
+
+
+def test_beside_the_text_a_short_box_ending_on_a_colon_is_a_label_not_a_sentence():
+    # "For more information:" and "Press contact:" after the story, each in a box of its own, and
+    # what they introduced already left out: lines that open onto something else, not sentences of
+    # the text. A box that ends as a sentence stays.
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>'
+            '<div class="more">For more information on the port:</div><div class="contact">Press contact:</div>'
+            '<div class="note">The port answered our questions by email.</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "The port answered our questions by email." in out, out
+    assert "For more information" not in out and "Press contact" not in out, out

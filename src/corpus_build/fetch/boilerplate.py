@@ -199,7 +199,9 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     # counts, a form's labels).
     if blocks.prose(el) >= 80:
         return density < 0.25 and (before or (_titled(el, blocks) and el in blocks.score))
-    return density == 0 and bool(_SENTENCE_END.search(words))
+    # (a line ending on a colon opens onto what follows it, "Press contact:", "Zum Weiterlesen:":
+    # a label, beside the text, not a sentence of it)
+    return density == 0 and bool(_SENTENCE_END.search(words)) and not words.endswith((":", "："))
 
 
 def _titled(el, blocks: Blocks) -> bool:
