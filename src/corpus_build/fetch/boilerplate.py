@@ -187,7 +187,8 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     if before and _titled(el, blocks):
         return True
     density = blocks.density(el)
-    if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
+    # (by what its paragraphs score, without its class word: `main_div_full` on a footer is no text)
+    if el in blocks.score and (blocks.score[el] - class_weight(el)) * (1 - density) >= threshold and density < 0.5:
         return True
     words = " ".join(el.text_content().split())
     if tag == "p":  # a paragraph, unless a line of links: what reads as a sentence, or six words of one
