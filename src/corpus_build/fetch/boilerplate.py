@@ -297,6 +297,16 @@ def _headings_over_nothing(region, skip: Callable[[object], bool], found: set) -
         if heads:
             heads[-1][2 if kept else 3] = True
 
+    # (the boxes holding a heading: a box holding none matters only while the heading before it
+    # has no kept text yet, which its first paragraph usually settles)
+    holders: set = set()
+    for heading in region.iter(*HEADINGS):
+        for up in heading.iterancestors():
+            if up in holders or up is region:
+                break
+            holders.add(up)
+    if not holders and not any(True for _ in region.iter(*HEADINGS)):
+        return out
     # The region in document order, without recursion: (node, left out by an ancestor), where a
     # node is an element or a string of loose text.
     stack: list = [(c, False) for c in reversed(region)]
@@ -317,6 +327,8 @@ def _headings_over_nothing(region, skip: Callable[[object], bool], found: set) -
             continue
         if tag in _WORDLESS and not left_out:
             text(True)
+            continue
+        if node not in holders and (not heads or heads[-1][2]):
             continue
         if node.text and node.text.strip():
             text(not left_out)
