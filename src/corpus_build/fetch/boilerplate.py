@@ -17,7 +17,7 @@ score; never a box holding a form); teasers, credits, taglines and copyright lin
 the dateline and byline beside the title in its box. In a picture's caption, the line saying where
 the picture is from goes; the caption stays.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
-they stand. Where the blocks left out would come to most of the region's text, the page is
+they stand, but for a heading over nothing kept (fetch/headings.py). Where the blocks left out would come to most of the region's text, the page is
 a page of links (an index, a contents page): nothing is left out.
 """
 
@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from .chrome import in_flow, text_units
 from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
+from .headings import headings_over_nothing, orphan_headings
 from .inside import about_author, holds_form, left_out_inside, thread_with_form
 
 
@@ -110,8 +111,8 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     # (a heading over a last line left out as a loose end, a man page's "GIT" over "Part of the
     # git(1) suite", still heads a section of the text)
     ends = _loose_ends(core, blocks, skip, found)
-    found |= _headings_over_nothing(region, skip, found) | ends
-    found |= _orphan_headings(region, blocks, found)
+    found |= headings_over_nothing(region, skip, found) | ends
+    found |= orphan_headings(region, blocks, found)
     # (after the headings over nothing: a title over its dateline is over the text)
     for box in headers:
         found |= _header_labels(box, blocks)
@@ -247,108 +248,6 @@ def _header_labels(box, blocks: Blocks) -> set:
             elif _label(child, blocks):
                 out.add(child)
     return out
-
-
-def _orphan_headings(region, blocks: Blocks, found: set) -> set:
-    """A heading over nothing but what is left out ("Related stories" over its list, "Comments"
-    over the thread) goes with it."""
-    out: set = set()
-    for heading in region.iter(*HEADINGS):
-        if heading not in blocks.text or heading in found:
-            continue
-        level = int(heading.tag[1]) if heading.tag[1:].isdigit() else 6
-        following = []
-        for sibling in heading.itersiblings():
-            if not isinstance(sibling.tag, str) or sibling not in blocks.text:
-                continue
-            tag = sibling.tag.lower()
-            if tag in HEADINGS and int(tag[1]) <= level:
-                break
-            if blocks.text[sibling]:
-                following.append(sibling)
-        if following and all(f in found for f in following):
-            out.add(heading)
-    return out
-
-
-def _headings_over_nothing(region, skip: Callable[[object], bool], found: set) -> set:
-    """A heading over nothing but what is left out goes with it, as in _orphan_headings, also
-    where what it heads is no sibling of it: a heading over a <nav>, a title in a wrapper of its
-    own over a feed beside it. What a heading heads runs in the text's order to the next heading
-    of its level or above, wherever the page's boxes put the two; a heading over text that was
-    there, none of it kept, heads nothing. Judged only where text follows the heading in its own
-    box or the heading is all its box holds: the last of a run of headings a post is written in
-    (<h3> and <h4> in a quotation) is no title over the page's furniture after it."""
-    out: set = set()
-    # The headings open at this point of the walk, innermost last: [heading, level, kept, left out]
-    # (whether text under it is kept, whether text under it was left out).
-    heads: list[list] = []
-
-    def close(level: int) -> None:
-        while heads and heads[-1][1] >= level:
-            heading, _, kept, left_out = heads.pop()
-            if left_out and not kept:
-                if _alone(heading) or _followed(heading):
-                    out.add(heading)
-            elif kept and heads:
-                heads[-1][2] = True  # (a sub-heading's text is its parent's too)
-
-    def text(kept: bool) -> None:
-        if heads:
-            heads[-1][2 if kept else 3] = True
-
-    # (the boxes holding a heading: a box holding none matters only while the heading before it
-    # has no kept text yet, which its first paragraph usually settles)
-    holders: set = set()
-    for heading in region.iter(*HEADINGS):
-        for up in heading.iterancestors():
-            if up in holders or up is region:
-                break
-            holders.add(up)
-    if not holders and not any(True for _ in region.iter(*HEADINGS)):
-        return out
-    # The region in document order, without recursion: (node, left out by an ancestor), where a
-    # node is an element or a string of loose text.
-    stack: list = [(c, False) for c in reversed(region)]
-    while stack:
-        node, gone = stack.pop()
-        if isinstance(node, str):
-            text(not gone)
-            continue
-        if node.tail and node.tail.strip():
-            stack.append((node.tail, gone))
-        if not isinstance(node.tag, str):
-            continue
-        left_out = gone or node in found or skip(node)
-        tag = node.tag.lower()
-        if tag in HEADINGS and not left_out:
-            close(int(tag[1]))
-            heads.append([node, int(tag[1]), False, False])
-            continue
-        if tag in _WORDLESS and not left_out:
-            text(True)
-            continue
-        if node not in holders and (not heads or heads[-1][2]):
-            continue
-        if node.text and node.text.strip():
-            text(not left_out)
-        stack.extend((c, left_out) for c in reversed(node))
-    close(0)
-    return out
-
-
-_WORDLESS = {"img", "picture", "video", "audio", "iframe", "object", "embed", "canvas", "math"}  # (content kept, without words)
-
-
-def _alone(heading) -> bool:
-    """Whether the heading is all its box holds (a title in a wrapper of its own)."""
-    box = heading.getparent()
-    return not (box.text or "").strip() and not (heading.tail or "").strip() and sum(1 for c in box if isinstance(c.tag, str)) == 1
-
-
-def _followed(heading) -> bool:
-    """Whether text follows the heading in its own box."""
-    return bool((heading.tail or "").strip()) or any(isinstance(s.tag, str) and s.text_content().strip() for s in heading.itersiblings())
 
 
 def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set) -> set:
