@@ -17,8 +17,9 @@ score; never a box holding a form); teasers, credits, taglines and copyright lin
 the dateline and byline beside the title in its box. In a picture's caption, the line saying where
 the picture is from goes; the caption stays.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
-they stand, but for a heading over nothing kept (fetch/headings.py). Where the blocks left out would come to most of the region's text, the page is
-a page of links (an index, a contents page): nothing is left out.
+they stand, but for a heading over nothing kept (fetch/headings.py). Where the blocks left out
+would come to most of the region's text, the page is a page of links (an index, a contents
+page): nothing is left out.
 """
 
 from __future__ import annotations

@@ -60,14 +60,15 @@ def headings_over_nothing(region, skip: Callable[[object], bool], found: set) ->
 
     # (the boxes holding a heading: a box holding none matters only while the heading before it
     # has no kept text yet, which its first paragraph usually settles)
+    headings = list(region.iter(*HEADINGS))
+    if not headings:
+        return out
     holders: set = set()
-    for heading in region.iter(*HEADINGS):
+    for heading in headings:
         for up in heading.iterancestors():
             if up in holders or up is region:
                 break
             holders.add(up)
-    if not holders and not any(True for _ in region.iter(*HEADINGS)):
-        return out
     # The region in document order, without recursion: (node, left out by an ancestor), where a
     # node is an element or a string of loose text.
     stack: list = [(c, False) for c in reversed(region)]
