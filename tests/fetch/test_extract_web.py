@@ -504,3 +504,59 @@ def test_beside_the_core_a_box_of_links_inside_a_column_of_cards_goes_a_manuals_
     sections = "".join(f'<div class="section" id="s{i}"><h2>1.{i} The shell, part {i}</h2>{article(16 if i == 0 else 5)}{refs if i == 1 else ""}</div>' for i in range(3))
     out = markdown(f"<html><body>{NAV}<div class=\"chapter\"><h1>Chapter 1</h1>{sections}</div></body></html>")
     assert "Section 2.3, “the shell”" in out, out
+
+
+def test_a_heading_over_nothing_kept_goes_wherever_what_it_headed_stood():
+    # "More on the harbour" over a list the page marks as navigation, and "Read next" in a wrapper of
+    # its own before a feed of teasers: what each heads is left out, but not as the heading's
+    # siblings (nothing follows the heading in its wrapper, or what follows is chrome). In the text's
+    # order, nothing kept stands between each heading and the next one: it heads nothing.
+    # A heading in a wrapper over kept text, and one over a sub-heading with its text, stay.
+    more = '<h2>More on the harbour</h2><nav><ul>' + "".join(f'<li><a href="/2024/05/m{i}.html">Harbour link {i}</a></li>' for i in range(4)) + "</ul></nav>"
+    nxt = f'<div class="bar"><div class="title"><h2>Read next</h2></div></div><div class="feed">{teasers(4)}</div>'
+    kept = f'<div class="t"><h2>Background</h2></div><p>{SENTENCES[2]}</p><h2>The vote</h2><h3>In the council</h3><p>{SENTENCES[4]}</p>'
+    html = f'<html><body>{NAV}<main><article><h1>Breakwater approved</h1>{article(8)}{kept}{more}</article>{nxt}</main></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "## Background" in out and "## The vote" in out and "### In the council" in out, out
+    for chrome in ("More on the harbour", "Harbour link 2", "Read next", "Another harbour story number 2"):
+        assert chrome not in out, (chrome, out)
+
+
+def test_after_the_text_a_box_under_its_heading_is_a_section_only_if_it_holds_a_paragraph():
+    # A portal's "Most read" after the story: a heading over cards, each a headline (no link: the
+    # page's script opens it), a date, an author, a count. Prose by its characters, under its own
+    # heading, but no paragraph in it: no section of the text. A section after the text that holds
+    # a paragraph, however short its score, stays.
+    cards = "".join(f'<div class="item-card"><div class="item-text"><h4>港口新闻第{i}篇：渡轮冬季时刻表调整</h4><ul><li>2024年05月0{i}日</li>'
+                    f"<li>09:3{i}</li><li>本报记者</li><li>1,24{i}</li></ul></div></div>" for i in range(4))
+    most = f'<div class="most-read"><div class="title"><h2>热门推荐</h2></div><div class="cont">{cards}</div></div>'
+    notes = f'<div class="notes"><h2>Notes</h2><p>{SENTENCES[5]}</p></div>'
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>{notes}{most}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "## Notes" in out, out
+    assert "热门推荐" not in out and "渡轮冬季时刻表" not in out, out
+
+
+def test_beside_the_text_a_short_box_ending_on_a_colon_is_a_label_not_a_sentence():
+    # "For more information:" and "Press contact:" after the story, each in a box of its own, and
+    # what they introduced already left out: lines that open onto something else, not sentences of
+    # the text. A box that ends as a sentence stays.
+    html = (f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>'
+            '<div class="more">For more information on the port:</div><div class="contact">Press contact:</div>'
+            '<div class="note">The port answered our questions by email.</div></div></body></html>')
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "The port answered our questions by email." in out, out
+    assert "For more information" not in out and "Press contact" not in out, out
+
+
+def test_beside_the_text_a_box_reads_as_text_by_its_paragraphs_score_not_by_its_class_word():
+    # A portal's footer whose class says `main` (`main_div_full`): readability's +25 for the word
+    # lifted a copyright line and an address over the score that lets a box beside the story in.
+    # Its two lines score 7 of the 10 needed; the word made it 32.
+    footer = ('<div class="main_div_full"><p>版权所有 港口新闻网　Copyright © 2024 All rights reserved 港ICP备14002927号</p>'
+              '<p>地址：港口路58号　电话：0731-88866120　邮箱：news@example.org</p></div>')
+    html = f'<html><body>{NAV}<div id="page"><div class="story"><h1>Breakwater approved</h1>{article(10)}</div>{footer}</div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "版权所有" not in out, out

@@ -17,8 +17,9 @@ score; never a box holding a form); teasers, credits, taglines and copyright lin
 the dateline and byline beside the title in its box. In a picture's caption, the line saying where
 the picture is from goes; the caption stays.
 Headings, and blocks that are text (a paragraph, code, a table, a quotation), stay wherever
-they stand. Where the blocks left out would come to most of the region's text, the page is
-a page of links (an index, a contents page): nothing is left out.
+they stand, but for a heading over nothing kept (fetch/headings.py). Where the blocks left out
+would come to most of the region's text, the page is a page of links (an index, a contents
+page): nothing is left out.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Callable
 
 from .chrome import in_flow, text_units
 from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
+from .headings import headings_over_nothing, orphan_headings
 from .inside import about_author, holds_form, left_out_inside, thread_with_form
 
 
@@ -107,8 +109,11 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
             if node is core:
                 break
         found |= _beside(top, inner, blocks, region, found, headers)
-    found |= _loose_ends(core, blocks, skip, found)
-    found |= _orphan_headings(region, blocks, found)
+    # (a heading over a last line left out as a loose end, a man page's "GIT" over "Part of the
+    # git(1) suite", still heads a section of the text)
+    ends = _loose_ends(core, blocks, skip, found)
+    found |= headings_over_nothing(region, skip, found) | ends
+    found |= orphan_headings(region, blocks, found)
     # (after the headings over nothing: a title over its dateline is over the text)
     for box in headers:
         found |= _header_labels(box, blocks)
@@ -184,17 +189,22 @@ def _qualifies(el, blocks: Blocks, threshold: float, before: bool) -> bool:
     if before and _titled(el, blocks):
         return True
     density = blocks.density(el)
-    if el in blocks.score and blocks.final(el) >= threshold and density < 0.5:
+    # (by what its paragraphs score, without its class word: `main_div_full` on a footer is no text)
+    if el in blocks.score and (blocks.score[el] - class_weight(el)) * (1 - density) >= threshold and density < 0.5:
         return True
     words = " ".join(el.text_content().split())
     if tag == "p":  # a paragraph, unless a line of links: what reads as a sentence, or six words of one
         return density < 0.5 and (blocks.prose(el) >= 80 or _reads(words))
     # Readability's: a paragraph's length of prose, or a short line that ends as a sentence. After
     # the text, a box of prose scoring under the threshold is a section of it under its own
-    # heading; without one (an author's box, a publisher's note) it is not read with the text.
+    # heading; without one (an author's box, a publisher's note) it is not read with the text, nor
+    # when it holds no paragraph (it scores nothing: a heading over cards of headlines, dates and
+    # counts, a form's labels).
     if blocks.prose(el) >= 80:
-        return density < 0.25 and (before or _titled(el, blocks))
-    return density == 0 and bool(_SENTENCE_END.search(words))
+        return density < 0.25 and (before or (_titled(el, blocks) and el in blocks.score))
+    # (a line ending on a colon opens onto what follows it, "Press contact:", "Zum Weiterlesen:":
+    # a label, beside the text, not a sentence of it)
+    return density == 0 and bool(_SENTENCE_END.search(words)) and not words.endswith((":", "："))
 
 
 def _titled(el, blocks: Blocks) -> bool:
@@ -238,28 +248,6 @@ def _header_labels(box, blocks: Blocks) -> set:
                 stack.append(child)
             elif _label(child, blocks):
                 out.add(child)
-    return out
-
-
-def _orphan_headings(region, blocks: Blocks, found: set) -> set:
-    """A heading over nothing but what is left out ("Related stories" over its list, "Comments"
-    over the thread) goes with it."""
-    out: set = set()
-    for heading in region.iter(*HEADINGS):
-        if heading not in blocks.text or heading in found:
-            continue
-        level = int(heading.tag[1]) if heading.tag[1:].isdigit() else 6
-        following = []
-        for sibling in heading.itersiblings():
-            if not isinstance(sibling.tag, str) or sibling not in blocks.text:
-                continue
-            tag = sibling.tag.lower()
-            if tag in HEADINGS and int(tag[1]) <= level:
-                break
-            if blocks.text[sibling]:
-                following.append(sibling)
-        if following and all(f in found for f in following):
-            out.add(heading)
     return out
 
 
