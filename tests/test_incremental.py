@@ -298,3 +298,28 @@ def test_a_build_sets_the_long_lived_objects_aside_from_the_collector_and_then_b
     site.build(project)
     assert counts and counts[0] > 10_000, counts  # the corpus, config and theme were set aside
     assert gc.get_freeze_count() == 0
+
+
+GEMM_CAPITAL = """
+- id: gemm-notes
+  title: GEMM notes
+  url: https://example.org/gemm
+  kind: docs
+  lang: en
+  tags: [Gemm]
+  note: A tag that folds to another tag's address and takes it, being first in sorted order.
+"""
+
+
+def test_a_tag_chip_follows_its_listing_when_another_tag_takes_its_page(tmp_path, caplog, monkeypatch):
+    """The chip Material's tags plugin draws on a page links to the tag's listing: a page whose own
+    Markdown is unchanged gets its template made again when that listing moves (the cached page's
+    key named the tag, not the link: Material's TagReference prints its name alone)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    site.build(project, strict=True)
+    _edit(project / "corpus", "01-gpu/sources.yaml", None, SOURCES_GPU + GEMM_CAPITAL)
+    site.build(project, strict=True)
+    page = (project / "site" / "sources" / "deepgemm-ascend" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../tags/gemm-' in page  # "Gemm" took tags/gemm/, "gemm" moved
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a tag's page moved")
