@@ -21,7 +21,7 @@ import pytest
 from corpus_build import site
 from corpus_build.cli import main
 from corpus_build.site import buildcache
-from tests.corpus_fixture import CHAPTERS, SOURCES_ASCEND, SOURCES_GPU, write_project
+from tests.corpus_fixture import SOURCES_ASCEND, SOURCES_GPU, write_project
 
 pytestmark = pytest.mark.slow
 
@@ -131,6 +131,9 @@ def test_a_rebuild_without_changes_reuses_every_page(tmp_path, caplog):
     site.build(project, quiet=False)
     stats = _cache_stats(caplog)
     assert stats.pop("cuts") == (0, 0), "nothing was segmented, so the stored cuts were not even read"
+    # Every page's published file linked as the last build made it: no template asked for (site/pageskip.py).
+    assert stats.pop("page") == (0, 0), stats
+    assert any(re.search(r"corpus: (1\d|[2-9]\d|\d{3,}) page\(s\) linked as the last build made them, 0 built", r.getMessage()) for r in caplog.records)
     assert all(misses == 0 and hits > 10 for hits, misses in stats.values()), stats
 
 

@@ -403,6 +403,7 @@ class BuildCache:
         self._resolved: tuple[Any, dict[str, Any]] | None = None
         self.page_key_base = ""
         self.search_key_base = ""
+        self.last_page_key: str | None = None  # the page record _render_template last asked for
         self.nav_hash = ""
 
     def vocabulary_loaded(self) -> None:
@@ -544,6 +545,7 @@ class BuildCache:
         page = getattr(config, "_current_page", None)
         context = args[0] if args and isinstance(args[0], Mapping) else None
         self.finished = None
+        self.last_page_key = None
         if page is None or context is None or context.get("page") is not page or kwargs or len(args) != 1:
             return render(template, *args, **kwargs)
         try:
@@ -553,6 +555,7 @@ class BuildCache:
                          stable(self._finish_page))
         except Unstable:
             return render(template, *args, **kwargs)
+        self.last_page_key = key  # (pageskip.py records it, and keeps the record while it links the page)
         cached = self.store.get("page", key)
         if cached is None:
             cached = render(template, *args, **kwargs)
@@ -624,6 +627,11 @@ class BuildCache:
         output = clean(html)
         self.store.put("clean", key, output)
         return output
+
+    def keep(self, kind: str, key: Any) -> None:
+        """A stored record this build did not ask for but the next may: not pruned with those no build used."""
+        if isinstance(key, str) and (kind, key) in self.store._stored:
+            self.store.used[kind].add(key)
 
     def abandon(self) -> None:
         """A failed build: keep what was written, prune nothing."""

@@ -1,0 +1,109 @@
+"""Unchanged pages are linked from the published site, not built (site/pageskip.py), and the site
+stays byte-identical to a clean build, also after edits that change pages whose Markdown did not."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corpus_build import site
+from tests.corpus_fixture import SOURCES_GPU, write_project
+from tests.test_incremental import GEMM_CAPITAL, _assert_same_site, _clean_build, _edit
+
+pytestmark = pytest.mark.slow
+
+
+def _skipped(caplog: pytest.LogCaptureFixture) -> tuple[int, int]:
+    """(pages linked, pages built) from the last build's log line."""
+    lines = [r.getMessage() for r in caplog.records if "page(s) linked as the last build made them" in r.getMessage()]
+    assert lines, "the build did not report the pages it linked"
+    linked, built = re.search(r"(\d+) page\(s\) linked as the last build made them, (\d+) built", lines[-1]).groups()
+    return int(linked), int(built)
+
+
+def _rebuild(project: Path, caplog: pytest.LogCaptureFixture) -> tuple[int, int]:
+    caplog.clear()
+    site.build(project, strict=True, quiet=False)
+    return _skipped(caplog)
+
+
+def test_a_note_edit_builds_only_the_pages_it_changed(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path / "edited")
+    site.build(project, strict=True, quiet=False)
+    _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    linked, built = _rebuild(project, caplog)
+    # The source's page and the one other page that shows its note.
+    assert built <= 3 and linked >= 17, (linked, built)
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a note edit")
+
+
+# Edits that change pages whose own Markdown stays the same: the navigation, the theme, a tag
+# chip's target (Material's tags plugin draws it), the neighbours' titles.
+STEPS = [
+    ("a section's title (every page's navigation)", "01-gpu/section.yaml", "title_zh: GPU 硬件", "title_zh: GPU 硬件与架构"),
+    ("a tag's page moved by another tag (the chips of the pages under it)", "01-gpu/sources.yaml", None, SOURCES_GPU + GEMM_CAPITAL),
+]
+
+
+def test_edits_that_change_unchanged_pages_are_seen(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path / "edited")
+    corpus = project / "corpus"
+    site.build(project, strict=True, quiet=False)
+    for number, (step, relative, old, new) in enumerate(STEPS):
+        _edit(corpus, relative, old, new)
+        _rebuild(project, caplog)
+        _assert_same_site(project / "site", _clean_build(tmp_path / f"clean-{number}", corpus), step)
+    # The theme: mkdocs.yml's palette, in every page's <head> and <body>.
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("primary: indigo", "primary: teal"), encoding="utf-8")
+    linked, _built = _rebuild(project, caplog)
+    assert linked == 0
+    clean = _clean_build(tmp_path / "clean-theme", corpus)
+    (clean.parent / "mkdocs.yml").write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
+    site.build(clean.parent, strict=True)
+    _assert_same_site(project / "site", clean, "the theme's colour")
+
+
+def test_a_published_page_changed_by_hand_is_built_again(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path / "edited")
+    site.build(project, strict=True, quiet=False)
+    page = project / "site" / "sources" / "cuda-guide" / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("</body>", "<p>planted</p></body>"), encoding="utf-8")
+    linked, built = _rebuild(project, caplog)
+    assert built == 1 and linked > 10, (linked, built)
+    assert "planted" not in page.read_text(encoding="utf-8")
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a hand edit of the site")
+
+
+def _cli_build(project: Path, seed: int) -> tuple[int, int]:
+    """A build in a process of its own, with this string-hash seed; (pages linked, pages built)."""
+    env = {**os.environ, "PYTHONHASHSEED": str(seed), "CORPUS_BUILD_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "corpus_build", "--project", str(project), "build", "-v"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = re.search(r"(\d+) page\(s\) linked as the last build made them, (\d+) built", done.stderr)
+    assert found, done.stderr[-2000:]
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_pages_are_linked_whatever_order_the_tags_plugin_keeps_its_listings_in(tmp_path):
+    """Material's tags plugin keeps its listings in a set (ordered by string hashes, which change from
+    process to process): the pages' keys must not follow that order, or no tagged page is ever linked."""
+    project = write_project(tmp_path / "p")
+    _cli_build(project, 1)
+    for seed in (2, 3, 4):
+        _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note", f"Second line of the note, edited {seed}")
+        linked, built = _cli_build(project, seed)
+        assert built <= 3 and linked >= 17, (seed, linked, built)
