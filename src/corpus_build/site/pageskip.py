@@ -74,6 +74,7 @@ class PageSkip:
         self._tags_key: Any = None
         self._tags: list[Any] = []  # the tags plugins (a page they map to no tags has no references from them)
         self.reason = ""
+        self._folders: set[str] = set()  # staging folders made for linked pages
 
     def install(self, env: Any, files: Any) -> bool:
         """Wrap the engine's page builder when every plugin's page work is known; False (and `reason`) if not."""
@@ -164,20 +165,35 @@ class PageSkip:
         last = self.last.get(dest_uri)
         if last is None or last[0] != key:
             return False
-        twin = engines.published_twin(Path(dest))
+        twin = self._twin(dest)
         if twin is None or os.path.lexists(dest):
             return False
         info = engines._shareable(twin, last[3])
         if info is None or [info.st_ino, info.st_mtime_ns, info.st_size] != last[1:4]:
             return False
+        folder = os.path.dirname(dest)
         try:
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if folder not in self._folders:
+                os.makedirs(folder, exist_ok=True)
+                self._folders.add(folder)
             os.link(twin, dest, follow_symlinks=False)
         except OSError:
             return False
         self.now[dest_uri] = last
         self.cache.keep("page", last[4])  # the template's output stays cached, for a build that must make the page
         return True
+
+    def _twin(self, dest: str) -> str | None:
+        """The published file at `dest`'s place (engines.published_twin by the staging folder's name: MkDocs
+        makes `dest` from the site folder and the page's own path, so no link or `..` needs resolving)."""
+        building = engines._BUILDING
+        if building is None:
+            return None
+        published, staging = building
+        root = os.path.join(staging, "")
+        if not dest.startswith(root) or ".." in dest[len(root):].split(os.sep):
+            return None
+        return os.path.join(published, dest[len(root):])
 
     def save(self) -> None:
         """After a successful build: what its pages' published files are, for the next build."""
