@@ -18,7 +18,7 @@ from ..core import urls
 from ..core.model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..core.provenance import RawListing
 from ..registry import WIKILINK
-from . import changes, charts, citation, export, mirror, offlinelink
+from . import changes, charts, citation, export, mirror, offlinelink, sourcekeys
 from .labels import Labels, chinese_script
 from .linknotice import source_notice as link_notice
 from .places import paths, rel
@@ -91,6 +91,7 @@ class PageBuilder:
         # Layouts of unchanged view records, read back from docs/ (reuse.py); build_pages sets it.
         self.reuse: Reuse | None = None
         self._has_mirrors: bool | None = None
+        self._corpus_key: str | None = None  # what every source page reads besides its own record (sourcekeys.py)
 
     def _render(self, template: str, view: object) -> str:
         if self.reuse is None:
@@ -320,7 +321,22 @@ class PageBuilder:
         return self._render("section.md.j2", view)
 
     def source_page(self, source: Source) -> str:
-        return self._render("source.md.j2", self.source_view(source))
+        reuse = self.reuse
+        if reuse is None or reuse.docs_dir is None:
+            return self._render("source.md.j2", self.source_view(source))
+        # Known by what it is made of when nothing else about the corpus changed (sourcekeys.py).
+        if self._corpus_key is None:
+            self._corpus_key = sourcekeys.corpus_key(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
+                                                     directory_urls=self.directory_urls, has_mirrors=self.has_mirrors()) or ""
+        inputs = sourcekeys.source_key(self._corpus_key, source) if self._corpus_key else None
+        found = reuse.get_by_inputs(inputs, GENERATED_MARK)
+        if found is not None:
+            return found
+        view = self.source_view(source)
+        key = reuse.key("source.md.j2", self.t.lang, view)
+        reuse.made_from(inputs, key)
+        found = reuse.get(key, GENERATED_MARK)
+        return reuse.made(key, found if found is not None else render("source.md.j2", view=view, t=self.t))
 
     def source_view(self, source: Source) -> SourcePage:
         t, page = self.t, paths.source(source.id)

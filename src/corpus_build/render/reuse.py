@@ -45,6 +45,7 @@ from ..core import cachekeys, jsondata, mdtext
 from ..core.provenance import write_atomic
 
 INDEX = ".corpus-build-views.json"
+INPUTS = ".corpus-build-inputs.json"  # a source page's key from its inputs -> its view record's key (sourcekeys.py)
 WORDS = ".corpus-build-words.json"
 DIGESTS = ".corpus-build-digests.json"
 SCHEMA = 1  # bump when a key's meaning changes
@@ -77,8 +78,16 @@ class Reuse:
         self._digests: dict[str, list[Any]] = {}
         self.digests_used: dict[str, list[Any]] = {}
         self.hashed = 0  # files this render read and hashed
+        # A source page's key from its inputs -> its view record's key: the last render's, and this one's.
+        self._inputs: dict[str, str] = {}
+        self.inputs_used: dict[str, str] = {}
         if docs_dir is None:
             return
+        try:
+            inputs = jsondata.loads(_read_state(docs_dir / INPUTS))
+            self._inputs = {str(k): v for k, v in inputs.items() if isinstance(v, str)} if isinstance(inputs, dict) else {}
+        except (OSError, ValueError):
+            self._inputs = {}
         try:
             words = jsondata.loads(_read_state(docs_dir / WORDS))
             self._words = {str(k): v for k, v in words.items() if isinstance(v, str)} if isinstance(words, dict) else {}
@@ -123,6 +132,19 @@ class Reuse:
         if stamp is not None:
             self.read_back[text[: -len(mark)]] = (path, sha, stamp)
         return text[: -len(mark)]
+
+    def get_by_inputs(self, inputs: str | None, mark: str) -> str | None:
+        """The page the last render laid out from a view made of these very inputs, if docs/ still holds it."""
+        key = self._inputs.get(inputs) if inputs is not None else None
+        found = self.get(key, mark)
+        if found is not None:
+            self.made_from(inputs, key)
+            self.made(key, found)
+        return found
+
+    def made_from(self, inputs: str | None, key: str | None) -> None:
+        if inputs is not None and key is not None:
+            self.inputs_used[inputs] = key
 
     def made(self, key: str | None, output: str) -> str:
         if key is not None:
@@ -238,7 +260,7 @@ class Reuse:
             stamp = self._stamp(path)
             if stamp is not None:
                 entry[2:] = stamp
-        for name, data in ((INDEX, self.index), (WORDS, self.words_used), (DIGESTS, self.digests_used)):
+        for name, data in ((INDEX, self.index), (WORDS, self.words_used), (DIGESTS, self.digests_used), (INPUTS, self.inputs_used)):
             text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             target = self.docs_dir / name
             try:

@@ -1,0 +1,88 @@
+"""A source page known by its inputs (render/sourcekeys.py): after a note edit one view is made, and
+any other edit that changes a source page whose own record did not change is laid out afresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus_build import registry, render
+from corpus_build.core.linkrecords import LinkResult, LinkState, save_results
+from corpus_build.render.pages import PageBuilder
+from tests.test_mirror_pages import write_mirrors
+
+
+@pytest.fixture
+def mirrored(project):
+    return write_mirrors(project, "http://127.0.0.1:9")
+
+
+def _views_made(monkeypatch) -> list[str]:
+    made: list[str] = []
+    real = PageBuilder.source_view
+
+    def counted(self, source):
+        made.append(source.id)
+        return real(self, source)
+
+    monkeypatch.setattr(PageBuilder, "source_view", counted)
+    return made
+
+
+def _render(project: Path):
+    corpus = registry.load(project / "corpus")
+    render.render(corpus, project / "docs")
+    return corpus
+
+
+def _assert_as_fresh(project: Path, corpus, step: str) -> None:
+    """docs/ holds every page a render without any state makes, byte for byte."""
+    fresh = render.build_pages(corpus)
+    differ = [path for path, content in fresh.items()
+              if path.endswith(".md") and isinstance(content, str) and (project / "docs" / path).read_text(encoding="utf-8") != content]
+    assert not differ, f"after {step}: {differ[:5]}"
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_note_edit_makes_the_view_of_that_source_alone(mirrored, monkeypatch):
+    _render(mirrored)
+    _render(mirrored)
+    made = _views_made(monkeypatch)
+    _edit(mirrored / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    corpus = _render(mirrored)
+    assert made == ["tilelang"]
+    assert "Second line of the note, edited." in (mirrored / "docs" / "sources" / "tilelang.md").read_text(encoding="utf-8")
+    monkeypatch.undo()
+    _assert_as_fresh(mirrored, corpus, "a note edit")
+
+
+def _results(project: Path) -> None:
+    corpus = registry.load(project / "corpus")
+    source = corpus.source("cuda-guide")
+    save_results(corpus.root, {source.id: LinkResult(source.id, source.url, LinkState.DEAD, "2026-12-01T00:00:00Z", "2026-11-20T00:00:00Z", 404)},
+                 "2026-12-01T00:00:00Z")
+
+
+EDITS = [
+    ("a mirror's text (the excerpt on its page)", lambda p: _edit(p / "corpus" / "01-gpu" / "raw" / "cuda-guide" / "text.md", "What the page said.", "What the page says now.")),
+    ("a section's title (every page of its sources)", lambda p: _edit(p / "corpus" / "01-gpu" / "section.yaml", "title_zh: GPU 硬件", "title_zh: GPU 硬件与架构")),
+    ("the title of a page another one sees also", lambda p: _edit(p / "corpus" / "02-ascend" / "sources.yaml", "title: DeepGEMM-Ascend", "title: DeepGEMM for Ascend")),
+    ("another source's note (a link to this page)", lambda p: _edit(p / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "See [[deepgemm-ascend]].")),
+    ("the link check's results (a dead link's notice)", _results),
+    ("a chapter's reading path", lambda p: _edit(p / "corpus" / "chapters.yaml", "why: Then the language.", "why: Then the language, at last.")),
+]
+
+
+@pytest.mark.parametrize("step, edit", EDITS, ids=[e[0] for e in EDITS])
+def test_an_edit_that_changes_other_source_pages_is_laid_out_afresh(mirrored, step, edit):
+    _render(mirrored)
+    _render(mirrored)
+    edit(mirrored)
+    corpus = _render(mirrored)
+    _assert_as_fresh(mirrored, corpus, step)
