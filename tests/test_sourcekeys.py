@@ -86,3 +86,42 @@ def test_an_edit_that_changes_other_source_pages_is_laid_out_afresh(mirrored, st
     edit(mirrored)
     corpus = _render(mirrored)
     _assert_as_fresh(mirrored, corpus, step)
+
+
+ADDED = """
+- id: added-notes
+  title: Added notes
+  url: https://example.org/added
+  kind: docs
+  lang: en
+  tags: [cuda]
+  note: A source added to the section.
+"""
+
+
+def test_a_mirror_changed_or_a_source_added_makes_the_views_of_those_sources_alone(mirrored, monkeypatch):
+    _render(mirrored)
+    _render(mirrored)
+    made = _views_made(monkeypatch)
+    _edit(mirrored / "corpus" / "01-gpu" / "raw" / "cuda-guide" / "text.md", "What the page said.", "What the page says now.")
+    _render(mirrored)
+    assert made == ["cuda-guide"]
+    made.clear()
+    path = mirrored / "corpus" / "01-gpu" / "sources.yaml"
+    path.write_text(path.read_text(encoding="utf-8") + ADDED, encoding="utf-8")
+    corpus = _render(mirrored)
+    assert made == ["added-notes"]
+    monkeypatch.undo()
+    _assert_as_fresh(mirrored, corpus, "a mirror changed, then a source added")
+
+
+def test_a_link_to_a_place_in_another_mirror_follows_that_mirror(mirrored):
+    """[[cuda-guide#sec-archived-words]] in another source's note names a heading of cuda-guide's mirror text:
+    when that heading changes, the other source's page changes though its own record did not."""
+    _edit(mirrored / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "See [[cuda-guide#sec-archived-words]].")
+    _render(mirrored)
+    _render(mirrored)
+    _edit(mirrored / "corpus" / "01-gpu" / "raw" / "cuda-guide" / "text.md", "# Archived words", "# ARCHIVED Words")
+    corpus = _render(mirrored)
+    _assert_as_fresh(mirrored, corpus, "a heading the link names renamed")
+    assert "ARCHIVED Words" in (mirrored / "docs" / "sources" / "tilelang.md").read_text(encoding="utf-8")

@@ -91,7 +91,7 @@ class PageBuilder:
         # Layouts of unchanged view records, read back from docs/ (reuse.py); build_pages sets it.
         self.reuse: Reuse | None = None
         self._has_mirrors: bool | None = None
-        self._corpus_key: str | None = None  # what every source page reads besides its own record (sourcekeys.py)
+        self._source_keys: sourcekeys.SourceKeys | None = None  # source pages known by their inputs (sourcekeys.py)
 
     def _render(self, template: str, view: object) -> str:
         if self.reuse is None:
@@ -325,10 +325,10 @@ class PageBuilder:
         if reuse is None or reuse.docs_dir is None:
             return self._render("source.md.j2", self.source_view(source))
         # Known by what it is made of when nothing else about the corpus changed (sourcekeys.py).
-        if self._corpus_key is None:
-            self._corpus_key = sourcekeys.corpus_key(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
-                                                     directory_urls=self.directory_urls, has_mirrors=self.has_mirrors()) or ""
-        inputs = sourcekeys.source_key(self._corpus_key, source) if self._corpus_key else None
+        if self._source_keys is None:
+            self._source_keys = sourcekeys.SourceKeys(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
+                                                      directory_urls=self.directory_urls, has_mirrors=self.has_mirrors())
+        inputs = self._source_keys.key(source)
         found = reuse.get_by_inputs(inputs, GENERATED_MARK)
         if found is not None:
             return found
