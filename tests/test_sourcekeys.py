@@ -125,3 +125,28 @@ def test_a_link_to_a_place_in_another_mirror_follows_that_mirror(mirrored):
     corpus = _render(mirrored)
     _assert_as_fresh(mirrored, corpus, "a heading the link names renamed")
     assert "ARCHIVED Words" in (mirrored / "docs" / "sources" / "tilelang.md").read_text(encoding="utf-8")
+
+
+def test_text_pages_of_untouched_sources_are_found_by_the_source_key(mirrored, monkeypatch):
+    """A mirror's text page reads less than its source's page: when the source's key is the last render's,
+    the text page is read back without its own key (its mirror files' digests, its record)."""
+    from corpus_build.render import mirror
+
+    _render(mirrored)
+    _render(mirrored)
+    keyed: list[str] = []
+    real = mirror._text_page_key
+
+    def counted(corpus, source, *args):
+        keyed.append(source.id)
+        return real(corpus, source, *args)
+
+    monkeypatch.setattr(mirror, "_text_page_key", counted)
+    _edit(mirrored / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    _render(mirrored)
+    assert keyed == []  # another source's note: cuda-guide's text page is found by cuda-guide's key
+    _edit(mirrored / "corpus" / "01-gpu" / "raw" / "cuda-guide" / "text.md", "What the page said.", "What the page says now.")
+    corpus = _render(mirrored)
+    assert keyed == ["cuda-guide"]
+    monkeypatch.undo()
+    _assert_as_fresh(mirrored, corpus, "a mirror's text changed")

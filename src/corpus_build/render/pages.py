@@ -320,15 +320,22 @@ class PageBuilder:
                            exports=self.export_row(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}) if section.sources else ())
         return self._render("section.md.j2", view)
 
+    def source_inputs(self, source: Source) -> str | None:
+        """The source page's key by what it is made of (sourcekeys.py); None without reuse."""
+        reuse = self.reuse
+        if reuse is None or reuse.docs_dir is None:
+            return None
+        if self._source_keys is None:
+            self._source_keys = sourcekeys.SourceKeys(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
+                                                      directory_urls=self.directory_urls, has_mirrors=self.has_mirrors())
+        return self._source_keys.key(source)
+
     def source_page(self, source: Source) -> str:
         reuse = self.reuse
         if reuse is None or reuse.docs_dir is None:
             return self._render("source.md.j2", self.source_view(source))
         # Known by what it is made of when nothing else about the corpus changed (sourcekeys.py).
-        if self._source_keys is None:
-            self._source_keys = sourcekeys.SourceKeys(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
-                                                      directory_urls=self.directory_urls, has_mirrors=self.has_mirrors())
-        inputs = self._source_keys.key(source)
+        inputs = self.source_inputs(source)
         found = reuse.get_by_inputs(inputs, GENERATED_MARK)
         if found is not None:
             return found
