@@ -107,3 +107,42 @@ def test_pages_are_linked_whatever_order_the_tags_plugin_keeps_its_listings_in(t
         _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note", f"Second line of the note, edited {seed}")
         linked, built = _cli_build(project, seed)
         assert built <= 3 and linked >= 17, (seed, linked, built)
+
+
+def _read(caplog: pytest.LogCaptureFixture) -> tuple[int, int]:
+    """(pages put back, pages read) from the last build's log line (site/populateskip.py)."""
+    lines = [r.getMessage() for r in caplog.records if "page(s) put back as the last build read them" in r.getMessage()]
+    assert lines, "the build did not report the pages it put back"
+    back, read = re.search(r"(\d+) page\(s\) put back as the last build read them, (\d+) read", lines[-1]).groups()
+    return int(back), int(read)
+
+
+def test_a_note_edit_reads_only_the_pages_whose_files_changed(tmp_path, caplog, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_project(tmp_path / "edited")
+    site.build(project, strict=True, quiet=False)
+    _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    _rebuild(project, caplog)
+    back, read = _read(caplog)
+    # The note's two pages, and the tags' four own pages (their listings are filled after every page is read).
+    assert read <= 6 and back >= 16, (back, read)
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a note edit")
+
+
+def test_mirror_pages_put_back_unread_get_their_text_when_their_template_is_built(tmp_path, caplog, monkeypatch):
+    """A mirror's text page put back from the cache left its text blocks in its file: when its template
+    must be built again (every page's navigation changed), the blocks are taken from the file then."""
+    from tests.test_mirror_pages import write_mirrors
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_mirrors(write_project(tmp_path / "edited"), "http://127.0.0.1:9")
+    site.build(project, strict=True, quiet=False)
+    _edit(project / "corpus", "01-gpu/section.yaml", "title: GPU hardware", "title: GPU hardware and more")  # in the navigation
+    linked, _built = _rebuild(project, caplog)
+    back, _read_count = _read(caplog)
+    assert linked == 0 and back > 10, (linked, back)
+    text = (project / "site" / "sources" / "cuda-guide" / "text" / "index.html").read_text(encoding="utf-8")
+    assert "What the page said." in text and "cb-block" not in text
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a section title, with mirrors")

@@ -59,7 +59,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
-KINDS = ("render", "page", "search", "clean", "cuts")
+KINDS = ("render", "page", "search", "clean", "cuts", "read")
 FLUSH_BYTES = 4_000_000  # characters of pending records written in one transaction
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # Markdown extensions that read other files while converting a page: what they read is not in
@@ -404,6 +404,7 @@ class BuildCache:
         self.page_key_base = ""
         self.search_key_base = ""
         self.last_page_key: str | None = None  # the page record _render_template last asked for
+        self.last_lookups: dict[str, Any] | None = None  # the link lookups of the page render last made or reused
         self.nav_hash = ""
 
     def vocabulary_loaded(self) -> None:
@@ -431,6 +432,14 @@ class BuildCache:
         else:
             page.render = functools.partial(self._record, page, key, original)
 
+    def forget_lookups(self) -> None:
+        """Before a page is read: last_lookups is then that page's, or None (its render was not recorded)."""
+        self.last_lookups = None
+
+    def resolves_as(self, files: Any, lookups: Mapping[str, Any]) -> bool:
+        """Every link target a page looked up still resolves as it did."""
+        return all(self._resolution(files, p) == r for p, r in lookups.items())
+
     def _resolution(self, files: Any, path: str) -> Any:
         if self._resolved is None or self._resolved[0] is not files:  # (one Files object per build)
             self._resolved = (files, {})
@@ -447,6 +456,7 @@ class BuildCache:
                 original(config, recorder)
         if recorder.other_use:
             return
+        self.last_lookups = dict(recorder.lookups)
         record = {
             "content": page.content,
             "toc": toc_to_json(page.toc),
@@ -460,6 +470,7 @@ class BuildCache:
 
     def _restore(self, page: Any, record: dict[str, Any], files: Any, config: Any, _files: Any) -> None:
         del page.render
+        self.last_lookups = dict(record["lookups"])
         page.content = record["content"]
         page.toc = toc_from_json(record["toc"])
         page._title_from_render = record["title"]

@@ -29,7 +29,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, preview, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -69,6 +69,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._page_digests: fulltext.PageDigests | None = None  # the mirror pages' digests, from _fulltext_key to the index
         self._pages_done = self._pages_total = 0
         self._skip: pageskip.PageSkip | None = None  # unchanged pages linked, not built (pageskip.py)
+        self._read_skip: populateskip.PopulateSkip | None = None  # unchanged pages put back, not read (populateskip.py)
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -174,7 +175,24 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_nav(self, nav, config, files):
         self._nav = nav
+        self._end_read_skip()
+        if self._cache is not None and self._cache.enabled and not self._serving and not self._errors and self._blocks is not None:
+            record = self._project / self.config.cache_dir / f"pages-read-{_fulltext_stamp_name(config)}.json"
+            skip = populateskip.PopulateSkip(self._cache, record, config, self._blocks.holds)
+            if skip.install():
+                self._read_skip = skip
+            else:
+                log.info(f"corpus: every page read: {skip.reason}")
         return nav
+
+    def _end_read_skip(self, *, saved: bool = False) -> None:
+        skip, self._read_skip = self._read_skip, None
+        if skip is None:
+            return
+        skip.uninstall()
+        if saved:
+            skip.save()
+            log.info(f"corpus: {skip.skipped} page(s) put back as the last build read them, {skip.read} read")
 
     @event_priority(-100)  # after every other plugin changed the Markdown
     def on_files(self, files, config):
@@ -246,6 +264,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     def on_build_error(self, error):
         self._thaw()
         self._end_skip()
+        self._end_read_skip()
         if self._blocks is not None:
             self._blocks.cache = None
         if self._cache is not None:
@@ -278,6 +297,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         if self._blocks is not None:
+            if self._read_skip is not None:  # a page put back without reading it: its blocks are still in its file
+                self._read_skip.take_blocks(page, self._blocks.take)
             output = self._blocks.put_back(output, page.file.src_uri)  # the mirror text blocks, cleaned (mirrorblocks.py)
         output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
@@ -290,6 +311,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
     @event_priority(-100)  # after Material's search plugin has written its index
     def on_post_build(self, config):
         self._end_skip(saved=True)
+        self._end_read_skip(saved=True)
         sitedir.mark(Path(config.site_dir))
         if not config.site_url:
             hosting.make_404_portable(Path(config.site_dir))
