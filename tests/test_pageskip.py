@@ -146,3 +146,33 @@ def test_mirror_pages_put_back_unread_get_their_text_when_their_template_is_buil
     text = (project / "site" / "sources" / "cuda-guide" / "text" / "index.html").read_text(encoding="utf-8")
     assert "What the page said." in text and "cb-block" not in text
     _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a section title, with mirrors")
+
+
+def test_records_of_pages_put_back_are_kept_for_the_build_that_reads_them_again(tmp_path, caplog, monkeypatch):
+    """A page put back uses none of the records its reading used (its render, its allow-list pass, its
+    mirror text blocks): they are kept all the same, so when a later edit makes it be read (and its
+    template built) again, nothing is converted or cleaned afresh."""
+    from tests.test_incremental import _cache_stats
+    from tests.test_mirror_pages import write_mirrors
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_mirrors(write_project(tmp_path / "edited"), "http://127.0.0.1:9")
+    site.build(project, strict=True, quiet=False)
+    _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    _rebuild(project, caplog)
+    assert _read(caplog)[0] > 10
+    (project / buildcache_dir(project) / "pages-read-fulltext.json").unlink()  # every page read again
+    _edit(project / "corpus", "01-gpu/section.yaml", "title: GPU hardware", "title: GPU hardware and more")
+    _rebuild(project, caplog)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("mirror text block(s) kept from the Markdown step, 0 cleaned afresh" in m for m in messages), [m for m in messages if "cleaned" in m]
+    render = _cache_stats(caplog)["render"]
+    assert render[1] <= 10 and render[0] >= 10, render  # (the section's pages, its sources' (their section link), the listings)
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a section title after pages were put back")
+
+
+def buildcache_dir(project: Path) -> Path:
+    from corpus_build.site import buildcache
+
+    return project / buildcache.CACHE_DIR

@@ -193,6 +193,9 @@ class Store:
         # (a full build asks for every page's three records). One written meanwhile by another
         # build is then computed again, which costs time, never correctness.
         self._stored: set[tuple[str, str]] = set()
+        # While a page is read (populateskip.py): the records it used, so a build that puts the page
+        # back without reading it keeps them too, for the build that must read it again.
+        self.trace: list[tuple[str, str]] | None = None
         self.db: Any = None
         self._open(retry=True)
 
@@ -244,10 +247,14 @@ class Store:
             return None
         self.used[kind].add(key)
         self.hits[kind] += 1
+        if self.trace is not None:
+            self.trace.append((kind, key))
         return str(row[0])
 
     def put(self, kind: str, key: str, text: str) -> None:
         self.used[kind].add(key)
+        if self.trace is not None:
+            self.trace.append((kind, key))
         self._pending.append((kind, key, text))
         self._pending_bytes += len(text)
         # Bounded memory, few transactions (each rewrites the tree's inner pages); an entry is

@@ -117,8 +117,13 @@ class PopulateSkip:
             return
         self.cache.forget_lookups()
         listings = self._listings()
-        with buildcache._captured_logs() as capture:
-            original(page, config, files, dirty)
+        store = self.cache.store
+        store.trace = []
+        try:
+            with buildcache._captured_logs() as capture:
+                original(page, config, files, dirty)
+        finally:
+            used, store.trace = store.trace, None
         self.read += 1
         if stamp is None or self.cache.last_lookups is None or self._listings() != listings:
             return  # (a page the tags plugin found a listing on is read at every build)
@@ -140,6 +145,7 @@ class PopulateSkip:
             "lookups": self.cache.last_lookups,
             "logs": [[r.name, r.levelno, r.getMessage()] for r in capture.records.values()],
             "blocks": self.taken(page.file.src_uri),
+            "used": used,  # the render, allow-list and mirror block records reading it used: kept while it is put back
         }
         try:
             text = json.dumps(record, ensure_ascii=False)
@@ -177,6 +183,8 @@ class PopulateSkip:
             logging.getLogger(name).log(level, message)
         if record["blocks"]:
             self.blocks_left.add(page.file.src_uri)
+        for kind, key in record["used"]:
+            self.cache.keep(kind, key)
         return True
 
     def take_blocks(self, page: Any, take: Callable[[str, str], str]) -> None:
