@@ -150,3 +150,22 @@ def test_text_pages_of_untouched_sources_are_found_by_the_source_key(mirrored, m
     assert keyed == ["cuda-guide"]
     monkeypatch.undo()
     _assert_as_fresh(mirrored, corpus, "a mirror's text changed")
+
+
+def test_pages_found_by_their_inputs_keep_the_words_and_digests_their_making_used(mirrored):
+    """A page found by its inputs asks for no excerpt words and no mirror file digests: those its making
+    used are kept all the same, so the render that must make it again (a section renamed) neither runs
+    the excerpt's expressions nor hashes the mirror's text again."""
+    import json
+
+    from corpus_build.render.reuse import DIGESTS, WORDS
+
+    _render(mirrored)
+    _render(mirrored)
+    docs = mirrored / "docs"
+    before = {name: set(json.loads((docs / name).read_text(encoding="utf-8"))) for name in (WORDS, DIGESTS)}
+    assert before[WORDS] and before[DIGESTS]
+    _edit(mirrored / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    _render(mirrored)
+    after = {name: set(json.loads((docs / name).read_text(encoding="utf-8"))) for name in (WORDS, DIGESTS)}
+    assert after == before

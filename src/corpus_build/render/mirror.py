@@ -654,6 +654,8 @@ def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: 
                 yield text_page_path(source), found
                 continue
         back = _rel(text_page_path(source), f"sources/{source.id}.md")
+        if reuse is not None:
+            reuse.begin_trace()
         key = _text_page_key(corpus, source, record, t, directory_urls, back, reuse)
         if reuse is not None:
             reuse.made_from(known, key)

@@ -339,6 +339,7 @@ class PageBuilder:
         found = reuse.get_by_inputs(inputs, GENERATED_MARK)
         if found is not None:
             return found
+        reuse.begin_trace()
         view = self.source_view(source)
         key = reuse.key("source.md.j2", self.t.lang, view)
         reuse.made_from(inputs, key)
