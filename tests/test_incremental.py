@@ -21,7 +21,7 @@ import pytest
 from corpus_build import site
 from corpus_build.cli import main
 from corpus_build.site import buildcache
-from tests.corpus_fixture import CHAPTERS, SOURCES_ASCEND, SOURCES_GPU, write_project
+from tests.corpus_fixture import SOURCES_ASCEND, SOURCES_GPU, write_project
 
 pytestmark = pytest.mark.slow
 
@@ -114,7 +114,9 @@ def test_incremental_builds_equal_clean_builds_after_each_edit(tmp_path, caplog,
         _edit(corpus, relative, old, new)
         caplog.clear()
         site.build(project, strict=True, quiet=False)
-        hits, misses = _cache_stats(caplog)["render"]
+        stats = _cache_stats(caplog)
+        # Pages put back without reading them (populateskip.py) count as reused renders.
+        hits, misses = stats["render"][0] + stats["read"][0], stats["render"][1]
         assert hits > misses, f"after {step}: the incremental build re-rendered {misses} page(s) and reused only {hits}"
         _assert_same_site(project / "site", _clean_build(tmp_path / f"clean-{number}", corpus), step)
 
@@ -131,6 +133,13 @@ def test_a_rebuild_without_changes_reuses_every_page(tmp_path, caplog):
     site.build(project, quiet=False)
     stats = _cache_stats(caplog)
     assert stats.pop("cuts") == (0, 0), "nothing was segmented, so the stored cuts were not even read"
+    # Every page's published file linked as the last build made it: no template asked for (site/pageskip.py).
+    assert stats.pop("page") == (0, 0), stats
+    # And read back without reading the file (site/populateskip.py), but the tags' own pages (their listings).
+    read, render = stats.pop("read"), stats.pop("render")
+    assert read[1] == 0 and read[0] > 10 and render == (4, 0), (read, render)
+    assert stats.pop("clean") == (4, 0), stats
+    assert any(re.search(r"corpus: (1\d|[2-9]\d|\d{3,}) page\(s\) linked as the last build made them, 0 built", r.getMessage()) for r in caplog.records)
     assert all(misses == 0 and hits > 10 for hits, misses in stats.values()), stats
 
 
@@ -155,7 +164,8 @@ def test_a_rebuild_asks_where_each_link_target_is_once(tmp_path, caplog, monkeyp
     monkeypatch.setattr(Files, "get_file_from_path", counted)
     caplog.clear()
     site.build(project, quiet=False)
-    hits, misses = _cache_stats(caplog)["render"]
+    stats = _cache_stats(caplog)
+    hits, misses = stats["render"][0] + stats["read"][0], stats["render"][1] + stats["read"][1]  # (read: populateskip.py)
     assert misses == 0 and hits > 10
     # Once for the check; MkDocs asks twice more for each page its navigation names.
     assert asked and max(asked.values()) <= 3, asked.most_common(3)
@@ -278,7 +288,7 @@ def test_a_damaged_cache_file_is_replaced_and_the_build_goes_on(tmp_path, caplog
     caplog.clear()
     site.build(project, quiet=False)
     stats = _cache_stats(caplog)
-    assert stats["render"][1] == 0 and stats["render"][0] > 10, stats
+    assert stats["render"][1] == 0 and stats["read"][1] == 0 and stats["render"][0] + stats["read"][0] > 10, stats
 
 
 def test_a_build_sets_the_long_lived_objects_aside_from_the_collector_and_then_back(tmp_path, monkeypatch):
@@ -298,3 +308,28 @@ def test_a_build_sets_the_long_lived_objects_aside_from_the_collector_and_then_b
     site.build(project)
     assert counts and counts[0] > 10_000, counts  # the corpus, config and theme were set aside
     assert gc.get_freeze_count() == 0
+
+
+GEMM_CAPITAL = """
+- id: gemm-notes
+  title: GEMM notes
+  url: https://example.org/gemm
+  kind: docs
+  lang: en
+  tags: [Gemm]
+  note: A tag that folds to another tag's address and takes it, being first in sorted order.
+"""
+
+
+def test_a_tag_chip_follows_its_listing_when_another_tag_takes_its_page(tmp_path, caplog, monkeypatch):
+    """The chip Material's tags plugin draws on a page links to the tag's listing: a page whose own
+    Markdown is unchanged gets its template made again when that listing moves (the cached page's
+    key named the tag, not the link: Material's TagReference prints its name alone)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    site.build(project, strict=True)
+    _edit(project / "corpus", "01-gpu/sources.yaml", None, SOURCES_GPU + GEMM_CAPITAL)
+    site.build(project, strict=True)
+    page = (project / "site" / "sources" / "deepgemm-ascend" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../tags/gemm-' in page  # "Gemm" took tags/gemm/, "gemm" moved
+    _assert_same_site(project / "site", _clean_build(tmp_path / "clean", project / "corpus"), "a tag's page moved")

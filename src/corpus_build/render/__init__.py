@@ -104,7 +104,7 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         yield feed.SOURCES_FEED, feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
         # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
         yield from export.export_files(corpus, bib_facts).items()
-        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK)
+        yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK, builder.source_inputs)
         # A repository's own docs and the files notes cite (render/repodocs.py).
         yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 

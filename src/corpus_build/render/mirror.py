@@ -637,18 +637,32 @@ def _text_page(corpus: Corpus, source: Source, record: Provenance, t: Labels, di
 
 
 def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: Lookup | None = None,
-                reuse: Reuse | None = None, mark: str = "") -> Iterator[tuple[str, str]]:
+                reuse: Reuse | None = None, mark: str = "", inputs: Callable[[Source], str | None] | None = None) -> Iterator[tuple[str, str]]:
     """Extracted-text pages of every mirrored source (path under docs/, Markdown), one at a time.
 
     With `reuse` (render/reuse.py), a page whose inputs are all as the last render had them is
     read back from docs/ instead of being made again: its mirror's text is not converted twice.
+    `inputs`: the source page's key by what it is made of (sourcekeys.py), which covers all a text
+    page reads (the source, its mirror, the settings and digests): when the last render made the page
+    from the same, it is looked for without its own key (its mirror files' digests, its record).
     """
     for source in corpus.sources:
         record = (lookup or (lambda s: info(corpus, s)))(source).record
         if record is None or not record.text_file:
             continue
+        known = inputs(source) if inputs is not None and reuse is not None else None
+        known = f"mirror-text-page:{known}" if known else None
+        if known is not None and reuse is not None:
+            found = reuse.get_by_inputs(known, mark)
+            if found is not None:
+                yield text_page_path(source), found
+                continue
         back = _rel(text_page_path(source), f"sources/{source.id}.md")
+        if reuse is not None:
+            reuse.begin_trace()
         key = _text_page_key(corpus, source, record, t, directory_urls, back, reuse)
+        if reuse is not None:
+            reuse.made_from(known, key)
         page = reuse.get(key, mark) if reuse is not None else None
         if page is None:
             page = _make_text_page(corpus, source, record, t, directory_urls, back)

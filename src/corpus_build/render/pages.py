@@ -18,7 +18,7 @@ from ..core import urls
 from ..core.model import Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Source
 from ..core.provenance import RawListing
 from ..registry import WIKILINK
-from . import changes, charts, citation, export, mirror, offlinelink
+from . import changes, charts, citation, export, mirror, offlinelink, sourcekeys
 from .labels import Labels, chinese_script
 from .linknotice import source_notice as link_notice
 from .places import paths, rel
@@ -91,6 +91,7 @@ class PageBuilder:
         # Layouts of unchanged view records, read back from docs/ (reuse.py); build_pages sets it.
         self.reuse: Reuse | None = None
         self._has_mirrors: bool | None = None
+        self._source_keys: sourcekeys.SourceKeys | None = None  # source pages known by their inputs (sourcekeys.py)
 
     def _render(self, template: str, view: object) -> str:
         if self.reuse is None:
@@ -319,8 +320,31 @@ class PageBuilder:
                            exports=self.export_row(page, {ext: export.section_path(section, ext) for ext in export.FORMATS}) if section.sources else ())
         return self._render("section.md.j2", view)
 
+    def source_inputs(self, source: Source) -> str | None:
+        """The source page's key by what it is made of (sourcekeys.py); None without reuse."""
+        reuse = self.reuse
+        if reuse is None or reuse.docs_dir is None:
+            return None
+        if self._source_keys is None:
+            self._source_keys = sourcekeys.SourceKeys(self.corpus, f"{reuse.code}\0source.md.j2\0{self.t.lang}",
+                                                      directory_urls=self.directory_urls, has_mirrors=self.has_mirrors())
+        return self._source_keys.key(source)
+
     def source_page(self, source: Source) -> str:
-        return self._render("source.md.j2", self.source_view(source))
+        reuse = self.reuse
+        if reuse is None or reuse.docs_dir is None:
+            return self._render("source.md.j2", self.source_view(source))
+        # Known by what it is made of when nothing else about the corpus changed (sourcekeys.py).
+        inputs = self.source_inputs(source)
+        found = reuse.get_by_inputs(inputs, GENERATED_MARK)
+        if found is not None:
+            return found
+        reuse.begin_trace()
+        view = self.source_view(source)
+        key = reuse.key("source.md.j2", self.t.lang, view)
+        reuse.made_from(inputs, key)
+        found = reuse.get(key, GENERATED_MARK)
+        return reuse.made(key, found if found is not None else render("source.md.j2", view=view, t=self.t))
 
     def source_view(self, source: Source) -> SourcePage:
         t, page = self.t, paths.source(source.id)

@@ -45,6 +45,7 @@ from ..core import cachekeys, jsondata, mdtext
 from ..core.provenance import write_atomic
 
 INDEX = ".corpus-build-views.json"
+INPUTS = ".corpus-build-inputs.json"  # a source page's key from its inputs -> its view record's key (sourcekeys.py)
 WORDS = ".corpus-build-words.json"
 DIGESTS = ".corpus-build-digests.json"
 SCHEMA = 1  # bump when a key's meaning changes
@@ -77,8 +78,19 @@ class Reuse:
         self._digests: dict[str, list[Any]] = {}
         self.digests_used: dict[str, list[Any]] = {}
         self.hashed = 0  # files this render read and hashed
+        # A source page's key from its inputs -> its view record's key: the last render's, and this one's.
+        # (with the excerpt words and mirror file digests making the page used: a page found by its inputs
+        # asks for none, and they are kept for the render that must make it again)
+        self._inputs: dict[str, list[Any]] = {}
+        self.inputs_used: dict[str, list[Any]] = {}
+        self._trace: tuple[set[str], set[str]] | None = None  # (words keys, digest paths) while a page is made
         if docs_dir is None:
             return
+        try:
+            inputs = jsondata.loads(_read_state(docs_dir / INPUTS))
+            self._inputs = {str(k): v for k, v in inputs.items() if _input_entry(v)} if isinstance(inputs, dict) else {}
+        except (OSError, ValueError):
+            self._inputs = {}
         try:
             words = jsondata.loads(_read_state(docs_dir / WORDS))
             self._words = {str(k): v for k, v in words.items() if isinstance(v, str)} if isinstance(words, dict) else {}
@@ -123,6 +135,32 @@ class Reuse:
         if stamp is not None:
             self.read_back[text[: -len(mark)]] = (path, sha, stamp)
         return text[: -len(mark)]
+
+    def get_by_inputs(self, inputs: str | None, mark: str) -> str | None:
+        """The page the last render laid out from a view made of these very inputs, if docs/ still holds it."""
+        entry = self._inputs.get(inputs) if inputs is not None else None
+        found = self.get(entry[0], mark) if entry is not None else None
+        if found is not None and entry is not None and inputs is not None:
+            key, words, paths = entry
+            self.inputs_used[inputs] = entry
+            for word in words:  # what making the page used, kept as if it had been asked for
+                if word in self._words:
+                    self.words_used.setdefault(word, self._words[word])
+            for path in paths:
+                if path in self._digests:
+                    self.digests_used.setdefault(path, self._digests[path])
+            self.made(key, found)
+        return found
+
+    def begin_trace(self) -> None:
+        """A page is being made: note the words and digests it uses (made_from keeps them with its inputs)."""
+        self._trace = (set(), set())
+
+    def made_from(self, inputs: str | None, key: str | None) -> None:
+        traced, self._trace = self._trace, None
+        if inputs is not None and key is not None:
+            words, paths = traced if traced is not None else (set(), set())
+            self.inputs_used[inputs] = [key, sorted(words), sorted(paths)]
 
     def made(self, key: str | None, output: str) -> str:
         if key is not None:
@@ -202,6 +240,8 @@ class Reuse:
     def plain_text(self, markdown: str) -> str:
         """`mdtext.plain_text(markdown)`, as the last render made it when that had the same input and code."""
         key = hashlib.sha256(f"{self.code}\0plain_text\0{markdown}".encode("utf-8", "surrogatepass")).hexdigest()
+        if self._trace is not None:
+            self._trace[0].add(key)
         found = self.words_used.get(key)
         if found is None:
             found = self._words.get(key)
@@ -217,6 +257,8 @@ class Reuse:
         hashed it: a write or a replacement changes its ctime, which no tool sets back (as for docs/
         above). At 1,000 mirrored sources this was 35 MB read and hashed at every render."""
         name = os.fspath(path)
+        if self._trace is not None:
+            self._trace[1].add(name)
         info = os.stat(name)
         stamp = [info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size]
         known = self.digests_used.get(name) or self._digests.get(name)
@@ -238,7 +280,7 @@ class Reuse:
             stamp = self._stamp(path)
             if stamp is not None:
                 entry[2:] = stamp
-        for name, data in ((INDEX, self.index), (WORDS, self.words_used), (DIGESTS, self.digests_used)):
+        for name, data in ((INDEX, self.index), (WORDS, self.words_used), (DIGESTS, self.digests_used), (INPUTS, self.inputs_used)):
             text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
             target = self.docs_dir / name
             try:
@@ -273,6 +315,12 @@ def file_digest(path: Path) -> str:
     if _ACTIVE is not None and _ACTIVE.docs_dir is not None:
         return _ACTIVE.file_digest(path)
     return _sha256_of(os.fspath(path))
+
+
+def _input_entry(value: Any) -> bool:
+    """[view key, [words keys], [digest paths]]: an entry of the inputs index as saved."""
+    return (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
+            and all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in value[1:]))
 
 
 def _sha256_of(name: str) -> str:

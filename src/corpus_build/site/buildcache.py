@@ -59,7 +59,7 @@ log = logging.getLogger("mkdocs.plugins.corpus")
 
 CACHE_DIR = ".corpus-build/cache"
 SCHEMA = 1  # bump when the records change shape
-KINDS = ("render", "page", "search", "clean", "cuts")
+KINDS = ("render", "page", "search", "clean", "cuts", "read")
 FLUSH_BYTES = 4_000_000  # characters of pending records written in one transaction
 KEEP_FLAVOURS = 4  # builds of other configurations whose entries are kept (the offline flavour…)
 # Markdown extensions that read other files while converting a page: what they read is not in
@@ -98,6 +98,10 @@ def stable(value: Any, depth: int = 0) -> Any:
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
         cells = [c.cell_contents for c in (getattr(value, "__closure__", None) or ())]
         return {"fn": f"{value.__module__}.{value.__qualname__}", "cells": stable(cells, depth + 1), "defaults": stable(getattr(value, "__defaults__", None), depth + 1)}
+    if type(value).__name__ == "TagReference" and isinstance(getattr(value, "links", None), list):
+        # Material's tag chip: its repr names the tag alone, not the listing it links to, which moves
+        # when another tag takes its page's address.
+        return {type(value).__qualname__: stable(vars(value), depth + 1)}
     text = repr(value)
     if " at 0x" in text or text.startswith("<"):
         raise Unstable(f"{type(value).__module__}.{type(value).__qualname__}")
@@ -189,6 +193,9 @@ class Store:
         # (a full build asks for every page's three records). One written meanwhile by another
         # build is then computed again, which costs time, never correctness.
         self._stored: set[tuple[str, str]] = set()
+        # While a page is read (populateskip.py): the records it used, so a build that puts the page
+        # back without reading it keeps them too, for the build that must read it again.
+        self.trace: list[tuple[str, str]] | None = None
         self.db: Any = None
         self._open(retry=True)
 
@@ -240,10 +247,14 @@ class Store:
             return None
         self.used[kind].add(key)
         self.hits[kind] += 1
+        if self.trace is not None:
+            self.trace.append((kind, key))
         return str(row[0])
 
     def put(self, kind: str, key: str, text: str) -> None:
         self.used[kind].add(key)
+        if self.trace is not None:
+            self.trace.append((kind, key))
         self._pending.append((kind, key, text))
         self._pending_bytes += len(text)
         # Bounded memory, few transactions (each rewrites the tree's inner pages); an entry is
@@ -399,6 +410,8 @@ class BuildCache:
         self._resolved: tuple[Any, dict[str, Any]] | None = None
         self.page_key_base = ""
         self.search_key_base = ""
+        self.last_page_key: str | None = None  # the page record _render_template last asked for
+        self.last_lookups: dict[str, Any] | None = None  # the link lookups of the page render last made or reused
         self.nav_hash = ""
 
     def vocabulary_loaded(self) -> None:
@@ -426,6 +439,14 @@ class BuildCache:
         else:
             page.render = functools.partial(self._record, page, key, original)
 
+    def forget_lookups(self) -> None:
+        """Before a page is read: last_lookups is then that page's, or None (its render was not recorded)."""
+        self.last_lookups = None
+
+    def resolves_as(self, files: Any, lookups: Mapping[str, Any]) -> bool:
+        """Every link target a page looked up still resolves as it did."""
+        return all(self._resolution(files, p) == r for p, r in lookups.items())
+
     def _resolution(self, files: Any, path: str) -> Any:
         if self._resolved is None or self._resolved[0] is not files:  # (one Files object per build)
             self._resolved = (files, {})
@@ -442,6 +463,7 @@ class BuildCache:
                 original(config, recorder)
         if recorder.other_use:
             return
+        self.last_lookups = dict(recorder.lookups)
         record = {
             "content": page.content,
             "toc": toc_to_json(page.toc),
@@ -455,6 +477,7 @@ class BuildCache:
 
     def _restore(self, page: Any, record: dict[str, Any], files: Any, config: Any, _files: Any) -> None:
         del page.render
+        self.last_lookups = dict(record["lookups"])
         page.content = record["content"]
         page.toc = toc_from_json(record["toc"])
         page._title_from_render = record["title"]
@@ -540,6 +563,7 @@ class BuildCache:
         page = getattr(config, "_current_page", None)
         context = args[0] if args and isinstance(args[0], Mapping) else None
         self.finished = None
+        self.last_page_key = None
         if page is None or context is None or context.get("page") is not page or kwargs or len(args) != 1:
             return render(template, *args, **kwargs)
         try:
@@ -549,6 +573,7 @@ class BuildCache:
                          stable(self._finish_page))
         except Unstable:
             return render(template, *args, **kwargs)
+        self.last_page_key = key  # (pageskip.py records it, and keeps the record while it links the page)
         cached = self.store.get("page", key)
         if cached is None:
             cached = render(template, *args, **kwargs)
@@ -620,6 +645,11 @@ class BuildCache:
         output = clean(html)
         self.store.put("clean", key, output)
         return output
+
+    def keep(self, kind: str, key: Any) -> None:
+        """A stored record this build did not ask for but the next may: not pruned with those no build used."""
+        if isinstance(key, str) and (kind, key) in self.store._stored:
+            self.store.used[kind].add(key)
 
     def abandon(self) -> None:
         """A failed build: keep what was written, prune nothing."""

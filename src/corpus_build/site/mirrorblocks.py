@@ -127,6 +127,10 @@ class Blocks:
             self.cache.keep_block(sha256, self._clean, cleaned, ids)
         return cleaned, ids
 
+    def holds(self, page_uri: str) -> bool:
+        """Whether blocks were taken out of this page."""
+        return page_uri in self._pages
+
     def anchors(self, page_uri: str) -> set[str]:
         return {i for key in self._pages.get(page_uri, ()) for i in self._where[key][2]}
 

@@ -29,7 +29,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, preview, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -68,6 +68,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._fulltext_stamp: str | None = None  # what the full-text index of this build is made of (stepoutput.py)
         self._page_digests: fulltext.PageDigests | None = None  # the mirror pages' digests, from _fulltext_key to the index
         self._pages_done = self._pages_total = 0
+        self._skip: pageskip.PageSkip | None = None  # unchanged pages linked, not built (pageskip.py)
+        self._read_skip: populateskip.PopulateSkip | None = None  # unchanged pages put back, not read (populateskip.py)
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -173,7 +175,24 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_nav(self, nav, config, files):
         self._nav = nav
+        self._end_read_skip()
+        if self._cache is not None and self._cache.enabled and not self._serving and not self._errors and self._blocks is not None:
+            record = self._project / self.config.cache_dir / f"pages-read-{_fulltext_stamp_name(config)}.json"
+            skip = populateskip.PopulateSkip(self._cache, record, config, self._blocks.holds)
+            if skip.install():
+                self._read_skip = skip
+            else:
+                log.info(f"corpus: every page read: {skip.reason}")
         return nav
+
+    def _end_read_skip(self, *, saved: bool = False) -> None:
+        skip, self._read_skip = self._read_skip, None
+        if skip is None:
+            return
+        skip.uninstall()
+        if saved:
+            skip.save()
+            log.info(f"corpus: {skip.skipped} page(s) put back as the last build read them, {skip.read} read")
 
     @event_priority(-100)  # after every other plugin changed the Markdown
     def on_files(self, files, config):
@@ -196,6 +215,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             if self._nav is not None:  # the sidebar of pages the nav does not list, drawn once per folder
                 with contextlib.suppress(jinja2.TemplateNotFound):
                     self._navmemo = navmemo.NavMemo(env, self._nav)
+            self._skip_unchanged(config, env, files)
         self._tuned = None
         plugin = config.plugins.get("material/search") or config.plugins.get("search")
         index = getattr(plugin, "search_index", None)
@@ -203,6 +223,31 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             # Material writes the tuned index itself: no untuned file written and read back (search.py).
             index.generate_search_index = functools.partial(self._tuned_index, index, type(index).generate_search_index, config)
         return env
+
+    def _skip_unchanged(self, config, env, files) -> None:
+        """Pages as the last build made them are linked from the published site, not built (pageskip.py)."""
+        self._end_skip()
+        if self._cache is None or not self._cache.enabled or self._serving or self._errors:
+            return
+        record = self._project / self.config.cache_dir / f"pages-built-{_fulltext_stamp_name(config)}.json"
+        skip = pageskip.PageSkip(self._cache, record, config, self._page_collected)
+        if skip.install(env, files):
+            self._skip = skip
+        else:
+            log.info(f"corpus: every page built: {skip.reason}")
+
+    def _page_collected(self, page) -> None:
+        self._pages_done += 1
+        console.progress("building pages", self._pages_done, self._pages_total)
+
+    def _end_skip(self, *, saved: bool = False) -> None:
+        skip, self._skip = self._skip, None
+        if skip is None:
+            return
+        skip.uninstall()
+        if saved:
+            skip.save()
+            log.info(f"corpus: {skip.skipped} page(s) linked as the last build made them, {skip.built} built")
 
     def _tuned_index(self, index, generate, config, prev):
         if prev is not None:  # a dirty reload of `mkdocs serve`: Material merges the last index; tuned from the file after
@@ -218,6 +263,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_build_error(self, error):
         self._thaw()
+        self._end_skip()
+        self._end_read_skip()
         if self._blocks is not None:
             self._blocks.cache = None
         if self._cache is not None:
@@ -246,11 +293,12 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return html
 
     def on_post_page(self, output, page, config):
-        self._pages_done += 1
-        console.progress("building pages", self._pages_done, self._pages_total)
+        self._page_collected(page)
         if self._cache is None or output is not self._cache.finished:  # the cache's pages come slimmed
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         if self._blocks is not None:
+            if self._read_skip is not None:  # a page put back without reading it: its blocks are still in its file
+                self._read_skip.take_blocks(page, self._blocks.take)
             output = self._blocks.put_back(output, page.file.src_uri)  # the mirror text blocks, cleaned (mirrorblocks.py)
         output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output
@@ -262,6 +310,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     @event_priority(-100)  # after Material's search plugin has written its index
     def on_post_build(self, config):
+        self._end_skip(saved=True)
+        self._end_read_skip(saved=True)
         sitedir.mark(Path(config.site_dir))
         if not config.site_url:
             hosting.make_404_portable(Path(config.site_dir))
