@@ -163,6 +163,20 @@ def toc_to_json(toc: Any) -> list[Any]:
     return [{"title": a.title, "id": a.id, "level": a.level, "children": toc_to_json(a.children)} for a in toc]
 
 
+def put_rendered(page: Any, record: dict[str, Any], files: Any) -> None:
+    """Give `page` what MkDocs' Markdown step leaves on it, from a render record: its HTML, toc,
+    title, anchors and links to anchors, and the warnings that step logged (logged again)."""
+    page.content = record["content"]
+    page.toc = toc_from_json(record["toc"])
+    page._title_from_render = record["title"]
+    page.present_anchor_ids = set(record["anchors"])
+    links = record["links_to_anchors"]
+    if links is not None and logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
+        page.links_to_anchors = {files.get_file_from_path(uri): v for uri, v in links.items()}
+    for name, level, message in record["logs"]:
+        logging.getLogger(name).log(level, message)
+
+
 def toc_from_json(items: list[Any]) -> Any:
     from mkdocs.structure.toc import AnchorLink, TableOfContents
 
@@ -478,15 +492,7 @@ class BuildCache:
     def _restore(self, page: Any, record: dict[str, Any], files: Any, config: Any, _files: Any) -> None:
         del page.render
         self.last_lookups = dict(record["lookups"])
-        page.content = record["content"]
-        page.toc = toc_from_json(record["toc"])
-        page._title_from_render = record["title"]
-        page.present_anchor_ids = set(record["anchors"])
-        links = record["links_to_anchors"]
-        if links is not None and logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
-            page.links_to_anchors = {files.get_file_from_path(uri): v for uri, v in links.items()}
-        for name, level, message in record["logs"]:
-            logging.getLogger(name).log(level, message)
+        put_rendered(page, record, files)
 
     # --- the page template and search ---------------------------------------------------
 

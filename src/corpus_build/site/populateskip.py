@@ -172,15 +172,7 @@ class PopulateSkip:
                 plugin.on_page_markdown(page.markdown, page=page, config=config, files=files)
         finally:
             config._current_page = None
-        page.content = record["content"]
-        page.toc = buildcache.toc_from_json(record["toc"])
-        page._title_from_render = record["title"]
-        page.present_anchor_ids = set(record["anchors"])
-        links = record["links_to_anchors"]
-        if links is not None and logging.getLogger("mkdocs.structure.pages").getEffectiveLevel() > logging.DEBUG:
-            page.links_to_anchors = {files.get_file_from_path(uri): v for uri, v in links.items()}
-        for name, level, message in record["logs"]:
-            logging.getLogger(name).log(level, message)
+        buildcache.put_rendered(page, record, files)
         if record["blocks"]:
             self.blocks_left.add(page.file.src_uri)
         for kind, key in record["used"]:
