@@ -7,6 +7,11 @@ when something it shows changed is a worse site.
 
 from __future__ import annotations
 
+import datetime as dt
+
+from corpus_build import registry
+from corpus_build.core import provenance
+from tests.test_mirror_pages import write_mirrors
 from tests.test_sourcekeys import _assert_as_fresh, _edit, _render
 
 # --- source pages found by their inputs (render/sourcekeys.py) --------------------------------
@@ -23,3 +28,24 @@ def test_a_title_named_in_a_chapter_step_about_a_source_follows_that_title(proje
     assert "CUDA Guide, renamed" in (project / "docs" / "sources" / "tilelang.md").read_text(encoding="utf-8")
     _assert_as_fresh(project, corpus, "a source named in a chapter step's why renamed")
 
+
+def test_a_mirror_that_turns_stale_overnight_says_so_on_its_source_page(project, monkeypatch):
+    """Whether a mirror is stale depends on the day (provenance.days_old: UTC midnights since its last
+    check), not on any file: the next day's render must not keep the page that called it fresh."""
+    mirrored = write_mirrors(project, "http://127.0.0.1:9")
+    source = registry.load(mirrored / "corpus").source("cuda-guide")
+    record = provenance.read_provenance(mirrored / "corpus" / source.section / "raw" / source.id)
+    assert record is not None
+    checked = provenance.parse_time(record.checked_at or record.fetched_at)
+    assert checked is not None
+    days = provenance.days_old(checked)  # stale after `days` days: fresh today, stale from tomorrow
+    _edit(mirrored / "corpus" / "corpus.yaml", "stale_after_days: 36500", f"stale_after_days: {days}")
+    _render(mirrored)
+    _render(mirrored)
+    page = mirrored / "docs" / "sources" / "cuda-guide.md"
+    assert "stale" not in page.read_text(encoding="utf-8")
+    today = provenance.now_utc
+    monkeypatch.setattr(provenance, "now_utc", lambda: today() + dt.timedelta(days=1))  # the clock, a day on
+    corpus = _render(mirrored)
+    assert "stale" in page.read_text(encoding="utf-8")
+    _assert_as_fresh(mirrored, corpus, "a day later, a mirror stale")

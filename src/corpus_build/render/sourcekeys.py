@@ -10,16 +10,17 @@ raw/<id>/); the records of the sources its note, see-also and the reading steps 
 (their titles, whether they exist); the mirrors of the sources any `[[id#…]]` link names (a
 paper's page, a repository's file: paper.py, repodocs.py), and every note's `[[…#…]]` links (a note citing a repository's
 file gives that repository's panel a page more, repodocs.cited); the other files under corpus/
-(the link check's results…); whether any source has a mirror; our code and today's month (an
-arXiv id of a month to come is no date yet, bibfacts.py). So a source page is keyed by:
+(the link check's results…); whether any source has a mirror; our code, today's month (an
+arXiv id of a month to come is no date yet, bibfacts.py) and today's date (a mirror turns stale). So a source page is keyed by:
 
     the corpus's key   all of that but the sources: the settings, sections, chapters, paths,
                        digests, every note's `[[…#…]]` links, the inode, times and size of
                        every file under corpus/ outside raw/ and the sources.yaml files (what
                        they say is the sources' records), and of the mirrors such links name;
                        made once per render
-    the source's own   its record (note included), the stamps of its mirror's files, the
-                       records of the sources it and the steps about it name
+    the source's own   its record (note included), the stamps of its mirror's files and its
+                       state today (stale or not), the records of the sources it and the
+                       steps about it name
 
 The last render's (key -> view record's key) pairs are kept beside the view keys: a key found
 there whose page docs/ still holds is that page, made from the same inputs. So a note edit, a
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from ..core.model import Corpus, Source
 from ..registry import WIKILINK
+from . import mirrortext
 
 REGISTRY_FILE = "sources.yaml"  # what it holds is the corpus's sources, notes and all
 Stamp = tuple[int, int, int, int]  # (inode, mtime_ns, ctime_ns, size)
@@ -88,8 +90,16 @@ class SourceKeys:
         named = sorted({m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(source.note)} | set(source.see_also)
                        | self.steps_name.get(source.id, set()))
         others = [[i, repr(self.corpus.by_id.get(i))] for i in named]
-        text = repr([self.base, source, self._mirror(source.id), others])
+        text = repr([self.base, source, self._mirror(source.id), self._state(source), others])
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+    def _state(self, source: Source) -> str | None:
+        """The mirror's state as its page shows it: "stale" follows the clock (a day passes, provenance.days_old),
+        not any file stamped here. (Read once per render: the home page's change list reads it too.)"""
+        if (source.section, source.id) not in self.mirrors:
+            return None  # no folder: never fetched, whatever the day
+        return mirrortext.mirror_state(self.corpus.raw_dir(source), self.corpus.settings.stale_after_days)[0]
 
 
 def _stamps(root: Path) -> list[tuple[str, tuple[int, int, int, int]]] | None:
