@@ -8,9 +8,15 @@ when something it shows changed is a worse site.
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+from pathlib import Path
 
-from corpus_build import registry
+import pytest
+
+from corpus_build import registry, site
 from corpus_build.core import provenance
+from tests.corpus_fixture import write_project
+from tests.test_incremental import _assert_same_site
 from tests.test_mirror_pages import write_mirrors
 from tests.test_sourcekeys import _assert_as_fresh, _edit, _render
 
@@ -49,3 +55,41 @@ def test_a_mirror_that_turns_stale_overnight_says_so_on_its_source_page(project,
     corpus = _render(mirrored)
     assert "stale" in page.read_text(encoding="utf-8")
     _assert_as_fresh(mirrored, corpus, "a day later, a mirror stale")
+
+
+# --- pages whose template is reused or skipped (site/buildcache.py, site/pageskip.py) ----------
+
+GUIDE = "---\ntitle: Guide\n{extra}---\n\n# Guide\n\nA page of the project's own.\n"
+
+
+def _own_nav(project: Path) -> None:
+    """mkdocs.yml's own navigation (the plugin then leaves it), with a page of the project's own in it."""
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8").replace("omitted_files: warn", "omitted_files: info")  # the generated pages it leaves out
+    config.write_text(text.replace("use_directory_urls: true\n", "use_directory_urls: true\nnav:\n  - index.md\n  - guide.md\n  - status.md\n  - tags.md\n", 1),
+                      encoding="utf-8")
+    (project / "docs" / "guide.md").write_text(GUIDE.format(extra=""), encoding="utf-8")
+
+
+def _clean_site(root: Path, project: Path) -> Path:
+    """The same project's inputs (corpus/, mkdocs.yml, its own pages) built with no state at all."""
+    clean = write_project(root)
+    shutil.rmtree(clean / "corpus")
+    shutil.copytree(project / "corpus", clean / "corpus")
+    shutil.copy(project / "mkdocs.yml", clean / "mkdocs.yml")
+    shutil.copy(project / "docs" / "guide.md", clean / "docs" / "guide.md")
+    return site.build(clean, strict=True)
+
+
+@pytest.mark.slow
+def test_a_nav_pages_subtitle_reaches_every_pages_navigation(tmp_path, monkeypatch):
+    """Material's navigation shows each listed page's `subtitle`, `icon` and `status` from its front
+    matter: an edit of them changes every page's sidebar, though no other page's inputs changed."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")  # the sitemap's dates: the same for both builds
+    project = write_project(tmp_path / "edited")
+    _own_nav(project)
+    site.build(project, strict=True)
+    (project / "docs" / "guide.md").write_text(GUIDE.format(extra="subtitle: Read me first\n"), encoding="utf-8")
+    site.build(project, strict=True)
+    assert "Read me first" in (project / "site" / "index.html").read_text(encoding="utf-8")
+    _assert_same_site(project / "site", _clean_site(tmp_path / "clean", project), "a nav page's subtitle")

@@ -153,6 +153,8 @@ def nav_key(nav: Any) -> Any:
             "type": type(node).__name__,
             "title": node.title,
             "url": getattr(node, "url", None),
+            # Material's navigation shows a listed page's front matter too (its icon, subtitle, status).
+            "meta": stable(getattr(node, "meta", None)),
             "children": [item(c) for c in (node.children or [])] if getattr(node, "children", None) else [],
         }
 
