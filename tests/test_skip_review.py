@@ -93,3 +93,26 @@ def test_a_nav_pages_subtitle_reaches_every_pages_navigation(tmp_path, monkeypat
     site.build(project, strict=True)
     assert "Read me first" in (project / "site" / "index.html").read_text(encoding="utf-8")
     _assert_same_site(project / "site", _clean_site(tmp_path / "clean", project), "a nav page's subtitle")
+
+
+@pytest.mark.slow
+def test_a_template_that_shows_the_build_date_shows_this_builds(tmp_path, monkeypatch):
+    """A theme override may print MkDocs' `build_date_utc` (a copyright year, a "built on" line): every
+    page then changes with the date of the build, and no page may keep the last build's."""
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
+    (project / "overrides" / "partials").mkdir(parents=True)
+    (project / "overrides" / "partials" / "copyright.html").write_text("<div>Built {{ build_date_utc.strftime('%Y-%m-%d') }}</div>\n", encoding="utf-8")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")  # 2026-10-26
+    site.build(project, strict=True)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793100000")  # a day later
+    _edit(project / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+    site.build(project, strict=True)
+    assert "Built 2026-10-27" in (project / "site" / "index.html").read_text(encoding="utf-8")
+    clean = write_project(tmp_path / "clean")
+    shutil.rmtree(clean / "corpus")
+    shutil.copytree(project / "corpus", clean / "corpus")
+    shutil.copy(config, clean / "mkdocs.yml")
+    shutil.copytree(project / "overrides", clean / "overrides")
+    _assert_same_site(project / "site", site.build(clean, strict=True), "a day later, the build date shown")

@@ -15,7 +15,8 @@ CI may restore it: nothing in a key is a path or a time):
     page     a page's HTML from the theme template, keyed by everything the
              template is given: the page (content, toc, meta, neighbours), the
              whole navigation, the effective configuration, the theme's files
-             and the versions
+             and the versions (and the build's date, when a theme template
+             prints it: build_date_key)
     search   the search entries Material makes of a page (jieba segmentation),
              keyed by the page's text and the search vocabulary
     clean    a generated page's body after the nh3 allow-list (render/sanitize.py),
@@ -44,6 +45,7 @@ import json
 import logging
 import os
 import sys
+import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -128,6 +130,29 @@ def theme_key(theme: Any) -> Any:
         resolved = str(Path(folder).resolve())
         dirs.append("(installed)" if resolved.startswith(installed) else _tree_hash(resolved))
     return {"name": theme.name, "options": stable(dict(theme.items())), "dirs": dirs, "static": stable(set(theme.static_templates))}
+
+
+# What a page's template can print that follows the build's date, not any input: MkDocs gives every
+# page's context `build_date_utc` and every page an `update_date`. Material's page templates name
+# neither (MkDocs' own themes print the first; its sitemap.xml, no page template, the second).
+_DATED = (b"build_date_utc", b"update_date")
+_TEMPLATE_SUFFIXES = (".html", ".htm", ".j2", ".jinja", ".jinja2")
+
+
+def build_date_key(theme: Any) -> str | None:
+    """None when no page template of the theme names the build's date; else that date as this build
+    has it: SOURCE_DATE_EPOCH (a reproducible build's fixed date, MkDocs' get_build_datetime), or this
+    very moment, so that no page made from such templates is reused by a build of another day."""
+    for folder in theme.dirs:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # Material's .icons: thousands of SVG files
+            for name in files:
+                if name.endswith(_TEMPLATE_SUFFIXES):
+                    with open(os.path.join(root, name), "rb") as f:
+                        text = f.read()
+                    if any(word in text for word in _DATED):
+                        return os.environ.get("SOURCE_DATE_EPOCH") or f"now {time.time_ns()}"
+    return None
 
 
 def config_key(config: Any) -> Any:
@@ -305,7 +330,6 @@ class Store:
         and an entry stays while any of the KEEP_FLAVOURS latest lists names it.
         """
         import sqlite3
-        import time
 
         if self.db is None:
             return 0
@@ -514,7 +538,7 @@ class BuildCache:
         except Unstable as exc:
             self._disable(exc)
             return
-        self.page_key_base = digest(SCHEMA, self.versions, base, self.nav_hash)
+        self.page_key_base = digest(SCHEMA, self.versions, base, self.nav_hash, build_date_key(config.theme))
         vocabulary = self.vocabulary.read_bytes() if self.vocabulary and self.vocabulary.is_file() else b""
         search = config.plugins.get("search") or config.plugins.get("material/search")
         self.search_key_base = digest(SCHEMA, self.versions, stable(dict(search.config)) if search else None, hashlib.sha256(vocabulary).hexdigest())
