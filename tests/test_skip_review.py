@@ -116,3 +116,29 @@ def test_a_template_that_shows_the_build_date_shows_this_builds(tmp_path, monkey
     shutil.copy(config, clean / "mkdocs.yml")
     shutil.copytree(project / "overrides", clean / "overrides")
     _assert_same_site(project / "site", site.build(clean, strict=True), "a day later, the build date shown")
+
+
+# --- pages put back without reading them (site/populateskip.py) --------------------------------
+
+
+@pytest.mark.slow
+def test_a_page_that_is_a_link_to_a_file_elsewhere_follows_that_file(tmp_path, monkeypatch):
+    """A project may link a file of its own into docs/ (docs/changelog.md -> ../CHANGELOG.md): MkDocs
+    reads the file the link leads to, so an edit of that file is an edit of the page."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /changelog.md\n", 1), encoding="utf-8")
+    changelog = project / "CHANGELOG.md"
+    changelog.write_text("# Changes\n\nVersion one.\n", encoding="utf-8")
+    (project / "docs" / "changelog.md").symlink_to(Path("..") / "CHANGELOG.md")
+    site.build(project, strict=True)
+    changelog.write_text("# Changes\n\nVersion two.\n", encoding="utf-8")
+    site.build(project, strict=True)
+    assert "Version two." in (project / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
+    clean = write_project(tmp_path / "clean")
+    shutil.rmtree(clean / "corpus")
+    shutil.copytree(project / "corpus", clean / "corpus")
+    shutil.copy(config, clean / "mkdocs.yml")
+    shutil.copy(changelog, clean / "docs" / "changelog.md")
+    _assert_same_site(project / "site", site.build(clean, strict=True), "the file a page links to edited")
