@@ -8,6 +8,7 @@ when something it shows changed is a worse site.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from pathlib import Path
 
@@ -56,6 +57,27 @@ def test_a_mirror_that_turns_stale_overnight_says_so_on_its_source_page(project,
     assert "stale" in page.read_text(encoding="utf-8")
     _assert_as_fresh(mirrored, corpus, "a day later, a mirror stale")
 
+
+
+@pytest.mark.xfail(strict=True, reason="render/reuse.py and pages.py (rb5's files) take the page an inputs entry names wherever it lies: "
+                   "the fix is there, get_by_inputs taking the page's own path and refusing an entry whose view key lies elsewhere")
+def test_an_inputs_entry_edited_to_name_another_page_is_not_taken(project):
+    """docs/.corpus-build-inputs.json edited by hand (or by a merge) so that one source's inputs name
+    another source's view: the page must still be that source's own, not the other's copied."""
+    _render(project)
+    _render(project)
+    views = json.loads((project / "docs" / ".corpus-build-views.json").read_text(encoding="utf-8"))
+    path_of = {entry[0]: path for path, entry in views.items()}
+    state = project / "docs" / ".corpus-build-inputs.json"
+    inputs = json.loads(state.read_text(encoding="utf-8"))
+    by_page = {path_of.get(entry[0]): key for key, entry in inputs.items()}
+    cuda, tile = by_page["sources/cuda-guide.md"], by_page["sources/tilelang.md"]
+    inputs[cuda], inputs[tile] = inputs[tile], inputs[cuda]
+    state.write_text(json.dumps(inputs), encoding="utf-8")
+    _edit(project / "corpus" / "02-ascend" / "sources.yaml", "DeepGEMM 的昇腾实现", "DeepGEMM 的昇腾实现（新）")  # any other edit: a render
+    corpus = _render(project)
+    assert "title: CUDA C++ Programming Guide" in (project / "docs" / "sources" / "cuda-guide.md").read_text(encoding="utf-8")
+    _assert_as_fresh(project, corpus, "an inputs entry naming another page")
 
 # --- pages whose template is reused or skipped (site/buildcache.py, site/pageskip.py) ----------
 
