@@ -140,6 +140,31 @@ def test_a_template_that_shows_the_build_date_shows_this_builds(tmp_path, monkey
     _assert_same_site(project / "site", site.build(clean, strict=True), "a day later, the build date shown")
 
 
+
+@pytest.mark.slow
+def test_a_folder_linked_into_the_theme_override_is_part_of_the_theme(tmp_path, monkeypatch):
+    """custom_dir may hold a link to a folder shared by several projects (overrides/partials ->
+    ../shared/partials): Jinja reads the templates through it, so an edit there changes every page."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
+    shared = project / "shared" / "partials"
+    shared.mkdir(parents=True)
+    (shared / "copyright.html").write_text("<div>Shared footer, first words</div>\n", encoding="utf-8")
+    (project / "overrides").mkdir()
+    (project / "overrides" / "partials").symlink_to(Path("..") / "shared" / "partials")
+    site.build(project, strict=True)
+    (shared / "copyright.html").write_text("<div>Shared footer, second words</div>\n", encoding="utf-8")
+    site.build(project, strict=True)
+    assert "second words" in (project / "site" / "index.html").read_text(encoding="utf-8")
+    clean = write_project(tmp_path / "clean")
+    shutil.rmtree(clean / "corpus")
+    shutil.copytree(project / "corpus", clean / "corpus")
+    shutil.copy(config, clean / "mkdocs.yml")
+    shutil.copytree(project / "shared", clean / "overrides")
+    _assert_same_site(project / "site", site.build(clean, strict=True), "a template in a linked folder edited")
+
 # --- pages put back without reading them (site/populateskip.py) --------------------------------
 
 

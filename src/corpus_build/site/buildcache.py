@@ -110,9 +110,22 @@ def stable(value: Any, depth: int = 0) -> Any:
     return f"{type(value).__qualname__}:{text}"
 
 
+def _walk(folder: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk through linked folders, as Jinja reads templates (overrides/partials -> a folder shared by
+    projects); each real folder once, so a link to a folder above ends."""
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        yield root, dirs, files
+
+
 def _tree_hash(folder: str) -> str:
     h = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in _walk(folder):
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(root, name)
@@ -144,7 +157,7 @@ def build_date_key(theme: Any) -> str | None:
     has it: SOURCE_DATE_EPOCH (a reproducible build's fixed date, MkDocs' get_build_datetime), or this
     very moment, so that no page made from such templates is reused by a build of another day."""
     for folder in theme.dirs:
-        for root, dirs, files in os.walk(folder):
+        for root, dirs, files in _walk(folder):
             dirs[:] = [d for d in dirs if not d.startswith(".")]  # Material's .icons: thousands of SVG files
             for name in files:
                 if name.endswith(_TEMPLATE_SUFFIXES):
