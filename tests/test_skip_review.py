@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -164,6 +167,50 @@ def test_a_folder_linked_into_the_theme_override_is_part_of_the_theme(tmp_path, 
     shutil.copy(config, clean / "mkdocs.yml")
     shutil.copytree(project / "shared", clean / "overrides")
     _assert_same_site(project / "site", site.build(clean, strict=True), "a template in a linked folder edited")
+
+
+EMOJI = """  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+      emoji_generator: !!python/name:material.extensions.emoji.to_svg
+      options:
+        custom_icons:
+          - overrides/.icons
+"""
+ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="{}"/></svg>'
+
+
+def _cli_build(project: Path) -> None:
+    """`corpus-build build` in a process of its own, run from the project (Material keeps the icons it
+    read for as long as its process lives, and finds custom_icons from the current folder)."""
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1793000000"}
+    done = subprocess.run([sys.executable, "-m", "corpus_build", "--project", str(project), "build", "--strict"],
+                          cwd=project, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_custom_icon_edited_reaches_the_pages_that_show_it(tmp_path):
+    """Material's recommended custom icons (pymdownx.emoji, options.custom_icons: overrides/.icons):
+    the conversion of `:mine-logo:` reads the icon's file, so editing the icon edits every page showing it."""
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /guide.md\n", 1)
+    text = text.replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1)  # as Material's guide sets it up
+    config.write_text(text.replace("  - pymdownx.inlinehilite\n", "  - pymdownx.inlinehilite\n" + EMOJI, 1), encoding="utf-8")
+    icons = project / "overrides" / ".icons" / "mine"
+    icons.mkdir(parents=True)
+    (icons / "logo.svg").write_text(ICON.format("M1 1h10v10H1z"), encoding="utf-8")
+    (project / "docs" / "guide.md").write_text("# Guide\n\nOur mark :mine-logo: here.\n", encoding="utf-8")
+    _cli_build(project)
+    (icons / "logo.svg").write_text(ICON.format("M2 2h20v20H2z"), encoding="utf-8")
+    _cli_build(project)
+    assert "M2 2h20v20H2z" in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    clean = tmp_path / "clean"
+    shutil.copytree(project, clean, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    (clean / "docs").mkdir()
+    shutil.copy(project / "docs" / "guide.md", clean / "docs" / "guide.md")
+    _cli_build(clean)
+    _assert_same_site(project / "site", clean / "site", "a custom icon edited")
 
 # --- pages put back without reading them (site/populateskip.py) --------------------------------
 

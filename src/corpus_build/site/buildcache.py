@@ -168,6 +168,18 @@ def build_date_key(theme: Any) -> str | None:
     return None
 
 
+def _icons_read(mdx_configs: Any) -> list[str]:
+    """The custom icon folders the emoji extension reads while converting a page (Material's
+    `options: custom_icons`, found from the current folder as the extension finds them), by their
+    files' bytes: `:mine-logo:` becomes the icon's SVG, so an icon edited is an edit of its pages."""
+    emoji = mdx_configs.get("pymdownx.emoji") if isinstance(mdx_configs, Mapping) else None
+    options = emoji.get("options") if isinstance(emoji, Mapping) else None
+    folders = options.get("custom_icons") if isinstance(options, Mapping) else None
+    if not isinstance(folders, (list, tuple)):
+        return []
+    return [_tree_hash(folder) if isinstance(folder, str) and os.path.isdir(folder) else "" for folder in folders]
+
+
 def config_key(config: Any) -> Any:
     """Everything in the effective configuration that can change a page's HTML."""
     options = {k: stable(v) for k, v in config.items() if k not in _NOT_OUTPUT}
@@ -449,7 +461,7 @@ class BuildCache:
                 raise Unstable(f"the Markdown extension {reading[0]} reads other files")
             self.versions = versions()
             self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
-                                 config.use_directory_urls, stable(dict(config.validation)))
+                                 config.use_directory_urls, stable(dict(config.validation)), _icons_read(config.mdx_configs))
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
