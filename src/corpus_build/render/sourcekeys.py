@@ -6,20 +6,21 @@ link notice and facts, a third of a render after one note edit at 1,000 mirrored
 
 What a source's view reads (pages.py source_view and what it calls): the corpus's settings,
 sections, chapters, reading paths and digests; its own record and mirror (corpus/<section>/
-raw/<id>/); the records of the sources its note and see-also name (their titles, whether they
-exist); the mirrors of the sources any `[[id#…]]` link names (a paper's page, a repository's
-file: paper.py, repodocs.py), and every note's `[[…#…]]` links (a note citing a repository's
+raw/<id>/); the records of the sources its note, see-also and the reading steps about it name
+(their titles, whether they exist); the mirrors of the sources any `[[id#…]]` link names (a
+paper's page, a repository's file: paper.py, repodocs.py), and every note's `[[…#…]]` links (a note citing a repository's
 file gives that repository's panel a page more, repodocs.cited); the other files under corpus/
-(the link check's results…); whether any source has a mirror; our code and today's month (an
-arXiv id of a month to come is no date yet, bibfacts.py). So a source page is keyed by:
+(the link check's results…); whether any source has a mirror; our code, today's month (an
+arXiv id of a month to come is no date yet, bibfacts.py) and today's date (a mirror turns stale). So a source page is keyed by:
 
     the corpus's key   all of that but the sources: the settings, sections, chapters, paths,
                        digests, every note's `[[…#…]]` links, the inode, times and size of
                        every file under corpus/ outside raw/ and the sources.yaml files (what
                        they say is the sources' records), and of the mirrors such links name;
                        made once per render
-    the source's own   its record (note included), the stamps of its mirror's files, the
-                       records of the sources it names
+    the source's own   its record (note included), the stamps of its mirror's files and its
+                       state today (stale or not), the records of the sources it and the
+                       steps about it name
 
 The last render's (key -> view record's key) pairs are kept beside the view keys: a key found
 there whose page docs/ still holds is that page, made from the same inputs. So a note edit, a
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from ..core.model import Corpus, Source
 from ..registry import WIKILINK
+from . import mirrortext
 
 REGISTRY_FILE = "sources.yaml"  # what it holds is the corpus's sources, notes and all
 Stamp = tuple[int, int, int, int]  # (inode, mtime_ns, ctime_ns, size)
@@ -63,6 +65,11 @@ class SourceKeys:
                 others.append((path, stamp))
         steps = [step for chapter in corpus.chapters for step in chapter.path] + [step for path in corpus.paths for step in path.path]
         texts = [s.note for s in corpus.sources] + [d.body for d in corpus.digests] + [step.why or "" for step in steps]
+        # A step's why is shown on the page of the source it is about ("cited by"), its [[id]] links
+        # with the named sources' titles: those sources are named by that page as its note's are.
+        self.steps_name: dict[str, set[str]] = defaultdict(set)
+        for step in steps:
+            self.steps_name[step.source] |= {m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(step.why or "")}
         anchored = sorted(m.group(0) for text in texts for m in WIKILINK.finditer(text) if "#" in m.group(1))
         named = sorted({link[2:].split("#", 1)[0].strip() for link in anchored})
         h = hashlib.sha256()
@@ -80,10 +87,19 @@ class SourceKeys:
     def key(self, source: Source) -> str | None:
         if not self.base:
             return None
-        named = sorted({m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(source.note)} | set(source.see_also))
+        named = sorted({m.group(1).partition("#")[0].strip() for m in WIKILINK.finditer(source.note)} | set(source.see_also)
+                       | self.steps_name.get(source.id, set()))
         others = [[i, repr(self.corpus.by_id.get(i))] for i in named]
-        text = repr([self.base, source, self._mirror(source.id), others])
+        text = repr([self.base, source, self._mirror(source.id), self._state(source), others])
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+    def _state(self, source: Source) -> str | None:
+        """The mirror's state as its page shows it: "stale" follows the clock (a day passes, provenance.days_old),
+        not any file stamped here. (Read once per render: the home page's change list reads it too.)"""
+        if (source.section, source.id) not in self.mirrors:
+            return None  # no folder: never fetched, whatever the day
+        return mirrortext.mirror_state(self.corpus.raw_dir(source), self.corpus.settings.stale_after_days)[0]
 
 
 def _stamps(root: Path) -> list[tuple[str, tuple[int, int, int, int]]] | None:

@@ -15,7 +15,8 @@ CI may restore it: nothing in a key is a path or a time):
     page     a page's HTML from the theme template, keyed by everything the
              template is given: the page (content, toc, meta, neighbours), the
              whole navigation, the effective configuration, the theme's files
-             and the versions
+             and the versions (and the build's date, when a theme template
+             prints it: build_date_key)
     search   the search entries Material makes of a page (jieba segmentation),
              keyed by the page's text and the search vocabulary
     clean    a generated page's body after the nh3 allow-list (render/sanitize.py),
@@ -44,6 +45,7 @@ import json
 import logging
 import os
 import sys
+import time
 import types
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -108,9 +110,22 @@ def stable(value: Any, depth: int = 0) -> Any:
     return f"{type(value).__qualname__}:{text}"
 
 
+def _walk(folder: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk through linked folders, as Jinja reads templates (overrides/partials -> a folder shared by
+    projects); each real folder once, so a link to a folder above ends."""
+    seen: set[str] = set()
+    for root, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(root)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        yield root, dirs, files
+
+
 def _tree_hash(folder: str) -> str:
     h = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in _walk(folder):
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(root, name)
@@ -128,6 +143,41 @@ def theme_key(theme: Any) -> Any:
         resolved = str(Path(folder).resolve())
         dirs.append("(installed)" if resolved.startswith(installed) else _tree_hash(resolved))
     return {"name": theme.name, "options": stable(dict(theme.items())), "dirs": dirs, "static": stable(set(theme.static_templates))}
+
+
+# What a page's template can print that follows the build's date, not any input: MkDocs gives every
+# page's context `build_date_utc` and every page an `update_date`. Material's page templates name
+# neither (MkDocs' own themes print the first; its sitemap.xml, no page template, the second).
+_DATED = (b"build_date_utc", b"update_date")
+_TEMPLATE_SUFFIXES = (".html", ".htm", ".j2", ".jinja", ".jinja2")
+
+
+def build_date_key(theme: Any) -> str | None:
+    """None when no page template of the theme names the build's date; else that date as this build
+    has it: SOURCE_DATE_EPOCH (a reproducible build's fixed date, MkDocs' get_build_datetime), or this
+    very moment, so that no page made from such templates is reused by a build of another day."""
+    for folder in theme.dirs:
+        for root, dirs, files in _walk(folder):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]  # Material's .icons: thousands of SVG files
+            for name in files:
+                if name.endswith(_TEMPLATE_SUFFIXES):
+                    with open(os.path.join(root, name), "rb") as f:
+                        text = f.read()
+                    if any(word in text for word in _DATED):
+                        return os.environ.get("SOURCE_DATE_EPOCH") or f"now {time.time_ns()}"
+    return None
+
+
+def _icons_read(mdx_configs: Any) -> list[str]:
+    """The custom icon folders the emoji extension reads while converting a page (Material's
+    `options: custom_icons`, found from the current folder as the extension finds them), by their
+    files' bytes: `:mine-logo:` becomes the icon's SVG, so an icon edited is an edit of its pages."""
+    emoji = mdx_configs.get("pymdownx.emoji") if isinstance(mdx_configs, Mapping) else None
+    options = emoji.get("options") if isinstance(emoji, Mapping) else None
+    folders = options.get("custom_icons") if isinstance(options, Mapping) else None
+    if not isinstance(folders, (list, tuple)):
+        return []
+    return [_tree_hash(folder) if isinstance(folder, str) and os.path.isdir(folder) else "" for folder in folders]
 
 
 def config_key(config: Any) -> Any:
@@ -153,6 +203,8 @@ def nav_key(nav: Any) -> Any:
             "type": type(node).__name__,
             "title": node.title,
             "url": getattr(node, "url", None),
+            # Material's navigation shows a listed page's front matter too (its icon, subtitle, status).
+            "meta": stable(getattr(node, "meta", None)),
             "children": [item(c) for c in (node.children or [])] if getattr(node, "children", None) else [],
         }
 
@@ -303,7 +355,6 @@ class Store:
         and an entry stays while any of the KEEP_FLAVOURS latest lists names it.
         """
         import sqlite3
-        import time
 
         if self.db is None:
             return 0
@@ -410,7 +461,7 @@ class BuildCache:
                 raise Unstable(f"the Markdown extension {reading[0]} reads other files")
             self.versions = versions()
             self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
-                                 config.use_directory_urls, stable(dict(config.validation)))
+                                 config.use_directory_urls, stable(dict(config.validation)), _icons_read(config.mdx_configs))
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
@@ -512,7 +563,7 @@ class BuildCache:
         except Unstable as exc:
             self._disable(exc)
             return
-        self.page_key_base = digest(SCHEMA, self.versions, base, self.nav_hash)
+        self.page_key_base = digest(SCHEMA, self.versions, base, self.nav_hash, build_date_key(config.theme))
         vocabulary = self.vocabulary.read_bytes() if self.vocabulary and self.vocabulary.is_file() else b""
         search = config.plugins.get("search") or config.plugins.get("material/search")
         self.search_key_base = digest(SCHEMA, self.versions, stable(dict(search.config)) if search else None, hashlib.sha256(vocabulary).hexdigest())

@@ -192,7 +192,9 @@ class PopulateSkip:
 
 def _stamp(path: str) -> list[int] | None:
     try:
-        info = os.lstat(path)
+        # The file MkDocs reads: a page may be a symbolic link (docs/changelog.md -> ../CHANGELOG.md),
+        # whose own stamp stays the same while the file it leads to is edited.
+        info = os.stat(path)
     except OSError:
         return None
     return [info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size]
