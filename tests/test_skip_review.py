@@ -242,8 +242,6 @@ def test_a_page_that_is_a_link_to_a_file_elsewhere_follows_that_file(tmp_path, m
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="site/uptodate.py (rb5's file) stamps docs/ without following links: the fix is there, "
-                   "entry.stat() following a link to a file (and walking a linked folder once, as MkDocs does)")
 def test_nothing_changed_sees_an_edit_of_the_file_a_page_links_to(tmp_path, monkeypatch):
     """The same linked page as above, through `corpus-build build`: its "nothing changed since the last
     build" check must see the edit of the file the link leads to, or the build is not even run."""
@@ -260,3 +258,42 @@ def test_nothing_changed_sees_an_edit_of_the_file_a_page_links_to(tmp_path, monk
     changelog.write_text("# Changes\n\nVersion two.\n", encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
     assert "Version two." in (project / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_an_edit_of_a_custom_icon_outside_the_theme_folder(tmp_path):
+    """Icons kept beside mkdocs.yml (custom_icons: [icons], no custom_dir): an edited icon is a
+    changed page, so `corpus-build build` must build, not say nothing changed."""
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /guide.md\n", 1)
+    config.write_text(text.replace("  - pymdownx.inlinehilite\n", "  - pymdownx.inlinehilite\n" + EMOJI.replace("overrides/.icons", "icons"), 1), encoding="utf-8")
+    icons = project / "icons" / "mine"
+    icons.mkdir(parents=True)
+    (icons / "logo.svg").write_text(ICON.format("M1 1h10v10H1z"), encoding="utf-8")
+    (project / "docs" / "guide.md").write_text("# Guide\n\nOur mark :mine-logo: here.\n", encoding="utf-8")
+    _cli_build(project)
+    assert "M1 1h10v10H1z" in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    (icons / "logo.svg").write_text(ICON.format("M2 2h20v20H2z"), encoding="utf-8")
+    _cli_build(project)
+    assert "M2 2h20v20H2z" in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_an_edit_in_a_folder_linked_into_the_theme_folder(tmp_path):
+    """overrides/partials -> ../shared/partials: a template edited there is a theme edit, so
+    `corpus-build build` must build, and a link back to a parent folder must not loop."""
+    project = write_project(tmp_path / "edited")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
+    shared = project / "shared" / "partials"
+    shared.mkdir(parents=True)
+    (shared / "copyright.html").write_text("<div>First words</div>\n", encoding="utf-8")
+    (project / "overrides").mkdir()
+    (project / "overrides" / "partials").symlink_to(Path("..") / "shared" / "partials")
+    (shared / "loop").symlink_to(Path("..") / "..")  # a link back up: walked once, never in circles
+    _cli_build(project)
+    assert "First words" in (project / "site" / "index.html").read_text(encoding="utf-8")
+    (shared / "copyright.html").write_text("<div>Second words</div>\n", encoding="utf-8")
+    _cli_build(project)
+    assert "Second words" in (project / "site" / "index.html").read_text(encoding="utf-8")

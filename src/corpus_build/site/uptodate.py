@@ -37,9 +37,15 @@ MAX_WARNINGS = 200
 
 
 def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
-    """Every file under `root` (not following links into folders): path, size, modification time."""
+    """Every file under `root`: path, size, modification time.
+
+    Links are followed, as MkDocs follows them when it reads docs/ or a theme folder (a page
+    linked to ../CHANGELOG.md is that file's bytes); a linked folder is walked once, by its real
+    path, so a link to a parent folder does not loop.
+    """
     stack = [str(root)]
     base = len(str(root)) + 1
+    seen = {os.path.realpath(root)}
     while stack:
         folder = stack.pop()
         try:
@@ -49,12 +55,15 @@ def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
             continue
         for entry in entries:
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in _SKIP_DIRS and (skip is None or entry.path not in skip):
+                if entry.is_dir():
+                    real = os.path.realpath(entry.path)
+                    if entry.name not in _SKIP_DIRS and (skip is None or entry.path not in skip) and real not in seen:
+                        seen.add(real)
                         stack.append(entry.path)
                     continue
-                info = entry.stat(follow_symlinks=False)
+                info = entry.stat()
             except OSError:
+                h.update(f"!{entry.path[base:]}\0".encode("utf-8", "surrogateescape"))  # a broken link: its coming back is a change
                 continue
             h.update(f"{entry.path[base:]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode("utf-8", "surrogateescape"))
 
@@ -105,6 +114,7 @@ def _config_inputs(project: Path) -> tuple[list[Path], list[str]]:
         theme = data.get("theme")
         if isinstance(theme, dict) and isinstance(theme.get("custom_dir"), str):
             files.append(config.parent / theme["custom_dir"])
+        files += [config.parent / folder for folder in _custom_icons(data)]
         for hook in data.get("hooks") or []:
             if isinstance(hook, str):
                 files.append(config.parent / hook)
@@ -114,6 +124,20 @@ def _config_inputs(project: Path) -> tuple[list[Path], list[str]]:
         config = (config.parent / parent).resolve()
     flat = sorted({n.strip() for group in names for n in group.split(",") if n.strip()})
     return files, flat
+
+
+def _custom_icons(data: dict[str, Any]) -> list[str]:
+    """The icon folders pymdownx.emoji reads (Material's `options: custom_icons`): their SVGs are inlined in pages."""
+    found: list[str] = []
+    for extension in data.get("markdown_extensions") or []:
+        if not isinstance(extension, dict):
+            continue
+        for settings in extension.values():
+            options = settings.get("options") if isinstance(settings, dict) else None
+            icons = options.get("custom_icons") if isinstance(options, dict) else None
+            if isinstance(icons, list):
+                found += [folder for folder in icons if isinstance(folder, str)]
+    return found
 
 
 def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
