@@ -62,8 +62,6 @@ def test_a_mirror_that_turns_stale_overnight_says_so_on_its_source_page(project,
 
 
 
-@pytest.mark.xfail(strict=True, reason="render/reuse.py and pages.py (rb5's files) take the page an inputs entry names wherever it lies: "
-                   "the fix is there, get_by_inputs taking the page's own path and refusing an entry whose view key lies elsewhere")
 def test_an_inputs_entry_edited_to_name_another_page_is_not_taken(project):
     """docs/.corpus-build-inputs.json edited by hand (or by a merge) so that one source's inputs name
     another source's view: the page must still be that source's own, not the other's copied."""

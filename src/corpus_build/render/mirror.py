@@ -653,7 +653,7 @@ def extra_pages(corpus: Corpus, t: Labels, directory_urls: bool = True, lookup: 
         known = inputs(source) if inputs is not None and reuse is not None else None
         known = f"mirror-text-page:{known}" if known else None
         if known is not None and reuse is not None:
-            found = reuse.get_by_inputs(known, mark)
+            found = reuse.get_by_inputs(known, mark, text_page_path(source))
             if found is not None:
                 yield text_page_path(source), found
                 continue

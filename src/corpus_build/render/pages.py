@@ -336,7 +336,7 @@ class PageBuilder:
             return self._render("source.md.j2", self.source_view(source))
         # Known by what it is made of when nothing else about the corpus changed (sourcekeys.py).
         inputs = self.source_inputs(source)
-        found = reuse.get_by_inputs(inputs, GENERATED_MARK)
+        found = reuse.get_by_inputs(inputs, GENERATED_MARK, paths.source(source.id))
         if found is not None:
             return found
         reuse.begin_trace()

@@ -136,9 +136,15 @@ class Reuse:
             self.read_back[text[: -len(mark)]] = (path, sha, stamp)
         return text[: -len(mark)]
 
-    def get_by_inputs(self, inputs: str | None, mark: str) -> str | None:
-        """The page the last render laid out from a view made of these very inputs, if docs/ still holds it."""
+    def get_by_inputs(self, inputs: str | None, mark: str, path: str) -> str | None:
+        """The page at docs/`path` the last render laid out from a view made of these very inputs, if docs/ still holds it.
+
+        The inputs file is read from docs/ (a hand edit, a merge): an entry whose view was laid
+        out at another path is another page's, and is not taken.
+        """
         entry = self._inputs.get(inputs) if inputs is not None else None
+        if entry is not None and self.previous.get(entry[0], ("",))[0] != path:
+            entry = None
         found = self.get(entry[0], mark) if entry is not None else None
         if found is not None and entry is not None and inputs is not None:
             key, words, paths = entry
