@@ -1,0 +1,53 @@
+"""A fetch SIGKILLed at the failpoints of core/failpoints.py leaves the archive's state whole:
+corpus.lock agrees with the mirrors on disk, no stale failure record, no leftover folder.
+
+Real runs of `corpus-build fetch` (a subprocess) against the loopback server; the kill lands
+exactly where a random-time kill would rarely hit (`CORPUS_BUILD_FAILPOINT`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from corpus_build.core import failpoints
+from corpus_build.core.provenance import read_provenance
+
+from .test_html import page
+
+CLI = [sys.executable, "-m", "corpus_build"]
+
+
+def run(project: Path, *args: str, point: str = "", prelude: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower() and k not in ("GITHUB_TOKEN", "HF_ENDPOINT", "GITHUB_API_URL")}
+    env.pop(failpoints.VARIABLE, None)
+    if point:
+        env[failpoints.VARIABLE] = point
+    # `prelude`: Python run in the fetch's own process first (to force the fallback swap)
+    command = [sys.executable, "-c", f"{prelude}\nimport sys; from corpus_build.cli import main; sys.exit(main(sys.argv[1:]))"] if prelude else CLI
+    return subprocess.run([*command, "--project", str(project), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def pins(corpus_root: Path) -> dict:
+    return json.loads((corpus_root / "corpus.lock").read_text(encoding="utf-8"))["sources"]
+
+
+def test_a_fetch_killed_after_a_swap_leaves_corpus_lock_agreeing_with_the_mirror(server, make_corpus, tmp_path):
+    server.add("/doc", page(title="First"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    raw = corpus.raw_dir(corpus.source("doc"))
+    server.add("/doc", page(title="Second"))
+    killed = run(tmp_path, "fetch", "--force", point="swap:after")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    mirror = read_provenance(raw)
+    assert mirror.document.title == "Second"  # the new mirror is in place
+    # The next run, --frozen included, sees the lock the killed run would have written.
+    frozen = run(tmp_path, "fetch", "--frozen", "--json")
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    assert pins(corpus.root)["doc"]["sha256"] == read_provenance(raw).sha256 == mirror.sha256
+    assert not (corpus.root / ".corpus.lock.pending").exists()
