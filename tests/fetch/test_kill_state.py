@@ -12,11 +12,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from corpus_build.core import failpoints
 from corpus_build.core.provenance import read_provenance
 
+from .server import Reply
 from .test_html import page
 
 CLI = [sys.executable, "-m", "corpus_build"]
@@ -51,3 +53,25 @@ def test_a_fetch_killed_after_a_swap_leaves_corpus_lock_agreeing_with_the_mirror
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     assert pins(corpus.root)["doc"]["sha256"] == read_provenance(raw).sha256 == mirror.sha256
     assert not (corpus.root / ".corpus.lock.pending").exists()
+
+
+def test_a_fetch_killed_between_the_swap_and_clearing_the_failure_record_shows_the_new_mirror(server, make_corpus, tmp_path):
+    server.add("/doc", page(title="First"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 0, "retries": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    server.routes["/doc"] = lambda request: Reply(503, b"down", {"Content-Type": "text/plain"})
+    assert run(tmp_path, "fetch").returncode == 1
+    assert states(tmp_path)["doc"] == "failed"
+    time.sleep(1.1)  # records are stamped to the second: the new capture is a later one
+    server.add("/doc", page(title="Second"))
+    killed = run(tmp_path, "fetch", point="swap:after")
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert read_provenance(corpus.raw_dir(corpus.source("doc"))).document.title == "Second"
+    # The failure record is older than the mirror now in place: it speaks of a capture that is gone.
+    assert states(tmp_path)["doc"] == "ok"
+
+
+def states(project: Path) -> dict[str, str]:
+    result = run(project, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    return {row["id"]: row["state"] for row in map(json.loads, result.stdout.splitlines())}
