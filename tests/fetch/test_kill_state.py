@@ -75,3 +75,37 @@ def states(project: Path) -> dict[str, str]:
     result = run(project, "status", "--json")
     assert result.returncode == 0, result.stderr
     return {row["id"]: row["state"] for row in map(json.loads, result.stdout.splitlines())}
+
+
+NO_EXCHANGE = "from corpus_build.core import swapdir; swapdir._renameat2 = None  # as where the kernel cannot exchange two folders"
+
+
+def test_the_fallback_swap_killed_in_the_declined_folder_is_cleaned_by_the_next_run(server, make_corpus, tmp_path):
+    """keep_declined replaces raw/.declined/<id>; killed between the fallback's two renames, it
+    left raw/.declined/.<id>.old-<pid>, which no later run removed."""
+    server.add("/doc", page(title="Full"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    raw = corpus.raw_dir(corpus.source("doc"))
+    server.add("/doc", "<html><head><title>Empty</title></head><body></body></html>")
+    assert run(tmp_path, "fetch", prelude=NO_EXCHANGE).returncode == 1  # declined: kept in raw/.declined/doc
+    assert (raw.parent / ".declined" / "doc").is_dir()
+    killed = run(tmp_path, "fetch", point="swap:between", prelude=NO_EXCHANGE)  # declined again: replaces the last one
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert [p.name for p in (raw.parent / ".declined").iterdir() if ".old-" in p.name]
+    # Beside them, things the tool never made, with names like its own: never touched.
+    mine = [raw.parent / ".notes.tmp-draft" / "a.md", raw.parent / ".failed" / ".keep.old-1", raw.parent / ".declined" / ".x.old-y" / "b.md"]
+    for path in mine:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("the user's", encoding="utf-8")
+    # The temporary files provenance.write_atomic names when a kill lands inside it (planted: no failpoint there).
+    temps = [raw.parent / ".failed" / ".doc.json.4242.17.tmp", corpus.root / ".corpus.lock.4242.17.tmp"]
+    for path in temps:
+        path.write_text("{", encoding="utf-8")
+    server.add("/doc", page(title="Back"))
+    assert run(tmp_path, "fetch", prelude=NO_EXCHANGE).returncode == 0
+    assert not [path for path in temps if path.exists()]
+    assert read_provenance(raw).document.title == "Back"
+    left = [str(p.relative_to(raw.parent)) for p in raw.parent.rglob("*") if p.is_file() and (".old-" in str(p) or ".tmp" in str(p))]
+    assert sorted(left) == sorted(str(p.relative_to(raw.parent)) for p in mine)
+    assert all(p.read_text(encoding="utf-8") == "the user's" for p in mine)

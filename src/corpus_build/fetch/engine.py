@@ -11,10 +11,12 @@ the run lock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import itertools
 import multiprocessing
 import os
+import re
 import select as _select
 import shutil
 import signal
@@ -128,22 +130,53 @@ def check_paths(corpus: Corpus, sources: list[Source]) -> None:
         safepath.inside(folder, root, "mirrors live inside corpus/")
 
 
+# What a killed run of ours leaves, by the exact names it gives them; nothing else is touched.
+_STAGING = re.compile(r"\.(?P<id>.+)\.tmp-\d+-(?:\d+|attach)")  # _fetch_one's and attach's staging folders
+_PARKED = re.compile(r"\.(?P<id>.+)\.old-\d+")  # swapdir.old_name: the fallback swap's old folder
+_TEMP_FILE = re.compile(r"\..+\.\d+\.\d+\.tmp")  # provenance.write_atomic's temporary files
+
+
 def clean_leftovers(corpus: Corpus) -> None:
-    """Remove staging folders of killed runs; put back a mirror moved aside mid-swap."""
+    """Remove what killed runs left: staging folders, parked old folders (put back where the
+    folder they stood for is missing), temporary record files. Under the run lock, so none of
+    them belongs to a run still going."""
     for section in corpus.sections:
         raw = corpus.root / section.folder / "raw"
-        if not raw.is_dir():
+        _clean_folders(raw)
+        _clean_folders(raw / keep.DECLINED_DIR)  # keep_declined swaps raw/.declined/<id> the same way
+        _clean_files(raw / FAILED_DIR, _TEMP_FILE)
+    # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
+    _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
+
+
+def _clean_folders(parent: Path) -> None:
+    for entry in _entries(parent):
+        if not entry.is_dir(follow_symlinks=False):  # we only ever make folders by these names
             continue
-        for entry in raw.iterdir():
-            name = entry.name
-            if name.startswith(".") and ".tmp-" in name:
-                shutil.rmtree(entry, ignore_errors=True)
-            elif name.startswith(".") and ".old-" in name:
-                original = raw / name[1:].split(".old-")[0]
-                if original.exists():
-                    shutil.rmtree(entry, ignore_errors=True)
-                else:
-                    os.rename(entry, original)
+        path = Path(entry.path)
+        if _STAGING.fullmatch(entry.name):
+            shutil.rmtree(path, ignore_errors=True)
+        elif parked := _PARKED.fullmatch(entry.name):
+            original = parent / parked["id"]
+            if os.path.lexists(original):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.rename(path, original)
+
+
+def _clean_files(parent: Path, names: re.Pattern[str]) -> None:
+    for entry in _entries(parent):
+        if names.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _executor(options: FetchOptions) -> Executor:
