@@ -191,7 +191,7 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
     check_paths(corpus, [source])  # the folders attach writes to and removes from, as for fetch
     raw = corpus.raw_dir(source)
     raw.parent.mkdir(parents=True, exist_ok=True)
-    with lockfile.run_lock(corpus.root):
+    with lockfile.run_lock(corpus.root, "attach", wait=lockfile.BRIEF_WAIT):
         clean_leftovers(corpus)
         settle_lock(corpus)
         # Named like the engine's staging folders, so a killed attach is cleaned up by the next run.

@@ -274,7 +274,7 @@ def fetch_corpus(
     check_paths(corpus, sources)
     if not os.access(corpus.root, os.W_OK):
         raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
-    with lockfile.run_lock(corpus.root):
+    with lockfile.run_lock(corpus.root, "fetch", wait=lockfile.BRIEF_WAIT):
         clean_leftovers(corpus)
         settle_lock(corpus)  # a killed run's swapped-in mirrors get their pins first
         try:

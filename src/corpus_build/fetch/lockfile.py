@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..core import jsondata
 from ..core.provenance import Provenance, write_atomic
+from ..core.runlock import BRIEF_WAIT as BRIEF_WAIT
 from ..core.runlock import RUN_LOCK as RUN_LOCK  # (re-exported: fetch, attach and their tests take it from here)
 from ..core.runlock import run_lock as run_lock
 
