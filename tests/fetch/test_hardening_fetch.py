@@ -481,3 +481,25 @@ def test_signal_during_git_clone_leaves_no_git_running(server, git_remote, tmp_p
     assert left == set(), f"left running after {sig.name}: {[(p, _comm(p)) for p in left]}"
     if sig != signal.SIGKILL:
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name] if raw.exists() else True
+
+
+def test_a_remote_advertising_more_tags_than_the_cap_is_stopped_with_its_address(server, git_remote, tmp_path, options, monkeypatch):
+    """`git ls-remote --tags` (for the latest tag) was read whole into memory: a remote advertising
+    millions of tags was bounded only by fetch.git_timeout. Its output is now streamed, only the
+    first line kept, and past TAGS_MAX_BYTES git is stopped. (The cap is lowered here: 2,000 real
+    tags stand in for a million.)"""
+    from corpus_build.fetch.kinds import git as git_kind
+
+    url, work = git_remote
+    head = git("rev-parse", "HEAD", cwd=work).strip()
+    bare = server.git_root / "demo.git"
+    refs = "".join(f"create refs/tags/release-{n:05d} {head}\n" for n in range(2000))
+    subprocess.run(["git", "update-ref", "--stdin"], input=refs, text=True, cwd=bare, check=True)
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}]))
+    [few] = fetch_corpus(corpus, replace(options, force=True))
+    assert few.status is Status.OK, few.error
+    assert read_provenance(corpus.raw_dir(corpus.source("demo"))).repo.latest_tag == "v0.1.0"  # sorted by version: v0.1.0 > release-*
+    monkeypatch.setattr(git_kind, "TAGS_MAX_BYTES", 20_000)
+    [many] = fetch_corpus(corpus, replace(options, force=True))
+    assert many.status is Status.FAILED
+    assert many.error.startswith(f"{url}: ") and "more than 20,000 bytes of tags" in many.error, many.error
