@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -503,3 +504,60 @@ def test_a_remote_advertising_more_tags_than_the_cap_is_stopped_with_its_address
     [many] = fetch_corpus(corpus, replace(options, force=True))
     assert many.status is Status.FAILED
     assert many.error.startswith(f"{url}: ") and "more than 20,000 bytes of tags" in many.error, many.error
+
+
+def test_the_address_check_resolves_each_other_host_once_per_run_and_a_local_answer_sticks(server, tmp_path, options, monkeypatch):
+    """A public page's images on another host were each checked with a DNS lookup of that host
+    (six images, six lookups). One lookup per host per run now; a host found local stays refused
+    for the run, and a public answer is trusted only for http.PUBLIC_TTL seconds (DNS rebinding)."""
+    import asyncio
+
+    from corpus_build.core.errors import ContentError
+    from corpus_build.fetch import http
+
+    asked: list[str] = []
+    real = http._resolves_local
+
+    async def counted(host: str) -> bool:  # the real lookup, counted
+        asked.append(host)
+        return await real(host)
+
+    monkeypatch.setattr(http, "_resolves_local", counted)
+    for n in range(6):
+        server.add(f"/img/{n}.png", PNG_1X1, content_type="image/png")
+    para = "Tiles map onto the memory hierarchy; this paragraph explains how. " * 8
+    images = "".join(f"<p>{para}</p><img src='http://cdn.invalid/img/{n}.png' alt='{n}'>" for n in range(6))
+    server.add("/guide", f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title></head><body><main><h1>Kernel guide</h1>{images}</main></body></html>")
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example and cdn.invalid
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "guide", "url": "http://public.example/guide", "kind": "docs"}]))
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.OK, result.error
+    assert all(image.path for image in read_provenance(corpus.raw_dir(corpus.source("guide"))).document.image_files)
+    assert asked.count("cdn.invalid") == 1, asked
+
+    # This machine's own name resolves (through /etc/hosts) to one of its addresses: local.
+    here = socket.gethostname()
+
+    async def twice() -> list[str]:
+        verdicts, outcomes = http.HostVerdicts(), []
+        for _ in range(2):
+            try:
+                await http.check_redirect("https://public.example/a", f"http://{here}/x", frozenset(), resolves_local=verdicts)
+                outcomes.append("allowed")
+            except ContentError:
+                outcomes.append("refused")
+        return outcomes
+
+    asked.clear()
+    outcomes = asyncio.run(twice())
+    if real_is_local := asyncio.run(real(here)):
+        assert outcomes == ["refused", "refused"] and asked == [here]
+    assert real_is_local or outcomes == ["allowed", "allowed"]
+
+    async def expired() -> None:  # a public answer past its time is asked again
+        verdicts = http.HostVerdicts(ttl=0)
+        assert not await verdicts("cdn.invalid") and not await verdicts("cdn.invalid")
+
+    asked.clear()
+    asyncio.run(expired())
+    assert asked == ["cdn.invalid", "cdn.invalid"]
