@@ -210,8 +210,8 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
     problems = _write_and_check(corpus.root, path, body + text, original, dry_run=new.dry_run)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
-        if not new.dry_run:
-            _restore(path, original)
+        if not new.dry_run and not _restore(path, original, body + text):
+            raise AddError(_changed_message(errors, display, line))
         raise AddError(_rollback_message(errors, display, line))
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
@@ -232,7 +232,7 @@ def _write_and_check(corpus_root: Path, path: Path, text: str, original: str | N
     try:
         return reader.check(corpus_root)
     except BaseException:
-        _restore(path, original)
+        _restore(path, original, text)
         raise
 
 
@@ -292,8 +292,26 @@ def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, writt
     return [f"wrote a placeholder title '{written}' ({why}); replace it with the source's real title (or pass --title)"]
 
 
-def _restore(path: Path, original: str | None) -> None:
+def _changed_message(errors: list[Problem], display: str, first_new_line: int) -> str:
+    lines = [f"the new entry would not validate, but {display} changed while it was checked (an editor or another command saved it), "
+             f"so it was not put back: the new entry is still there, after line {first_new_line - 1}; remove it by hand"]
+    lines += [_in_old_file(p, display, first_new_line) for p in sorted(errors)]
+    return "\n".join(lines)
+
+
+def _restore(path: Path, original: str | None, written: str) -> bool:
+    """Put `path` back to `original`, if it still holds what we `written` there; False (and left
+    alone) when someone saved it since: their edit must not be lost to our put-back."""
+    try:
+        current: str | None = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    except (OSError, UnicodeDecodeError):
+        return False
+    if current != written:
+        return False
     if original is None:
         path.unlink(missing_ok=True)
     else:
         write_atomic(path, original)
+    return True

@@ -27,7 +27,7 @@ from ..core.errors import AddError, Problem, UsageError, printable
 from ..core.model import Corpus, Source
 from ..core.provenance import read_provenance, write_atomic
 from . import reader, yamlfile
-from .add import check_edited_copy
+from .add import _restore, check_edited_copy
 
 _TITLE_LINE = re.compile(r"^(\s*(?:-\s+)?)title:[ \t]*(.*?)\s*$")
 
@@ -108,8 +108,10 @@ def adopt(corpus_root: Path, ids: Sequence[str] = (), *, dry_run: bool = False) 
     errors = [p for p in problems if p.severity == "error" and (p.path, p.message) not in old]
     if errors:
         if not dry_run:
-            for file, text in originals.items():
-                write_atomic(file, text)
+            changed = [file for file, text in originals.items() if not _restore(file, text, edited[file])]
+            if changed:  # saved by someone else while checked: their edit is kept, ours stays in it
+                raise AddError(f"the adopted facts would not validate, but {', '.join(map(str, changed))} changed while checked (an editor or "
+                               "another command saved it), so it was not put back: undo the adopted lines there by hand\n" + "\n".join(map(str, errors)))
         raise AddError("nothing was adopted: the registry would not validate, so its files were left as they were\n" + "\n".join(map(str, errors)))
     return [next((p for p in placed if p.id == a.id), a) for a in adoptions]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core import console, limits, urls
-from ..core.errors import Problem, RegistryError, plural, printable
+from ..core.errors import AddError, Problem, RegistryError, plural, printable
 from ..core.model import Corpus
 from . import reader, yamlfile
 from .add import _display, _restore, _write_and_check, entries_yaml, resolve_section
@@ -256,8 +256,10 @@ def apply_import(corpus: Corpus, plan: ImportPlan, *, dry_run: bool = False) -> 
         errors = [p for p in problems if p.severity == "error"]
         if not errors:
             return plan
-        if not dry_run:
-            _restore(path, original)
+        if not dry_run and not _restore(path, original, body + plan.text):
+            raise AddError(f"the imported entries would not validate, but {display} changed while it was checked (an editor or another "
+                           f"command saved it), so it was not put back: the entries are still there, after line {body.count(chr(10))}; "
+                           "remove them by hand\n" + "\n".join(map(str, sorted(errors))))
         refused, other = _by_entry(errors, plan, display, body.count("\n") + 1)
         if other or attempt == 2:
             raise RegistryError(sorted(other) or [_as_problem(display, plan.places[i], why) for i, why in refused.items()])
