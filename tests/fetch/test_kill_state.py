@@ -109,3 +109,20 @@ def test_the_fallback_swap_killed_in_the_declined_folder_is_cleaned_by_the_next_
     left = [str(p.relative_to(raw.parent)) for p in raw.parent.rglob("*") if p.is_file() and (".old-" in str(p) or ".tmp" in str(p))]
     assert sorted(left) == sorted(str(p.relative_to(raw.parent)) for p in mine)
     assert all(p.read_text(encoding="utf-8") == "the user's" for p in mine)
+
+
+def test_a_corpus_lock_left_with_merge_conflict_markers_is_refused_not_overwritten(server, make_corpus, tmp_path):
+    """A corpus.lock that is no JSON (a git merge left its conflict markers in it) was read as
+    empty: a `fetch ID` then wrote a lock holding that one pin, and every other pin was gone."""
+    server.add("/a", page(title="A"))
+    server.add("/b", page(title="B"))
+    corpus = make_corpus([{"id": "a", "url": server.url("/a")}, {"id": "b", "url": server.url("/b")}], fetch={"extract_workers": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    lock = corpus.root / "corpus.lock"
+    lines = lock.read_text(encoding="utf-8").splitlines(keepends=True)
+    conflicted = "".join(lines[:3]) + "<<<<<<< HEAD\n" + "".join(lines[3:]) + "=======\n>>>>>>> other\n"
+    lock.write_text(conflicted, encoding="utf-8")
+    result = run(tmp_path, "fetch", "a")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "corpus.lock:4" in result.stderr and "merge" in result.stderr, result.stderr
+    assert lock.read_text(encoding="utf-8") == conflicted  # left for the user to resolve

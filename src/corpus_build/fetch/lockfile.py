@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core import jsondata
+from ..core.errors import UsageError
 from ..core.provenance import Provenance, write_atomic
 from ..core.runlock import BRIEF_WAIT as BRIEF_WAIT
 from ..core.runlock import RUN_LOCK as RUN_LOCK  # (re-exported: fetch, attach and their tests take it from here)
@@ -27,13 +28,30 @@ PENDING_FILE = ".corpus.lock.pending"
 
 
 def read_lock(root: Path) -> dict[str, dict]:
-    """source id -> pin ({url, kind, sha256 | commit, etag, fetched_at}); {} when there is none."""
+    """source id -> pin ({url, kind, sha256 | commit, etag, fetched_at}); {} when there is none.
+
+    A lock that is there but unreadable (a git merge left its conflict markers in it) is a
+    UsageError: read as empty, the run's lock would keep only the pins it wrote itself."""
+    path = Path(root) / LOCK_FILE
     try:
-        data = jsondata.loads((Path(root) / LOCK_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return {}
+    except (OSError, UnicodeError) as exc:
+        raise UsageError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc}); {_FIX}") from None
+    try:
+        data = jsondata.loads(text)
+    except ValueError as exc:
+        where = f"{path}:{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else str(path)
+        what = "it holds git merge conflict markers (<<<<<<<)" if "\n<<<<<<< " in f"\n{text}" else f"not valid JSON ({getattr(exc, 'msg', exc)})"
+        raise UsageError(f"{where}: {what}; {_FIX}") from None
     sources = data.get("sources") if isinstance(data, dict) else None
-    return sources if isinstance(sources, dict) else {}
+    if not isinstance(sources, dict) or not all(isinstance(pin, dict) for pin in sources.values()):
+        raise UsageError(f'{path}: not a corpus.lock (no "sources" object of pins); {_FIX}')
+    return sources
+
+
+_FIX = "resolve it by hand, or delete it and run `corpus-build fetch` (without --frozen) to pin every mirror again"
 
 
 def pin_of(record: Provenance) -> dict:
