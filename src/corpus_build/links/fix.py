@@ -60,7 +60,7 @@ def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: 
             raise RegistryError(problems)
     except BaseException:
         for path, text in originals.items():
-            _restore(path, text)
+            _restore(path, text, edited[path])  # only a file that still holds our edit: one saved since stays
         raise
     return done
 
