@@ -7,6 +7,7 @@ SIGHUP or SIGKILL.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -427,6 +428,9 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     if sig != signal.SIGKILL:  # SIGKILL cannot clean up: the next run does (test_faults covers it)
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name], "staging left behind"
         assert process.returncode == 130
+        # The mirror swapped in before the signal is pinned by the interrupted run itself (lockfile.settle).
+        pins = json.loads((root / "corpus.lock").read_text(encoding="utf-8"))["sources"]
+        assert pins["fast"]["sha256"] == read_provenance(raw / "fast").sha256 and "slow" not in pins
 
 
 def test_truncated_gzip_body_fails_and_keeps_the_good_mirror(server, tmp_path, options):
