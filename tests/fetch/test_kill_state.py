@@ -126,3 +126,19 @@ def test_a_corpus_lock_left_with_merge_conflict_markers_is_refused_not_overwritt
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "corpus.lock:4" in result.stderr and "merge" in result.stderr, result.stderr
     assert lock.read_text(encoding="utf-8") == conflicted  # left for the user to resolve
+
+
+def test_a_failure_after_the_capture_stands_even_when_watch_has_since_refreshed_the_record(tmp_path):
+    """watch rewrites a PR mirror's record with a new checked_at when the thread's state
+    changes; that is no new capture, so the last fetch's failure still stands."""
+    from dataclasses import replace
+
+    from corpus_build.core.provenance import Provenance, Status, mirror_state, write_failure, write_provenance
+
+    raw = tmp_path / "corpus" / "01-main" / "raw" / "pr"
+    mirror = Provenance(id="pr", kind="pull", cited_url="https://example.org/pr/1", status=Status.OK,
+                        fetched_at="2026-12-01T08:00:00Z", checked_at="2026-12-01T08:00:00Z")
+    write_provenance(raw, mirror)
+    write_failure(raw, Provenance(id="pr", kind="pull", cited_url=mirror.cited_url, status=Status.FAILED, checked_at="2026-12-02T08:00:00Z", error="HTTP 503"))
+    write_provenance(raw, replace(mirror, checked_at="2026-12-03T08:00:00Z"))  # watch/run.py _refresh_thread
+    assert mirror_state(raw, 30, now=None)[0] == "failed"

@@ -418,13 +418,14 @@ class RawListing:
 
 
 def superseded(failure: Provenance, record: Provenance | None) -> bool:
-    """Whether a failure (or kept) record is older than the mirror: a fetch killed between
-    swapping its capture in and removing the record leaves one, which speaks of an attempt
-    the mirror has since replaced. Stamps are to the second: within the same second the
-    record stands (a failure right after a success is the newer news)."""
+    """Whether a failure (or kept) record is older than the mirror's capture: a fetch killed
+    between swapping its capture in and removing the record leaves one, which speaks of an
+    attempt the mirror has since replaced. The capture's time (fetched_at), not checked_at:
+    watch moves checked_at when it refreshes a PR's state, which captures nothing. Stamps are
+    to the second: within the same second the record stands (the newer news, or the same run)."""
     if record is None:
         return False
-    failed, mirrored = parse_time(failure.checked_at), parse_time(record.checked_at or record.fetched_at)
+    failed, mirrored = parse_time(failure.checked_at), parse_time(record.fetched_at)
     return failed is not None and mirrored is not None and failed < mirrored
 
 
