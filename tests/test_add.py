@@ -231,3 +231,22 @@ def test_an_edit_saved_while_add_checks_the_registry_is_never_overwritten(projec
     text = path.read_text(encoding="utf-8")
     assert "# GPU sources — edited while add was checking" in text  # the user's edit is kept
     assert "url: https://example.org/x" in text and "changed while" in err and "remove it" in err, err
+
+
+def test_adds_run_at_the_same_time_all_land(project):
+    """Two `add`s at once (a script adding in parallel, two terminals) each appended to the file
+    as they had read it: an entry was lost though both said "added". corpus/.registry.lock now
+    makes them write one after the other."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    runs = [subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), "add", f"https://example.org/parallel/{n}",
+                              "--section", "01", "--offline", "--title", f"Parallel {n}", "--note", "Why."],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(8)]
+    for process in runs:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    urls = {source.url for source in registry.load(project / "corpus").sources}
+    assert {f"https://example.org/parallel/{n}" for n in range(8)} <= urls
