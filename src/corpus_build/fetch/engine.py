@@ -167,7 +167,7 @@ def _clean_folders(parent: Path) -> None:
 def _clean_files(parent: Path, names: re.Pattern[str]) -> None:
     for entry in _entries(parent):
         if names.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):  # gone already, or not ours to remove: the run goes on
                 os.unlink(entry.path)
 
 

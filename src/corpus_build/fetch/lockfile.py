@@ -1,7 +1,7 @@
 """corpus/corpus.lock (what each source is pinned to) and the run lock that keeps fetches one at a time.
 
-The lock is written once, at the end of a run. A run killed before that (SIGKILL, a power
-cut of the process, Ctrl-C) has already swapped some mirrors in; so before each swap the
+The lock is written once, at the end of a run. A run killed before that (SIGKILL, the
+out-of-memory killer, Ctrl-C) has already swapped some mirrors in; so before each swap the
 source's id is appended to corpus/.corpus.lock.pending, and whatever run comes next (or this
 one, when interrupted) pins those ids from the mirrors on disk (`settle`), the truth,
 then removes the file. A kill before the swap leaves an id whose mirror is the old one:
