@@ -246,7 +246,7 @@ def test_adds_run_at_the_same_time_all_land(project):
                               "--section", "01", "--offline", "--title", f"Parallel {n}", "--note", "Why."],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(8)]
     for process in runs:
-        out, err = process.communicate(timeout=120)
+        _out, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
     urls = {source.url for source in registry.load(project / "corpus").sources}
     assert {f"https://example.org/parallel/{n}" for n in range(8)} <= urls
