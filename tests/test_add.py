@@ -207,3 +207,46 @@ def test_add_dry_run_shows_the_validated_entry_and_writes_nothing(project, capsy
                  "--chapters", "99", "--dry-run"]) == 1
     assert "would not validate" in capsys.readouterr().err
     assert sources.read_bytes() == before[sources]
+
+
+def test_an_edit_saved_while_add_checks_the_registry_is_never_overwritten(project, capsys, monkeypatch):
+    """add writes the entry, checks the whole registry, and on an error puts the file back as it
+    read it. An edit saved in between (an editor, another command) was overwritten by that
+    put-back: the user's line was lost. Now the file is put back only if it still holds what
+    add wrote; otherwise the edit stays, and add says where its own entry is."""
+    from corpus_build.registry import add as add_module
+
+    path = project / "corpus" / "01-gpu" / "sources.yaml"
+    real_check = add_module.reader.check
+
+    def check_while_the_user_saves(corpus_root, **kwargs):  # the real check; the user saves during it
+        problems = real_check(corpus_root, **kwargs)
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("# GPU sources — this comment must survive", "# GPU sources — edited while add was checking"), encoding="utf-8")
+        return problems
+
+    monkeypatch.setattr(add_module.reader, "check", check_while_the_user_saves)
+    assert run(project, "add", "https://example.org/x", "--section", "01", "--offline", "--chapters", "99") == 1
+    err = capsys.readouterr().err
+    text = path.read_text(encoding="utf-8")
+    assert "# GPU sources — edited while add was checking" in text  # the user's edit is kept
+    assert "url: https://example.org/x" in text and "changed while" in err and "remove it" in err, err
+
+
+def test_adds_run_at_the_same_time_all_land(project):
+    """Two `add`s at once (a script adding in parallel, two terminals) each appended to the file
+    as they had read it: an entry was lost though both said "added". corpus/.registry.lock now
+    makes them write one after the other."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    runs = [subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), "add", f"https://example.org/parallel/{n}",
+                              "--section", "01", "--offline", "--title", f"Parallel {n}", "--note", "Why."],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(8)]
+    for process in runs:
+        _out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    urls = {source.url for source in registry.load(project / "corpus").sources}
+    assert {f"https://example.org/parallel/{n}" for n in range(8)} <= urls

@@ -335,3 +335,28 @@ def test_unverified_imports_references_without_an_address(tmp_path, capsys):
     assert main(["--project", str(project), "import", str(found), "--section", "02"]) == 0
     assert "add https://example.org/ansor.pdf to that entry" in capsys.readouterr().out
     assert sources.read_text(encoding="utf-8") == after
+
+
+def test_an_edit_saved_while_import_checks_the_registry_is_never_overwritten(tmp_path, capsys, monkeypatch):
+    """As for add (tests/test_add.py): the put-back after a refused entry, and the second try
+    written over it, must not overwrite what the user saved during the check."""
+    from corpus_build.registry import reader
+
+    project = make_project(tmp_path)
+    sources = project / "corpus" / "02-more" / "sources.yaml"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"type": "webpage", "title": "Fine", "URL": "https://example.org/fine"}]), encoding="utf-8")
+    real_check = reader.check
+
+    def check_while_the_user_saves(corpus_root, **kwargs):  # the user saves a half-done edit, then the real check runs
+        text = sources.read_text(encoding="utf-8")
+        if "# saved by the user" not in text:
+            # an entry the user is still typing (its kind not yet right) above what import wrote
+            sources.write_text("# saved by the user during the check\n- id: draft\n  title: Draft\n  url: https://example.org/draft\n  kind: not-yet\n" + text, encoding="utf-8")
+        return real_check(corpus_root, **kwargs)
+
+    monkeypatch.setattr(reader, "check", check_while_the_user_saves)
+    assert main(["--project", str(project), "import", str(bad), "--section", "02"]) == 1
+    err = capsys.readouterr().err
+    assert "# saved by the user during the check" in sources.read_text(encoding="utf-8")
+    assert "changed while it was checked" in err and "remove them by hand" in err, err

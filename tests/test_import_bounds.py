@@ -309,3 +309,25 @@ def test_add_refuses_a_note_that_is_not_utf8_in_one_line(tmp_path):
         assert result.returncode == 2 and "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr[-2000:]
         assert "the note holds the character U+" in result.stderr
     assert sources.read_bytes() == before
+
+
+def test_adopt_never_overwrites_an_edit_saved_while_it_checks_the_registry(tmp_path, monkeypatch):
+    """As for add and import: the put-back of a refused adoption must not overwrite what the user saved during the check."""
+    from corpus_build.core.errors import AddError
+    from corpus_build.registry import adopt, reader, yamlfile
+
+    project = _adopt_project(tmp_path, {"c1": "x\x80y", "good": "Tiles: A Study"})
+    monkeypatch.setattr(yamlfile, "unwritable", lambda text: None, raising=False)  # as in the test above: the check refuses U+0080
+    sources = project / "corpus" / "02-more" / "sources.yaml"
+    real_check = reader.check
+
+    def check_while_the_user_saves(corpus_root, **kwargs):  # the real check; the user saves during it
+        problems = real_check(corpus_root, **kwargs)
+        sources.write_text(sources.read_text(encoding="utf-8") + "# saved by the user during the check\n", encoding="utf-8")
+        return problems
+
+    monkeypatch.setattr(reader, "check", check_while_the_user_saves)
+    with pytest.raises(AddError) as refused:
+        adopt.adopt(project / "corpus")
+    assert "# saved by the user during the check" in sources.read_text(encoding="utf-8")
+    assert "changed while checked" in str(refused.value) and "by hand" in str(refused.value)

@@ -256,3 +256,25 @@ def test_requirements_name_the_corpus_build_that_ran_init_as_a_ci_machine_can_fe
     text = requirements()
     assert text.splitlines()[-1] == line
     assert ("cannot reach" in text) == (origin is not None and origin["url"].startswith("file:"))
+
+
+def test_a_generated_gitignore_drops_the_lock_and_temporary_files_a_run_leaves(tmp_path):
+    """What a run keeps only while it runs (its locks, the pending pins) and what a killed one
+    leaves (write_atomic's `.<name>.<pid>.<thread>.tmp`, beside sources.yaml, a record or
+    corpus.lock) must not be committed by the daily workflow's `git add`; the records stay trackable."""
+    target = tmp_path / "mysite"
+    assert main(["init", str(target), "-q"]) == 0
+    corpus = target / "corpus"
+    raw = corpus / "01-example" / "raw"
+    (raw / "some-id").mkdir(parents=True)
+    (raw / ".failed").mkdir()
+    kept = [corpus / "corpus.lock", raw / "some-id" / "provenance.json", raw / ".failed" / "other.json"]
+    dropped = [corpus / ".fetch.lock", corpus / ".registry.lock", corpus / ".corpus.lock.pending", corpus / ".corpus.lock.812.1402.tmp",
+               corpus / "01-example" / ".sources.yaml.812.1402.tmp", raw / "some-id" / ".provenance.json.812.1402.tmp",
+               raw / ".failed" / ".other.json.812.1402.tmp"]
+    for path in kept + dropped:
+        path.write_text("{}", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    listed = set(subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=target, capture_output=True, text=True, check=True).stdout.split())
+    assert {str(p.relative_to(target)) for p in kept} <= listed
+    assert not {str(p.relative_to(target)) for p in dropped} & listed, sorted(listed)

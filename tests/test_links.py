@@ -280,3 +280,27 @@ def test_requests_to_one_host_are_spaced_by_robots_crawl_delay(tmp_path, server)
     gaps = [b - a for a, b in zip(sorted(stamps), sorted(stamps)[1:])]
     # Four jobs at once, yet one request per Crawl-delay. A loaded machine only makes gaps longer.
     assert len(stamps) == 4 and min(gaps) >= 0.3 * 0.9, gaps
+
+
+def test_fix_moved_never_overwrites_an_edit_saved_while_it_checks_the_registry(tmp_path, server, capsys, monkeypatch):
+    """`--fix-moved` writes the new URL, checks the registry and, when it does not validate, put
+    every file back as it had read it: over an entry the user saved in the meantime."""
+    from corpus_build.registry import reader
+
+    populate(server)
+    project = write_project(tmp_path, server)
+    sources = project / "corpus" / "01-main" / "sources.yaml"
+    assert main(["--project", str(project), "links"]) == 1  # finds 'old' moved
+    capsys.readouterr()
+    real_check = reader.check
+    draft = "# saved by the user during the check\n- id: draft\n  title: Draft\n  url: https://example.org/draft\n  kind: not-yet\n"
+
+    def check_while_the_user_saves(corpus_root, **kwargs):  # the user saves an entry still being typed, then the real check runs
+        sources.write_text(draft + sources.read_text(encoding="utf-8"), encoding="utf-8")
+        return real_check(corpus_root, **kwargs)
+
+    monkeypatch.setattr(reader, "check", check_while_the_user_saves)
+    monkeypatch.setattr(registry, "check", check_while_the_user_saves)  # links/fix.py calls it by this name
+    assert main(["--project", str(project), "links", "--fix-moved", "old"]) == 1
+    assert "not-yet" in capsys.readouterr().err
+    assert sources.read_text(encoding="utf-8").startswith(draft)  # the user's entry is kept

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from dataclasses import replace
@@ -188,3 +189,38 @@ def test_full_run_drops_pins_of_removed_sources(server, make_corpus, options, tm
     assert pinned() == {"a", "b"}  # a filtered run speaks only for what it selected
     fetch_corpus(corpus, options)
     assert pinned() == {"a"}
+
+
+def _hold(root: Path, command: str, seconds: float) -> threading.Thread:
+    """`command`'s hold of the run lock, for `seconds`, in a thread (flock locks conflict within one process too)."""
+    taken = threading.Event()
+
+    def hold() -> None:
+        with run_lock(root, command):
+            taken.set()
+            time.sleep(seconds)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert taken.wait(10)
+    return thread
+
+
+def test_a_fetch_waits_for_a_watch_writing_a_record_and_names_the_command_that_holds_the_lock(make_corpus, options, server):
+    server.add("/doc", page())
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}])
+    brief = _hold(corpus.root, "watch", 0.5)  # watch holds the lock only while it writes one record
+    assert fetch_corpus(corpus, options)[0].status is Status.OK
+    brief.join()
+    stuck = _hold(corpus.root, "watch", 8)
+    with pytest.raises(UsageError) as caught:
+        fetch_corpus(corpus, options)
+    stuck.join()
+    message = str(caught.value)
+    assert "`corpus-build watch` (pid " in message and "still did after 5 s" in message and "fetch is already running" not in message
+    other = _hold(corpus.root, "attach", 1)
+    started = time.monotonic()
+    with pytest.raises(UsageError, match=r"`corpus-build attach` is already running on .* \(pid \d+, started "):
+        fetch_corpus(corpus, options)
+    assert time.monotonic() - started < 1  # a long holder is not waited for
+    other.join()

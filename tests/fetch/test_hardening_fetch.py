@@ -7,8 +7,10 @@ SIGHUP or SIGKILL.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -426,6 +428,9 @@ def test_signal_during_fetch_leaves_no_process_and_no_staging(server, tmp_path, 
     if sig != signal.SIGKILL:  # SIGKILL cannot clean up: the next run does (test_faults covers it)
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name], "staging left behind"
         assert process.returncode == 130
+        # The mirror swapped in before the signal is pinned by the interrupted run itself (lockfile.settle).
+        pins = json.loads((root / "corpus.lock").read_text(encoding="utf-8"))["sources"]
+        assert pins["fast"]["sha256"] == read_provenance(raw / "fast").sha256 and "slow" not in pins
 
 
 def test_truncated_gzip_body_fails_and_keeps_the_good_mirror(server, tmp_path, options):
@@ -481,3 +486,82 @@ def test_signal_during_git_clone_leaves_no_git_running(server, git_remote, tmp_p
     assert left == set(), f"left running after {sig.name}: {[(p, _comm(p)) for p in left]}"
     if sig != signal.SIGKILL:
         assert not [p for p in raw.iterdir() if ".tmp-" in p.name] if raw.exists() else True
+
+
+def test_a_remote_advertising_more_tags_than_the_cap_is_stopped_with_its_address(server, git_remote, tmp_path, options, monkeypatch):
+    """`git ls-remote --tags` (for the latest tag) was read whole into memory: a remote advertising
+    millions of tags was bounded only by fetch.git_timeout. Its output is now streamed, only the
+    first line kept, and past TAGS_MAX_BYTES git is stopped. (The cap is lowered here: 2,000 real
+    tags stand in for a million.)"""
+    from corpus_build.fetch.kinds import git as git_kind
+
+    url, work = git_remote
+    head = git("rev-parse", "HEAD", cwd=work).strip()
+    bare = server.git_root / "demo.git"
+    refs = "".join(f"create refs/tags/release-{n:05d} {head}\n" for n in range(2000))
+    subprocess.run(["git", "update-ref", "--stdin"], input=refs, text=True, cwd=bare, check=True)
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "demo", "url": url, "kind": "repo"}]))
+    [few] = fetch_corpus(corpus, replace(options, force=True))
+    assert few.status is Status.OK, few.error
+    assert read_provenance(corpus.raw_dir(corpus.source("demo"))).repo.latest_tag == "v0.1.0"  # sorted by version: v0.1.0 > release-*
+    monkeypatch.setattr(git_kind, "TAGS_MAX_BYTES", 20_000)
+    [many] = fetch_corpus(corpus, replace(options, force=True))
+    assert many.status is Status.FAILED
+    assert many.error.startswith(f"{url}: ") and "more than 20,000 bytes of tags" in many.error, many.error
+
+
+def test_the_address_check_resolves_each_other_host_once_per_run_and_a_local_answer_sticks(server, tmp_path, options, monkeypatch):
+    """A public page's images on another host were each checked with a DNS lookup of that host
+    (six images, six lookups). One lookup per host per run now; a host found local stays refused
+    for the run, and a public answer is trusted only for http.PUBLIC_TTL seconds (DNS rebinding)."""
+    import asyncio
+
+    from corpus_build.core.errors import ContentError
+    from corpus_build.fetch import http
+
+    asked: list[str] = []
+    real = http._resolves_local
+
+    async def counted(host: str) -> bool:  # the real lookup, counted
+        asked.append(host)
+        return await real(host)
+
+    monkeypatch.setattr(http, "_resolves_local", counted)
+    for n in range(6):
+        server.add(f"/img/{n}.png", PNG_1X1, content_type="image/png")
+    para = "Tiles map onto the memory hierarchy; this paragraph explains how. " * 8
+    images = "".join(f"<p>{para}</p><img src='http://cdn.invalid/img/{n}.png' alt='{n}'>" for n in range(6))
+    server.add("/guide", f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title></head><body><main><h1>Kernel guide</h1>{images}</main></body></html>")
+    monkeypatch.setenv("http_proxy", server.base)  # the loopback server stands in for public.example and cdn.invalid
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "guide", "url": "http://public.example/guide", "kind": "docs"}]))
+    [result] = fetch_corpus(corpus, replace(options, browser="never"))
+    assert result.status is Status.OK, result.error
+    assert all(image.path for image in read_provenance(corpus.raw_dir(corpus.source("guide"))).document.image_files)
+    assert asked.count("cdn.invalid") == 1, asked
+
+    # This machine's own name resolves (through /etc/hosts) to one of its addresses: local.
+    here = socket.gethostname()
+
+    async def twice() -> list[str]:
+        verdicts, outcomes = http.HostVerdicts(), []
+        for _ in range(2):
+            try:
+                await http.check_redirect("https://public.example/a", f"http://{here}/x", frozenset(), resolves_local=verdicts)
+                outcomes.append("allowed")
+            except ContentError:
+                outcomes.append("refused")
+        return outcomes
+
+    asked.clear()
+    outcomes = asyncio.run(twice())
+    if real_is_local := asyncio.run(real(here)):
+        assert outcomes == ["refused", "refused"] and asked == [here]
+    assert real_is_local or outcomes == ["allowed", "allowed"]
+
+    async def expired() -> None:  # a public answer past its time is asked again
+        verdicts = http.HostVerdicts(ttl=0)
+        assert not await verdicts("cdn.invalid") and not await verdicts("cdn.invalid")
+
+    asked.clear()
+    asyncio.run(expired())
+    assert asked == ["cdn.invalid", "cdn.invalid"]

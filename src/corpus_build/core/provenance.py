@@ -417,6 +417,18 @@ class RawListing:
         return names
 
 
+def superseded(failure: Provenance, record: Provenance | None) -> bool:
+    """Whether a failure (or kept) record is older than the mirror's capture: a fetch killed
+    between swapping its capture in and removing the record leaves one, which speaks of an
+    attempt the mirror has since replaced. The capture's time (fetched_at), not checked_at:
+    watch moves checked_at when it refreshes a PR's state, which captures nothing. Stamps are
+    to the second: within the same second the record stands (the newer news, or the same run)."""
+    if record is None:
+        return False
+    failed, mirrored = parse_time(failure.checked_at), parse_time(record.fetched_at)
+    return failed is not None and mirrored is not None and failed < mirrored
+
+
 def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None = None) -> tuple[str, Provenance | None, Provenance | None]:
     """(state, mirror record, failure record) of one source's mirror.
 
@@ -426,6 +438,8 @@ def mirror_state(raw_dir: Path, stale_after_days: int, now: dt.datetime | None =
     "unchanged", "partial").
     """
     record, failure = read_provenance(raw_dir), read_failure(raw_dir)
+    if failure is not None and superseded(failure, record):
+        failure = None
     if failure is not None:
         return failure.status.value, record, failure
     if record is None:

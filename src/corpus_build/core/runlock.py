@@ -1,15 +1,20 @@
-"""corpus/.fetch.lock: one writer of the mirror folders at a time.
+"""corpus/.fetch.lock: one writer of the mirror folders at a time; corpus/.registry.lock: one of the registry's YAML.
 
 `fetch` and `attach` hold it for their whole run. `watch`, which refreshes the thread state in
 cited PRs' provenance records, holds it only while it writes one, and leaves the records alone
 while a fetch holds it (the fetch may be swapping those very folders: watch/run.py).
+
+The holder writes what it is into the file ("watch, pid 12, started …"), so that a command
+that finds the lock taken can say who holds it, and a fetch that meets a watch waits the
+moment that watch needs instead of refusing to start.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,27 +22,78 @@ from .errors import UsageError
 from .provenance import utc_stamp
 
 RUN_LOCK = ".fetch.lock"
+COMMANDS = ("fetch", "attach", "watch", "add", "import", "adopt", "links")
+BRIEF_HOLDERS = ("watch",)  # commands that hold the lock for one record's write at a time
+BRIEF_WAIT = 5.0  # seconds a fetch waits for a brief holder (a watch writes a record in milliseconds)
+POLL = 0.05
 
 
 @contextmanager
-def run_lock(root: Path) -> Iterator[None]:
-    """Hold an exclusive lock on corpus/.fetch.lock; the kernel drops it if the process dies."""
-    path = Path(root) / RUN_LOCK
-    try:  # O_NOFOLLOW: a committed .fetch.lock symlink must not make us truncate its target
+def run_lock(root: Path, command: str = "fetch", *, wait: float = 0.0) -> Iterator[None]:
+    """Hold an exclusive lock on corpus/.fetch.lock as `command`; the kernel drops it if the process dies.
+
+    Taken by a command in BRIEF_HOLDERS, the lock is tried again for up to `wait` seconds;
+    taken by any other (or still taken then), UsageError naming the holder."""
+    with _hold(Path(root) / RUN_LOCK, command, wait, lambda name: name in BRIEF_HOLDERS or not name,
+               lambda name, holder: _held(root, name, holder, wait)):
+        yield
+
+
+REGISTRY_LOCK = ".registry.lock"
+REGISTRY_WAIT = 60.0  # seconds: another writer holds it for one append and one registry check
+
+
+@contextmanager
+def registry_lock(root: Path, command: str) -> Iterator[None]:
+    """Hold corpus/.registry.lock as `command` while reading, writing and checking the registry's
+    YAML: two `add`s at once (a script, two terminals) each appended to the file as they had
+    read it, and one entry was lost though both said "added". Every holder is brief, so a
+    second writer waits for the first (up to REGISTRY_WAIT seconds)."""
+
+    def still_held(name: str, holder: str) -> str:
+        who = f"`corpus-build {name}`" if name else "another corpus-build command"
+        details = holder.split(",", 1)[1].strip() if name else holder or "another process"
+        return f"{who} ({details}) has been writing the registry of {root} for over {REGISTRY_WAIT:g} s; run again once it is done"
+
+    with _hold(Path(root) / REGISTRY_LOCK, command, REGISTRY_WAIT, lambda name: True, still_held):
+        yield
+
+
+@contextmanager
+def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool], refusal: Callable[[str, str], str]) -> Iterator[None]:
+    """An exclusive flock on `path`, its holder's name written in it. Held by a command
+    `waits_for` accepts, it is tried again until `wait` seconds have passed; then (or at once
+    for another holder) UsageError(refusal(holder's command, holder's line))."""
+    try:  # O_NOFOLLOW: a committed lock symlink must not make us truncate its target
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         hint = "it is a symlink; delete it" if path.is_symlink() else "check that the corpus folder is writable"
-        raise UsageError(f"{path}: cannot open the run lock ({exc.strerror or exc}); {hint}") from None
+        raise UsageError(f"{path}: cannot open the lock file ({exc.strerror or exc}); {hint}") from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            raise UsageError(
-                f"another `corpus-build fetch` is already running on {root} ({holder}); wait for it to finish, then run again"
-            ) from None
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+                name = holder.split(",", 1)[0] if holder.split(",", 1)[0] in COMMANDS else ""
+                # "": the holder has the lock but has not written its name yet
+                if waits_for(name) and time.monotonic() < deadline:
+                    time.sleep(POLL)
+                    continue
+                raise UsageError(refusal(name, holder)) from None
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, started {utc_stamp()}".encode(), 0)
+        os.pwrite(fd, f"{command}, pid {os.getpid()}, started {utc_stamp()}".encode(), 0)
         yield
     finally:
         os.close(fd)
+
+
+def _held(root: Path, name: str, holder: str, waited: float) -> str:
+    details = holder.split(",", 1)[1].strip() if name else holder or "another process"
+    if name in BRIEF_HOLDERS:
+        return (f"`corpus-build {name}` ({details}) holds the run lock of {root} while it updates a mirror record"
+                + (f", and still did after {waited:g} s" if waited else "") + "; run again in a moment")
+    who = f"`corpus-build {name}`" if name else "another corpus-build command"
+    return f"{who} is already running on {root} ({details}); wait for it to finish, then run again"

@@ -36,7 +36,7 @@ from ..core.errors import ContentError, UsageError
 from ..core.model import Corpus
 from ..core.provenance import Document, Extractor, Provenance, Status, Supplied, clear_failure, read_provenance, utc_stamp, write_provenance
 from . import keep, lockfile
-from .engine import check_paths, clean_leftovers
+from .engine import check_paths, clean_leftovers, settle_lock
 from .options import from_corpus
 from .records import output_files
 
@@ -191,8 +191,9 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
     check_paths(corpus, [source])  # the folders attach writes to and removes from, as for fetch
     raw = corpus.raw_dir(source)
     raw.parent.mkdir(parents=True, exist_ok=True)
-    with lockfile.run_lock(corpus.root):
+    with lockfile.run_lock(corpus.root, "attach", wait=lockfile.BRIEF_WAIT):
         clean_leftovers(corpus)
+        settle_lock(corpus)
         # Named like the engine's staging folders, so a killed attach is cleaned up by the next run.
         stage = raw.with_name(f".{source.id}.tmp-{os.getpid()}-attach")
         shutil.rmtree(stage, ignore_errors=True)
@@ -216,6 +217,7 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
             if declined is not None:
                 raise ContentError(keep.explain(declined, source.id, command="attach"), url=str(given))
             write_provenance(stage, record)
+            lockfile.note_pending(corpus.root, source.id)  # killed after the swap: the next run pins it (lockfile.settle)
             swapdir.replace(stage, raw)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
@@ -225,6 +227,7 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
         pins = lockfile.read_lock(corpus.root)
         pins[source.id] = lockfile.pin_of(record)
         lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
+        lockfile.done(corpus.root)
     return record
 
 

@@ -11,10 +11,12 @@ the run lock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import itertools
 import multiprocessing
 import os
+import re
 import select as _select
 import shutil
 import signal
@@ -128,22 +130,53 @@ def check_paths(corpus: Corpus, sources: list[Source]) -> None:
         safepath.inside(folder, root, "mirrors live inside corpus/")
 
 
+# What a killed run of ours leaves, by the exact names it gives them; nothing else is touched.
+_STAGING = re.compile(r"\.(?P<id>.+)\.tmp-\d+-(?:\d+|attach)")  # _fetch_one's and attach's staging folders
+_PARKED = re.compile(r"\.(?P<id>.+)\.old-\d+")  # swapdir.old_name: the fallback swap's old folder
+_TEMP_FILE = re.compile(r"\..+\.\d+\.\d+\.tmp")  # provenance.write_atomic's temporary files
+
+
 def clean_leftovers(corpus: Corpus) -> None:
-    """Remove staging folders of killed runs; put back a mirror moved aside mid-swap."""
+    """Remove what killed runs left: staging folders, parked old folders (put back where the
+    folder they stood for is missing), temporary record files. Under the run lock, so none of
+    them belongs to a run still going."""
     for section in corpus.sections:
         raw = corpus.root / section.folder / "raw"
-        if not raw.is_dir():
+        _clean_folders(raw)
+        _clean_folders(raw / keep.DECLINED_DIR)  # keep_declined swaps raw/.declined/<id> the same way
+        _clean_files(raw / FAILED_DIR, _TEMP_FILE)
+    # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
+    _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
+
+
+def _clean_folders(parent: Path) -> None:
+    for entry in _entries(parent):
+        if not entry.is_dir(follow_symlinks=False):  # we only ever make folders by these names
             continue
-        for entry in raw.iterdir():
-            name = entry.name
-            if name.startswith(".") and ".tmp-" in name:
-                shutil.rmtree(entry, ignore_errors=True)
-            elif name.startswith(".") and ".old-" in name:
-                original = raw / name[1:].split(".old-")[0]
-                if original.exists():
-                    shutil.rmtree(entry, ignore_errors=True)
-                else:
-                    os.rename(entry, original)
+        path = Path(entry.path)
+        if _STAGING.fullmatch(entry.name):
+            shutil.rmtree(path, ignore_errors=True)
+        elif parked := _PARKED.fullmatch(entry.name):
+            original = parent / parked["id"]
+            if os.path.lexists(original):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.rename(path, original)
+
+
+def _clean_files(parent: Path, names: re.Pattern[str]) -> None:
+    for entry in _entries(parent):
+        if names.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):  # gone already, or not ours to remove: the run goes on
+                os.unlink(entry.path)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 def _executor(options: FetchOptions) -> Executor:
@@ -241,14 +274,30 @@ def fetch_corpus(
     check_paths(corpus, sources)
     if not os.access(corpus.root, os.W_OK):
         raise UsageError(f"{corpus.root} is not writable (a read-only folder or file system); fetch writes mirrors and corpus.lock there. Make it writable and run again")
-    with lockfile.run_lock(corpus.root):
+    with lockfile.run_lock(corpus.root, "fetch", wait=lockfile.BRIEF_WAIT):
         clean_leftovers(corpus)
-        if options.scheduler:  # the per-source work on a Dask cluster's workers; committed here all the same
-            from .cluster import run_on_cluster
+        settle_lock(corpus)  # a killed run's swapped-in mirrors get their pins first
+        try:
+            if options.scheduler:  # the per-source work on a Dask cluster's workers; committed here all the same
+                from .cluster import run_on_cluster
 
-            work = run_on_cluster(corpus, sources, options, progress or _Quiet(), transport, fetch_one=_fetch_one, lazy_github=_LazyGitHub, update_lock=_update_lock)
-            return asyncio.run(_stopped_by_term(work))
-        return asyncio.run(_stopped_by_term(_run(corpus, sources, options, progress or _Quiet(), transport)))
+                work = run_on_cluster(corpus, sources, options, progress or _Quiet(), transport, fetch_one=_fetch_one, lazy_github=_LazyGitHub, update_lock=_update_lock)
+                return asyncio.run(_stopped_by_term(work))
+            return asyncio.run(_stopped_by_term(_run(corpus, sources, options, progress or _Quiet(), transport)))
+        finally:
+            settle_lock(corpus)  # interrupted (Ctrl-C, SIGTERM) after some swaps: pinned all the same
+
+
+def settle_lock(corpus: Corpus) -> None:
+    """Pin the mirrors a run swapped in without writing corpus.lock (it was killed or interrupted)."""
+
+    def mirror(source_id: str) -> Provenance | None:
+        source = corpus.by_id.get(source_id)
+        if source is None or not safepath.is_inside(corpus.raw_dir(source), corpus.root):
+            return None
+        return read_provenance(corpus.raw_dir(source))
+
+    lockfile.settle(corpus.root, mirror)
 
 
 class _LazyGitHub:
@@ -316,6 +365,7 @@ def _update_lock(corpus: Corpus, options: FetchOptions, pins: dict[str, dict], p
             # A full run speaks for the whole registry: pins of removed sources go.
             pins = {source_id: pin for source_id, pin in pins.items() if source_id in corpus.by_id}
         lockfile.write_lock(corpus.root, dict(sorted(pins.items())))
+        lockfile.done(corpus.root)
 
 
 class _Slot:
@@ -398,7 +448,7 @@ async def _fetch_one(corpus, source, options, http, github, run_cpu, run_io, pin
         else:
             # A capture worse than the mirror does not replace it (fetch/keep.py), unless the user says so.
             judged = mirror if mirror is not None and mirror.cited_url == source.url and source.id not in options.accept_worse else None
-            record, declined = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io, judged)
+            record, declined = await _commit(source, outcome, stage, raw, log, options, run_cpu, run_io, judged, corpus.root)
             if declined is not None:
                 return _kept(source, raw, record, declined, previous, log, progress, started)
         # On the event loop, never in a thread: it removes the shared .failed/ folder when empty,
@@ -466,7 +516,7 @@ def _check_pin(options: FetchOptions, pin: dict | None, outcome: Outcome, source
 
 
 async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log: AttemptLog, options: FetchOptions, run_cpu, run_io,
-                  previous: Provenance | None = None) -> tuple[Provenance, Declined | None]:
+                  previous: Provenance | None = None, lock_root: Path | None = None) -> tuple[Provenance, Declined | None]:
     """Install the staged capture as the mirror; or, when it is worse than `previous`, keep it aside (fetch/keep.py).
 
     Returns the new record and None, or the declined capture's record and why it was declined.
@@ -494,7 +544,8 @@ async def _commit(source: Source, outcome: Outcome, stage: Path, raw: Path, log:
     # In a thread: serialising the record, creating its file and renaming the stage into
     # place cost ~1 ms per source, which on the event loop delayed every other download.
     # Both paths are this source's alone.
-    installing = run_io(_install, stage, raw, record)
+    # A frozen run pins nothing (it only checks the pins), so it notes nothing either.
+    installing = run_io(_install, stage, raw, record, None if options.frozen else lock_root)
     try:
         await asyncio.shield(installing)
     except asyncio.CancelledError:
@@ -522,6 +573,8 @@ def _kept(source: Source, raw: Path, new: Provenance, declined: Declined, previo
     return result, previous  # the lock keeps the mirror's pin
 
 
-def _install(stage: Path, raw: Path, record: Provenance) -> None:
+def _install(stage: Path, raw: Path, record: Provenance, lock_root: Path | None = None) -> None:
     write_provenance(stage, record)
+    if lock_root is not None:
+        lockfile.note_pending(lock_root, record.id)  # before the swap: a kill after it still gets the pin (lockfile.settle)
     swapdir.replace(stage, raw)  # one step where the kernel can (core/swapdir.py)

@@ -20,7 +20,7 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -187,12 +187,56 @@ async def _resolves_local(host: str) -> bool:
     return any(is_local_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
 
 
+PUBLIC_TTL = 60.0  # seconds a host found public is trusted before it is resolved again
+
+
+class HostVerdicts:
+    """Whether each host name resolves into this machine or its network, asked once per host per
+    run (a page's twenty images on a CDN cost one lookup, not twenty); lookups of one host at the
+    same time share one.
+
+    DNS rebinding: a name can answer a public address now and 127.0.0.1 a moment later. A
+    local answer therefore stands for the whole run (the host stays refused even if it later
+    answers a public address), and a public one only for PUBLIC_TTL seconds, after which the
+    host is resolved again. The check was never proof against rebinding: httpx resolves the
+    name again when it connects; the TTL keeps that window short, not closed.
+    """
+
+    def __init__(self, ttl: float = PUBLIC_TTL):
+        self.ttl = ttl
+        self._local: set[str] = set()
+        self._public_until: dict[str, float] = {}
+        self._asking: dict[str, asyncio.Future[bool]] = {}
+
+    async def __call__(self, host: str) -> bool:
+        if host in self._local:
+            return True
+        if time.monotonic() < self._public_until.get(host, 0.0):
+            return False
+        asking = self._asking.get(host)
+        if asking is None:
+            asking = self._asking[host] = asyncio.ensure_future(self._ask(host))
+        return await asyncio.shield(asking)  # one caller cancelled does not cancel the others' lookup
+
+    async def _ask(self, host: str) -> bool:
+        try:
+            local = await _resolves_local(host)
+        finally:
+            del self._asking[host]
+        if local:
+            self._local.add(host)
+        else:
+            self._public_until[host] = time.monotonic() + self.ttl
+        return local
+
+
 def user_hosts(options: FetchOptions) -> frozenset[str]:
     """Hosts the user's own `rewrites:`/`fallbacks:` send requests to: redirects there are wanted."""
     return frozenset((urlsplit(dst).hostname or "").lower() for _src, dst in (*options.rewrites, *options.fallbacks))
 
 
-async def check_redirect(origin: str, target: str, allowed: frozenset[str], how: str = "redirected from a public host to") -> None:
+async def check_redirect(origin: str, target: str, allowed: frozenset[str], how: str = "redirected from a public host to",
+                         resolves_local: Callable[[str], Awaitable[bool]] | None = None) -> None:
     """ContentError when a redirect leads from a public host into this machine or its network.
 
     A cited page on the internet that answers 302 to http://127.0.0.1:8080/admin (or
@@ -200,12 +244,13 @@ async def check_redirect(origin: str, target: str, allowed: frozenset[str], how:
     Requests that start local (a test server, a mirror the user rewrote to) may redirect
     anywhere; so may a redirect to a host the user's rewrites or fallbacks name. The same check
     holds for what a page names (its images, stylesheets, fonts: `download(referrer=)`).
+    `resolves_local`: the run's HostVerdicts (a lookup per call without one).
     """
     origin_host = (urlsplit(origin).hostname or "").lower()
     target_host = (urlsplit(target).hostname or "").lower()
     if is_local_host(origin_host) or target_host in allowed or target_host == origin_host:
         return
-    if is_local_host(target_host) or (_address(target_host) is None and await _resolves_local(target_host)):
+    if is_local_host(target_host) or (_address(target_host) is None and await (resolves_local or _resolves_local)(target_host)):
         raise ContentError(
             f"{how} {target_host}, an address on this machine or its local network; refused "
             "(if that is really where the source lives, cite it directly or add a `rewrites:` entry pointing there)",
@@ -333,6 +378,7 @@ class HttpClient:
         self._make_client = make_client
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._user_hosts = user_hosts(options)
+        self._verdicts = HostVerdicts()
 
     def _pick(self) -> int:
         """The least busy client. Requests in flight never exceed `jobs` = the sum of the clients'
@@ -416,7 +462,7 @@ class HttpClient:
         last: FetchError | None = None
         for candidate in candidates(url, self.options):
             if referrer:
-                await check_redirect(referrer, candidate, self._user_hosts, how="a page on a public host names")
+                await check_redirect(referrer, candidate, self._user_hosts, how="a page on a public host names", resolves_local=self._verdicts)
             try:
                 return await self._with_retries(candidate, dest, log, etag, last_modified, accept, self.options.warc if keep_raw is None else keep_raw, on_bytes)
             except (TransportError, HTTPStatusError) as exc:
@@ -494,7 +540,7 @@ class HttpClient:
                     exchanges.append(Exchange(payload=None, **exchange))
                     redirects.append(current)
                     target = urljoin(current, rheaders["location"])
-                    await check_redirect(url, target, self._user_hosts)
+                    await check_redirect(url, target, self._user_hosts, resolves_local=self._verdicts)
                     if blocked.is_login_redirect(target):
                         raise HTTPStatusError(f"redirected to a login page ({target})" + blocked.hint("the page is behind a login wall"), url=url, status=response.status_code)
                     current = target

@@ -7,6 +7,7 @@ touched file put back if it does not validate.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from .. import registry
 from ..core.errors import Problem, RegistryError, UsageError
 from ..core.model import Corpus, Source
 from ..core.provenance import write_atomic
+from ..core.runlock import registry_lock
 from ..registry import yamlfile
 from ..registry.add import _restore, check_edited_copy
 from ..registry.yamlfile import LocatedList, LocatedMap
@@ -33,6 +35,12 @@ def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: 
     """Rewrite each source's `url:` line to its target and validate the registry; put every file back
     when it does not validate. With `dry_run`, the same edits are checked in a copy and nothing is written,
     so a dry run refuses exactly what the real run refuses."""
+    # Under the registry lock, as add (registry/add.py): no other writer between the read and the put-back.
+    with contextlib.nullcontext() if dry_run else registry_lock(corpus.root, "links"):
+        return _rewrite_urls(corpus, changes, dry_run=dry_run)
+
+
+def _rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: bool) -> list[tuple[str, str, str]]:
     originals: dict[Path, str] = {}
     edited: dict[Path, str] = {}
     done = []
@@ -60,7 +68,7 @@ def rewrite_urls(corpus: Corpus, changes: list[tuple[Source, str]], *, dry_run: 
             raise RegistryError(problems)
     except BaseException:
         for path, text in originals.items():
-            _restore(path, text)
+            _restore(path, text, edited[path])  # only a file that still holds our edit: one saved since stays
         raise
     return done
 

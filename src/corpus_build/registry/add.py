@@ -8,6 +8,7 @@ put back as it was and the problems are reported.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from ..core import urls
 from ..core.errors import AddError, Problem, RegistryError, UsageError, plural
 from ..core.model import KINDS, LANGS, Corpus
 from ..core.provenance import write_atomic
+from ..core.runlock import registry_lock
 from ..core.urls import default_title  # the placeholder title (bibfacts knows it too)
 from . import reader, yamlfile
 
@@ -201,18 +203,21 @@ def add_source(corpus_root: Path, new: NewSource, look_up: LookUp | None = None)
                 # A control character, or a byte of the command line that is not UTF-8 (Python keeps it as a lone surrogate).
                 raise UsageError(f"the {key} holds the character {bad} (a control character, or bytes that are not UTF-8), which a registry file cannot keep; retype it")
     path = corpus.root / folder / "sources.yaml"
-    original = path.read_text(encoding="utf-8") if path.exists() else None
-    body = original or ""
-    body = yamlfile.ready_to_append(body)  # an empty list `[]`, comments around it or not, takes entries
-    line = body.count("\n") + 1
-    text = _entry_yaml(entry)
-    display = _display(corpus.root, path)
-    problems = _write_and_check(corpus.root, path, body + text, original, dry_run=new.dry_run)
-    errors = [p for p in problems if p.severity == "error"]
-    if errors:
-        if not new.dry_run:
-            _restore(path, original)
-        raise AddError(_rollback_message(errors, display, line))
+    # Read, written and checked under the registry lock: another add at the same time would
+    # append to the file as it had read it, and one entry would be lost.
+    with contextlib.nullcontext() if new.dry_run else registry_lock(corpus.root, "add"):
+        original = path.read_text(encoding="utf-8") if path.exists() else None
+        body = original or ""
+        body = yamlfile.ready_to_append(body)  # an empty list `[]`, comments around it or not, takes entries
+        line = body.count("\n") + 1
+        text = _entry_yaml(entry)
+        display = _display(corpus.root, path)
+        problems = _write_and_check(corpus.root, path, body + text, original, dry_run=new.dry_run)
+        errors = [p for p in problems if p.severity == "error"]
+        if errors:
+            if not new.dry_run and not _restore(path, original, body + text):
+                raise AddError(_changed_message(errors, display, line))
+            raise AddError(_rollback_message(errors, display, line))
     old = {(p.path, p.message) for p in before if p.severity == "warning"}
     fresh = [p for p in problems if p.severity == "warning" and (p.path, p.message) not in old]
     # A placeholder title is said once, below, with the reason add wrote it (check says it on later runs).
@@ -232,7 +237,7 @@ def _write_and_check(corpus_root: Path, path: Path, text: str, original: str | N
     try:
         return reader.check(corpus_root)
     except BaseException:
-        _restore(path, original)
+        _restore(path, original, text)
         raise
 
 
@@ -292,8 +297,26 @@ def _page_warnings(new: NewSource, page: PageFacts, title: str, kind: str, writt
     return [f"wrote a placeholder title '{written}' ({why}); replace it with the source's real title (or pass --title)"]
 
 
-def _restore(path: Path, original: str | None) -> None:
+def _changed_message(errors: list[Problem], display: str, first_new_line: int) -> str:
+    lines = [f"the new entry would not validate, but {display} changed while it was checked (an editor or another command saved it), "
+             f"so it was not put back: the new entry is still there, after line {first_new_line - 1}; remove it by hand"]
+    lines += [_in_old_file(p, display, first_new_line) for p in sorted(errors)]
+    return "\n".join(lines)
+
+
+def _restore(path: Path, original: str | None, written: str) -> bool:
+    """Put `path` back to `original`, if it still holds what we `written` there; False (and left
+    alone) when someone saved it since: their edit must not be lost to our put-back."""
+    try:
+        current: str | None = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = None
+    except (OSError, UnicodeDecodeError):
+        return False
+    if current != written:
+        return False
     if original is None:
         path.unlink(missing_ok=True)
     else:
         write_atomic(path, original)
+    return True

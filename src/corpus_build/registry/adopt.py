@@ -13,6 +13,7 @@ registry is validated afterwards and the file put back when it would not validat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 from collections.abc import Sequence
@@ -26,8 +27,9 @@ from ..core.bibfacts import has_placeholder_title, mirror_title
 from ..core.errors import AddError, Problem, UsageError, printable
 from ..core.model import Corpus, Source
 from ..core.provenance import read_provenance, write_atomic
+from ..core.runlock import registry_lock
 from . import reader, yamlfile
-from .add import check_edited_copy
+from .add import _restore, check_edited_copy
 
 _TITLE_LINE = re.compile(r"^(\s*(?:-\s+)?)title:[ \t]*(.*?)\s*$")
 
@@ -89,28 +91,32 @@ def adopt(corpus_root: Path, ids: Sequence[str] = (), *, dry_run: bool = False) 
     todo = [a for a in adoptions if not a.skipped]
     if not todo:
         return adoptions
-    # The same edits and the same check for a dry run (in a copy of the registry) as for a real
-    # one: a dry run promises nothing the real run refuses.
-    originals: dict[Path, str] = {}
-    edited: dict[Path, str] = {}
-    placed: list[Adoption] = []
-    for file in dict.fromkeys(a.file for a in todo):
-        originals[file] = file.read_text(encoding="utf-8")
-        edited[file], lines = _edit(originals[file], file, [a for a in todo if a.file == file])
-        placed += lines
-    if dry_run:
-        problems = check_edited_copy(corpus_root, edited)
-    else:
-        for file, text in edited.items():
-            write_atomic(file, text)
-        problems = reader.check(corpus_root)
-    old = {(p.path, p.message) for p in before}
-    errors = [p for p in problems if p.severity == "error" and (p.path, p.message) not in old]
-    if errors:
-        if not dry_run:
-            for file, text in originals.items():
+    # Under the registry lock, as add (registry/add.py): no other writer between the read and the put-back.
+    with contextlib.nullcontext() if dry_run else registry_lock(corpus_root, "adopt"):
+        # The same edits and the same check for a dry run (in a copy of the registry) as for a real
+        # one: a dry run promises nothing the real run refuses.
+        originals: dict[Path, str] = {}
+        edited: dict[Path, str] = {}
+        placed: list[Adoption] = []
+        for file in dict.fromkeys(a.file for a in todo):
+            originals[file] = file.read_text(encoding="utf-8")
+            edited[file], lines = _edit(originals[file], file, [a for a in todo if a.file == file])
+            placed += lines
+        if dry_run:
+            problems = check_edited_copy(corpus_root, edited)
+        else:
+            for file, text in edited.items():
                 write_atomic(file, text)
-        raise AddError("nothing was adopted: the registry would not validate, so its files were left as they were\n" + "\n".join(map(str, errors)))
+            problems = reader.check(corpus_root)
+        old = {(p.path, p.message) for p in before}
+        errors = [p for p in problems if p.severity == "error" and (p.path, p.message) not in old]
+        if errors:
+            if not dry_run:
+                changed = [file for file, text in originals.items() if not _restore(file, text, edited[file])]
+                if changed:  # saved by someone else while checked: their edit is kept, ours stays in it
+                    raise AddError(f"the adopted facts would not validate, but {', '.join(map(str, changed))} changed while checked (an editor or "
+                                   "another command saved it), so it was not put back: undo the adopted lines there by hand\n" + "\n".join(map(str, errors)))
+            raise AddError("nothing was adopted: the registry would not validate, so its files were left as they were\n" + "\n".join(map(str, errors)))
     return [next((p for p in placed if p.id == a.id), a) for a in adoptions]
 
 

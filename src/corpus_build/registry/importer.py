@@ -18,14 +18,16 @@ so it refuses exactly what the real run refuses, with the same words.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core import console, limits, urls
-from ..core.errors import Problem, RegistryError, plural, printable
+from ..core.errors import AddError, Problem, RegistryError, plural, printable
 from ..core.model import Corpus
+from ..core.runlock import registry_lock
 from . import reader, yamlfile
 from .add import _display, _restore, _write_and_check, entries_yaml, resolve_section
 from .import_formats import FORMATS, Reference, arxiv_id, clean_doi, read_file
@@ -245,24 +247,28 @@ def apply_import(corpus: Corpus, plan: ImportPlan, *, dry_run: bool = False) -> 
     again and written. Any other error leaves sources.yaml as it was and raises RegistryError.
     """
     path = plan.file
-    original = path.read_text(encoding="utf-8") if path.exists() else None
-    body = yamlfile.ready_to_append(original or "")  # an empty list `[]` cannot be appended to: its comments stay, `[]` goes
-    display = _display(corpus.root, path)
-    for attempt in (1, 2):
-        if not plan.entries:
-            return plan
-        console.progress("checking the registry with the new entries", 0, 0)
-        problems = _write_and_check(corpus.root, path, body + plan.text, original, dry_run=dry_run)
-        errors = [p for p in problems if p.severity == "error"]
-        if not errors:
-            return plan
-        if not dry_run:
-            _restore(path, original)
-        refused, other = _by_entry(errors, plan, display, body.count("\n") + 1)
-        if other or attempt == 2:
-            raise RegistryError(sorted(other) or [_as_problem(display, plan.places[i], why) for i, why in refused.items()])
-        plan = plan.without(refused)
-    return plan
+    # Under the registry lock, as add (registry/add.py): no other writer between the read and the put-back.
+    with contextlib.nullcontext() if dry_run else registry_lock(corpus.root, "import"):
+        original = path.read_text(encoding="utf-8") if path.exists() else None
+        body = yamlfile.ready_to_append(original or "")  # an empty list `[]` cannot be appended to: its comments stay, `[]` goes
+        display = _display(corpus.root, path)
+        for attempt in (1, 2):
+            if not plan.entries:
+                return plan
+            console.progress("checking the registry with the new entries", 0, 0)
+            problems = _write_and_check(corpus.root, path, body + plan.text, original, dry_run=dry_run)
+            errors = [p for p in problems if p.severity == "error"]
+            if not errors:
+                return plan
+            if not dry_run and not _restore(path, original, body + plan.text):
+                raise AddError(f"the imported entries would not validate, but {display} changed while it was checked (an editor or another "
+                               f"command saved it), so it was not put back: the entries are still there, after line {body.count(chr(10))}; "
+                               "remove them by hand\n" + "\n".join(map(str, sorted(errors))))
+            refused, other = _by_entry(errors, plan, display, body.count("\n") + 1)
+            if other or attempt == 2:
+                raise RegistryError(sorted(other) or [_as_problem(display, plan.places[i], why) for i, why in refused.items()])
+            plan = plan.without(refused)
+        return plan
 
 
 def _by_entry(errors: list[Problem], plan: ImportPlan, display: str, first_line: int) -> tuple[dict[int, str], list[Problem]]:

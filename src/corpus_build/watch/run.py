@@ -222,7 +222,7 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
     if not safepath.is_inside(raw_dir, corpus.root):
         return  # a raw/<id> symlink out of corpus/: fetch reports it; watch writes nothing there
     try:
-        with run_lock(corpus.root):
+        with run_lock(corpus.root, "watch"):
             _refresh_thread(raw_dir, record)
     except UsageError:  # a fetch holds the lock (or it cannot be taken, which stops any fetch too)
         return

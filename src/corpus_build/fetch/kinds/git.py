@@ -80,6 +80,14 @@ def git_config_args(allow_file: bool) -> list[str]:
 
 
 SIZE_POLL = 0.2  # seconds between two looks at a clone's size
+# git's output is read as it comes, never held whole: a remote decides how much git prints.
+OUTPUT_MAX_BYTES = 1024 * 1024  # rev-parse, log -1, ls-remote HEAD print a line or two
+TAGS_MAX_BYTES = 64 * 1024 * 1024  # `ls-remote --tags`: ~60 bytes a tag, about a million tags; only the first line is kept
+STDERR_TAIL = 64 * 1024  # the last lines say why git failed; a chatty remote's progress before them is dropped
+
+
+class _TooMuchOutput(Exception):
+    pass
 
 
 def _find_prctl():  # looked up once, in the parent: the child between fork and exec only calls it
@@ -131,8 +139,10 @@ class GitRunner:
         if scheme not in ("http", "https") and not (scheme == "file" and self.allow_file):
             raise GitError(f"refusing a {scheme or 'local'} git remote: only http(s) URLs are cloned", url=url)
 
-    async def run(self, *args: str, cwd: Path | None = None, url: str = "", size_of: Path | None = None) -> str:
-        """git `args`; with `size_of`, git is killed once that folder passes fetch.max_bytes."""
+    async def run(self, *args: str, cwd: Path | None = None, url: str = "", size_of: Path | None = None,
+                  max_output: int = OUTPUT_MAX_BYTES, first_line: bool = False, what: str = "output") -> str:
+        """git `args`; with `size_of`, git is killed once that folder passes fetch.max_bytes; past
+        `max_output` bytes of output (`what`), git is killed. `first_line`: only that is kept."""
         self.home.mkdir(parents=True, exist_ok=True)
         # A session (and process group) of its own: git runs helpers (git-remote-https,
         # index-pack) that must die with it on a timeout or an interrupt.
@@ -143,7 +153,13 @@ class GitRunner:
         )
         timeout = self.ctx.options.git_timeout
         try:
-            out, err = await asyncio.wait_for(self._communicate(process, size_of, url), timeout)
+            out, err = await asyncio.wait_for(self._communicate(process, size_of, url, max_output, first_line), timeout)
+        except _TooMuchOutput:
+            await _kill_group(process)
+            raise GitError(
+                f"git {args[0]} printed more than {max_output:,} bytes of {what} and was stopped: the remote advertises far more than "
+                "any repository cited here should; check the address", url=url,
+            ) from None
         except TimeoutError:
             await _kill_group(process)
             raise GitError(
@@ -158,8 +174,9 @@ class GitRunner:
             raise GitError(f"git {args[0]} failed: {detail}", url=url)
         return out.decode("utf-8", "replace")
 
-    async def _communicate(self, process: asyncio.subprocess.Process, size_of: Path | None, url: str) -> tuple[bytes, bytes]:
-        talk = asyncio.ensure_future(process.communicate())
+    async def _communicate(self, process: asyncio.subprocess.Process, size_of: Path | None, url: str, max_output: int,
+                           first_line: bool) -> tuple[bytes, bytes]:
+        talk = asyncio.ensure_future(_bounded_output(process, max_output, first_line))
         if size_of is None:
             return await talk
         cap = self.ctx.options.max_bytes
@@ -221,6 +238,39 @@ class GitRunner:
         if not commit:
             raise GitError("the remote has no HEAD (an empty repository?)", url=url)
         return commit, branch
+
+
+async def _bounded_output(process: asyncio.subprocess.Process, max_output: int, first_line: bool) -> tuple[bytes, bytes]:
+    """(stdout, the tail of stderr) of `process`, read as they come; _TooMuchOutput past `max_output` bytes."""
+    assert process.stdout is not None and process.stderr is not None
+    stdout, stderr = process.stdout, process.stderr
+
+    async def out() -> bytes:
+        kept, total = bytearray(), 0
+        while chunk := await stdout.read(65536):
+            total += len(chunk)
+            if total > max_output:
+                raise _TooMuchOutput
+            if not (first_line and b"\n" in kept):
+                kept += chunk
+        return bytes(kept[: kept.index(b"\n") + 1]) if first_line and b"\n" in kept else bytes(kept)
+
+    async def err() -> bytes:
+        tail = bytearray()
+        while chunk := await stderr.read(65536):
+            tail += chunk
+            del tail[:-STDERR_TAIL]
+        return bytes(tail)
+
+    errors = asyncio.ensure_future(err())
+    try:
+        output = await out()
+        tail = await errors
+        await process.wait()
+        return output, tail
+    finally:
+        if not errors.done():  # stopped early (too much output, a timeout): the caller kills git, which ends it
+            errors.cancel()
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
@@ -295,7 +345,8 @@ class RepoKind:
         commit = (await git.run("rev-parse", "HEAD", cwd=clone)).strip()
         branch = (await git.run("symbolic-ref", "--short", "-q", "HEAD", cwd=clone)).strip() or branch
         commit_date = (await git.run("log", "-1", "--format=%cI", cwd=clone)).strip()
-        tags = await git.run("ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", url, cwd=clone, url=url)
+        tags = await git.run("ls-remote", "--tags", "--refs", "--sort=-v:refname", "--", url, cwd=clone, url=url,
+                             max_output=TAGS_MAX_BYTES, first_line=True, what="tags")
         latest_tag = tags.splitlines()[0].split("\t")[-1].removeprefix("refs/tags/") if tags.strip() else ""
         readme = await ctx.run_cpu(read_readme, clone)
         text_file = ""
