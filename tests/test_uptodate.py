@@ -199,3 +199,34 @@ def test_a_failed_build_leaves_no_stamp(tmp_path, monkeypatch):
     os.unlink(project / "docs" / "reading.md")
     engine = Engine(monkeypatch)
     assert _build(project, "--strict") == 0 and engine.runs == 1
+
+
+HOOK = '''
+from pathlib import Path
+
+
+def on_post_build(config):
+    """The user saves an edit while the build runs (after the registry was read)."""
+    sources = Path(config.config_file_path).parent / "corpus" / "01-gpu" / "sources.yaml"
+    text = sources.read_text(encoding="utf-8")
+    if "The main repository." in text:
+        sources.write_text(text.replace("The main repository.", "Edited during the build."), encoding="utf-8")
+'''
+
+
+def test_an_edit_saved_while_the_build_runs_is_built_by_the_next_build(tmp_path, monkeypatch):
+    """The stamp of "nothing changed" describes the inputs as the build began: an edit saved during the
+    build (read too late by it) makes the next build a real one, not "nothing changed"."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "p")
+    (project / "edit_during.py").write_text(HOOK, encoding="utf-8")
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "\nhooks:\n  - edit_during.py\n", encoding="utf-8")
+    engine = Engine(monkeypatch)
+    assert _build(project) == 0
+    assert "Edited during the build." in (project / "corpus" / "01-gpu" / "sources.yaml").read_text(encoding="utf-8")
+    assert not (project / uptodate.STAMP).exists()
+    assert _build(project) == 0 and engine.runs == 2
+    shown = [p for p in (project / "site").rglob("*.html") if "Edited during the build." in p.read_text(encoding="utf-8")]
+    assert shown, "the edit saved during the first build never reached the site"
+    assert _build(project) == 0 and engine.runs == 2  # and now nothing changed: the stamp stands

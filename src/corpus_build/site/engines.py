@@ -459,11 +459,12 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
         print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
         return target
     uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
+    inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
     with mirrortext.states_once():
         with uptodate.warnings_kept() as warnings:
             site_dir = build(project, corpus=corpus, before_swap=add_offline_zip if offline_enabled(corpus) else None, **options)
         changes.save(corpus)
     # The home page's change list is the same on the next build when nothing changed (render/changes.py
     # keeps the snapshot before the last change), so a stamp never has to wait for the list to empty.
-    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings)
+    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, inputs_before=inputs_before)
     return site_dir

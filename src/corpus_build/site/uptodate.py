@@ -140,6 +140,25 @@ def _custom_icons(data: dict[str, Any]) -> list[str]:
     return found
 
 
+def inputs_state(project: Path) -> str:
+    """The user's own inputs (corpus/, mkdocs.yml and what it brings in, the environment it reads)
+    as one digest: taken before a build and again after it, a difference means something was
+    edited while the build ran, and what was built may be the older version."""
+    project = Path(project).resolve()
+    h = hashlib.sha256()
+    extra_files, env_names = _config_inputs(project)
+    h.update(json.dumps({name: os.environ.get(name) for name in sorted({*_ENV, *env_names})}).encode())
+    for path in [project / "corpus", *extra_files]:
+        h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
+        if path.is_dir():
+            _tree(path, h)
+        else:
+            with suppress(OSError):
+                info = path.stat()
+                h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
+    return h.hexdigest()
+
+
 def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
     """What the next build would be made of (everything but the site and the clock), as one digest."""
     project = Path(project).resolve()
@@ -202,8 +221,16 @@ def unchanged(project: Path, site_dir: Path, options: dict[str, Any]) -> dict | 
     return stamp
 
 
-def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, *, home_unchanged: bool, warnings: list[tuple[str, int, str]]) -> None:
-    """After a successful build (the snapshot saved): what the next build compares with."""
+def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, *, home_unchanged: bool, warnings: list[tuple[str, int, str]],
+           inputs_before: str | None = None) -> None:
+    """After a successful build (the snapshot saved): what the next build compares with.
+
+    `inputs_before`: `inputs_state` as the build began. An edit saved while the build ran may
+    have been read too late: no stamp then, so the next build is a real one.
+    """
+    if inputs_before is not None and inputs_state(project) != inputs_before:
+        forget(project)
+        return
     now = dt.datetime.now(dt.UTC)
     stamp = {
         "schema": SCHEMA,
