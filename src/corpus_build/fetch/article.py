@@ -1,0 +1,151 @@
+"""Article mode (issue 35): on a page that declares itself an article, the text runs from its first
+dense paragraph to its last, and what lies before and after is not the article.
+
+Why a mode, and why decided by the page: the rules of fetch/boilerplate.py were tuned on manuals,
+where a short line after the last paragraph (a man page's "Part of the git(1) suite") or a box
+before the first (DocBook's title page) is text, and they must stay so. A news story, a blog post
+or a magazine piece has a different shape: one run of sentence prose, and around it datelines,
+bylines, share bars, "Read more", newsletter boxes, related stories and comment prompts, which no
+class word need name. Such pages say what they are in their metadata, for search engines and
+social networks: `og:type=article`, `article:published_time`, JSON-LD `"@type": "NewsArticle"`,
+`itemprop=articleBody`, a schema.org Article `itemtype`. Manuals do not (none of the 13,600 pages
+of the documentation benches does), so the manuals' rules are untouched. A bare `<article>`
+element is no declaration: MkDocs Material and Docusaurus put every manual page in one.
+
+The precision pass, readability's idea on the tree the walk reads (no second parse): the article
+is where the densest paragraphs are, the text's core (density.Blocks.core). Its first and last
+dense paragraph (a block of sentence prose, few links) bound the article; in document order,
+every block of the region before the first and after the last is left out, but for what is
+clearly part of the text: headings before it (the title, over kept text), and the code, tables
+and pictures inside the core.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .chrome import text_units
+from .density import HEADINGS, PARAGRAPH, Blocks
+
+# JSON-LD types that are an article (schema.org's Article and its kinds, a blog posting, a report).
+_LD_TYPE = re.compile(r'"@type"\s*:\s*\[?\s*"(?:https?://schema\.org/)?(?:\w*Article|BlogPosting|LiveBlogPosting|Report)"')
+_ITEMTYPE = re.compile(r"schema\.org/(?:\w*Article|BlogPosting|LiveBlogPosting|Report)\b")
+
+
+def declares_article(root) -> bool:
+    """Whether the page says it is an article (see the module docstring): Open Graph's type or its
+    article properties, JSON-LD, or schema.org microdata."""
+    for meta in root.iter("meta"):
+        key = (meta.get("property") or meta.get("name") or "").strip().lower()
+        if key == "og:type" and (meta.get("content") or "").strip().lower().startswith("article"):
+            return True
+        if key.startswith("article:") and (meta.get("content") or "").strip():
+            return True
+    for script in root.iter("script"):
+        if (script.get("type") or "").strip().lower() == "application/ld+json" and _LD_TYPE.search(script.text or ""):
+            return True
+    for el in root.iter():
+        if isinstance(el.tag, str) and (el.get("itemprop") == "articleBody" or _ITEMTYPE.search(el.get("itemtype") or "")):
+            return True
+    return False
+
+
+_DENSE = 80  # characters of prose (whitespace aside) of a paragraph of the article; 40 in Chinese
+_DENSE_HAN = 40
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_SENTENCE = re.compile(r"[.!?。！？…,，;；:：][\"'”’»)）」』]*(?:\s|$)")
+_KEPT_PARTS = {"pre", "table", "figure", "img", "picture", "video"}  # (inside the core: the text's own code, tables, pictures)
+
+
+def dense(el, blocks: Blocks) -> bool:
+    """Whether the block is a paragraph of the article: sentence prose, long enough, few links."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag in HEADINGS or tag in _KEPT_PARTS or tag in ("ul", "ol", "dl", "menu", "form", "hr"):
+        return False
+    prose = blocks.prose(el)
+    text = blocks.text.get(el, 0)
+    if not text or blocks.links.get(el, 0) > 0.3 * text:
+        return False
+    words = el.text_content()
+    if prose < (_DENSE_HAN if _HAN.search(words[:200]) else _DENSE):
+        return False
+    return bool(_SENTENCE.search(words))
+
+
+def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
+    """The blocks of the region before the article's first dense paragraph and after its last
+    (see the module docstring); nothing when the core holds no dense paragraph."""
+    core = blocks.core()
+    if core is None:
+        return set()
+    units = [u for u in text_units(region, skip) if blocks.text.get(u)]
+    prose = [dense(u, blocks) for u in units]
+    inside = [i for i, u in enumerate(units) if prose[i] and _within(u, core)]
+    if not inside:
+        return set()
+    first, last = inside[0], inside[-1]
+    # (the run goes on over dense paragraphs outside the core close to it: a lede in a box of its own,
+    # the text split over a page builder's columns)
+    first = _extend(prose, first, -1)
+    last = _extend(prose, last, 1)
+    # (and over the short paragraphs of the text at its ends, inside the core, with its lists, code and
+    # headings between them: a last line, a greeting, a list under "The takeaway")
+    # In the box of the first or last paragraph only: a prompt in a box of its own after the text
+    # ("Did you like this story?") is no part of it.
+    box = units[first].getparent()
+    while first > 0 and _within(units[first - 1], box) and _short_paragraph(units[first - 1], blocks, core):
+        first -= 1
+    box = units[last].getparent()
+    i = last + 1
+    while i < len(units) and _within(units[i], box) and (_short_paragraph(units[i], blocks, core) or _part(units[i], blocks)):
+        if units[i].tag not in HEADINGS:
+            last = i
+        i += 1
+    out: set = set()
+    for i, unit in enumerate(units):
+        if first <= i <= last:
+            continue
+        tag = unit.tag.lower()
+        if i < first and tag in HEADINGS:
+            continue  # (the title, a heading over the text)
+        if _within(unit, core) and tag not in HEADINGS and _part(unit, blocks):
+            continue
+        out.add(unit)
+    return out
+
+
+def _short_paragraph(el, blocks: Blocks, core) -> bool:
+    """A paragraph of a line or two inside the core: words, not links, a sentence's length or end."""
+    if el.tag != "p" or blocks.links.get(el, 0) > 0.3 * blocks.text[el] or not _within(el, core):
+        return False
+    return blocks.prose(el) >= PARAGRAPH or bool(_SENTENCE_END.search(el.text_content()))
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’»)）」』]*\s*$")
+
+
+def _part(el, blocks: Blocks) -> bool:
+    """Code, a table, a picture, a list that is no list of links, a heading: parts of the text (inside the core)."""
+    tag = el.tag.lower()
+    return tag in _KEPT_PARTS or tag in HEADINGS or (tag in _LISTS and blocks.density(el) < 0.3)
+
+
+_GAP = 3  # blocks between two dense paragraphs of one article at most
+_LISTS = {"ul", "ol", "dl"}
+
+
+def _extend(prose: list[bool], end: int, step: int) -> int:
+    i, gap = end + step, 0
+    while 0 <= i < len(prose) and gap <= _GAP:
+        if prose[i]:
+            end, gap = i, 0
+        else:
+            gap += 1
+        i += step
+    return end
+
+
+def _within(el, box) -> bool:
+    return el is box or any(up is box for up in el.iterancestors())
+

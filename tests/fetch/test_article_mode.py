@@ -1,0 +1,75 @@
+"""Article mode (issue 35, fetch/article.py): a page that declares itself an article keeps the run
+of its prose and leaves out what lies before and after it; a page that does not is read as before.
+
+Every page is written here; each test named below failed before fetch/article.py.
+"""
+
+from __future__ import annotations
+
+import lxml.html
+
+from corpus_build.fetch.article import declares_article
+from corpus_build.fetch.extract import to_markdown
+
+URL = "https://news.example.org/2024/05/story.html"
+SENTENCES = [
+    "The harbour authority approved the new breakwater after three years of public hearings and two revised designs.",
+    "Engineers expect the structure to cut wave heights inside the port by half during the winter storms.",
+    "Fishing crews, who lost a week of work last January, said the decision came too late for some of them.",
+    "Construction starts in September and should end before the autumn of the following year, weather permitting.",
+]
+OG = '<meta property="og:type" content="article">'
+# What news and blog pages set around a story, none of it named by a class word: a kicker and a
+# reading time over the title, a prompt and a call to action under the text.
+BEFORE = "<div><p>Coast and harbours</p><p>4 min read</p></div>"
+AFTER = "<div><h3>Did you like this story?</h3><p>Tell us what you think of our harbour coverage!</p><p>Share it with a friend who sails.</p></div>"
+
+
+def page(head: str, before: str = BEFORE, after: str = AFTER, story: str = "") -> str:
+    story = story or "".join(f"<p>{s}</p>" for s in SENTENCES)
+    return f"<html><head>{head}</head><body><div>{before}<div class='x'><h1>Breakwater approved</h1>{story}</div>{after}</div></body></html>"
+
+
+def markdown(html: str) -> str:
+    return to_markdown(lxml.html.fromstring(html), URL).markdown
+
+
+def test_an_article_leaves_out_what_lies_before_and_after_its_prose():
+    out = markdown(page(OG))
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    for chrome in ("4 min read", "Did you like this story?", "Tell us what you think", "Share it with a friend"):
+        assert chrome not in out, (chrome, out)
+
+
+def test_a_page_that_declares_no_article_is_read_as_before():
+    # (a manual's last lines after its last paragraph are its text: the mode is the page's to decide)
+    out = markdown(page(""))
+    assert "Tell us what you think" in out and "Share it with a friend" in out, out
+
+
+def test_the_article_keeps_its_lede_its_lists_its_code_and_its_last_short_line():
+    lede = f"<div class='standfirst'><p>{SENTENCES[3]} A lede in a box of its own, before the text's box.</p></div>"
+    story = (
+        "".join(f"<p>{s}</p>" for s in SENTENCES[:3])
+        + "<ul><li>two thirds paid by the region</li><li>a third by the port</li></ul>"
+        + "<pre>length = 1.2 km</pre><p>Work starts soon.</p>"
+    )
+    out = markdown(page(OG, before=BEFORE + lede, story=story))
+    for kept in ("A lede in a box of its own", "two thirds paid by the region", "length = 1.2 km", "Work starts soon."):
+        assert kept in out, (kept, out)
+    assert "4 min read" not in out and "Did you like this story?" not in out, out
+
+
+def test_what_declares_an_article():
+    def declares(head: str, body: str = "<p>text</p>") -> bool:
+        return declares_article(lxml.html.fromstring(f"<html><head>{head}</head><body>{body}</body></html>"))
+
+    assert declares(OG)
+    assert declares('<meta property="article:published_time" content="2024-05-05T10:00:00Z">')
+    assert declares('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle"}</script>')
+    assert declares('<script type="application/ld+json">{"@type": ["BlogPosting"]}</script>')
+    assert declares("", '<div itemprop="articleBody"><p>text</p></div>')
+    assert declares("", '<div itemscope itemtype="https://schema.org/Article"><p>text</p></div>')
+    # A manual page: a website, a bare <article> (MkDocs Material, Docusaurus), JSON-LD of another type.
+    assert not declares('<meta property="og:type" content="website">', "<article><p>text</p></article>")
+    assert not declares('<script type="application/ld+json">{"@type": "TechArticleCollection"}</script>')
