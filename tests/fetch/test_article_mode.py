@@ -73,3 +73,10 @@ def test_what_declares_an_article():
     # A manual page: a website, a bare <article> (MkDocs Material, Docusaurus), JSON-LD of another type.
     assert not declares('<meta property="og:type" content="website">', "<article><p>text</p></article>")
     assert not declares('<script type="application/ld+json">{"@type": "TechArticleCollection"}</script>')
+
+
+def test_a_short_line_over_the_text_inside_its_box_stays():
+    # (an original title, a dateline sentence: over the paragraphs' own box, inside the text's)
+    story = "<div id='text'><p>(Original title: the port's new breakwater is approved.)</p><div>" + "".join(f"<p>{s}</p>" for s in SENTENCES) + "</div></div>"
+    out = markdown(page(OG, story=story))
+    assert "Original title: the port" in out and "4 min read" not in out, out

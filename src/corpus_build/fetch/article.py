@@ -91,10 +91,9 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     last = _extend(prose, last, 1)
     # (and over the short paragraphs of the text at its ends, inside the core, with its lists, code and
     # headings between them: a last line, a greeting, a list under "The takeaway")
-    # In the box of the first or last paragraph only: a prompt in a box of its own after the text
-    # ("Did you like this story?") is no part of it.
-    box = units[first].getparent()
-    while first > 0 and _within(units[first - 1], box) and _short_paragraph(units[first - 1], blocks, core):
+    # After the text, in the box of its last paragraph only: a prompt in a box of its own after the
+    # text ("Did you like this story?") is no part of it; an original title over it is.
+    while first > 0 and _short_paragraph(units[first - 1], blocks, core):
         first -= 1
     box = units[last].getparent()
     i = last + 1
