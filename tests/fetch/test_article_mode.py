@@ -80,3 +80,19 @@ def test_a_short_line_over_the_text_inside_its_box_stays():
     story = "<div id='text'><p>(Original title: the port's new breakwater is approved.)</p><div>" + "".join(f"<p>{s}</p>" for s in SENTENCES) + "</div></div>"
     out = markdown(page(OG, story=story))
     assert "Original title: the port" in out and "4 min read" not in out, out
+
+
+def test_pictures_before_and_after_the_prose_go_those_between_its_paragraphs_stay():
+    def figure(caption: str) -> str:
+        return f'<figure><img src="/img/{len(caption)}.jpg" alt=""><figcaption>{caption}</figcaption></figure>'
+
+    story = (
+        figure("Archive picture of the old pier, courtesy of the port")
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[:2])
+        + figure("The planned breakwater seen from the lighthouse")
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[2:])
+        + figure("Sponsored picture gallery of sailing holidays")
+    )
+    out = markdown(page(OG, story=story))
+    assert "seen from the lighthouse" in out and all(s in out for s in SENTENCES), out
+    assert "courtesy of the port" not in out and "Sponsored picture gallery" not in out, out

@@ -16,8 +16,12 @@ The precision pass, readability's idea on the tree the walk reads (no second par
 is where the densest paragraphs are, the text's core (density.Blocks.core). Its first and last
 dense paragraph (a block of sentence prose, few links) bound the article; in document order,
 every block of the region before the first and after the last is left out, but for what is
-clearly part of the text: headings before it (the title, over kept text), and the code, tables
-and pictures inside the core.
+clearly part of the text: headings before it (the title, over kept text), the code, tables and
+lists inside the core, and the short paragraphs at the text's ends inside it (an original title
+over the text, a last line in the last paragraph's box). Pictures stay only between the text's
+paragraphs: a lead picture's credit and a gallery after the text are the page's, not the text's.
+The run of dense paragraphs goes on over dense paragraphs outside the core a few blocks away (a
+lede in a box of its own, a text split over a page builder's columns).
 """
 
 from __future__ import annotations
@@ -98,7 +102,7 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     box = units[last].getparent()
     i = last + 1
     while i < len(units) and _within(units[i], box) and (_short_paragraph(units[i], blocks, core) or _part(units[i], blocks)):
-        if units[i].tag not in HEADINGS:
+        if units[i].tag not in HEADINGS and units[i].tag not in _PICTURES:
             last = i
         i += 1
     out: set = set()
@@ -108,7 +112,7 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
         tag = unit.tag.lower()
         if i < first and tag in HEADINGS:
             continue  # (the title, a heading over the text)
-        if _within(unit, core) and tag not in HEADINGS and _part(unit, blocks):
+        if _within(unit, core) and tag not in HEADINGS and tag not in _PICTURES and _part(unit, blocks):
             continue
         out.add(unit)
     return out
@@ -130,6 +134,7 @@ def _part(el, blocks: Blocks) -> bool:
     return tag in _KEPT_PARTS or tag in HEADINGS or (tag in _LISTS and blocks.density(el) < 0.3)
 
 
+_PICTURES = {"figure", "img", "picture", "video"}
 _GAP = 3  # blocks between two dense paragraphs of one article at most
 _LISTS = {"ul", "ol", "dl"}
 
