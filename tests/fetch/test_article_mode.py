@@ -96,3 +96,17 @@ def test_pictures_before_and_after_the_prose_go_those_between_its_paragraphs_sta
     out = markdown(page(OG, story=story))
     assert "seen from the lighthouse" in out and all(s in out for s in SENTENCES), out
     assert "courtesy of the port" not in out and "Sponsored picture gallery" not in out, out
+
+
+def test_loose_inline_chrome_at_the_ends_goes_inline_text_holders_stay():
+    # Spans and links standing loose among the blocks (no block holds them), and an unknown element
+    # of a web framework wrapping the text's last paragraph.
+    story = (
+        '<span class="upd">Updated:</span> <span>03.04.2024</span>'
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[:3])
+        + f"<paragraph><p>{SENTENCES[3]}</p></paragraph>"
+        + '<a href="/print">Print this story</a>'
+    )
+    out = markdown(page(OG, story=story))
+    assert all(s in out for s in SENTENCES), out
+    assert "Updated:" not in out and "03.04.2024" not in out and "Print this story" not in out, out

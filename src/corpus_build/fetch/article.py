@@ -115,6 +115,36 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
         if _within(unit, core) and tag not in HEADINGS and tag not in _PICTURES and _part(unit, blocks):
             continue
         out.add(unit)
+    return out | _loose_inline(region, units, units[first], units[last], blocks)
+
+
+def _loose_inline(region, units: list, start, end, blocks: Blocks) -> set:
+    """The inline elements standing loose among the blocks, in the boxes the blocks are in, before
+    the text's first block or after its last (a dateline's spans, a "Print recipe" link beside the
+    paragraphs): the walk writes them as paragraphs of their own, and no block holds them."""
+    boxes: set = set()
+    for unit in units:
+        for up in unit.iterancestors():
+            if up in boxes:
+                break
+            boxes.add(up)
+            if up is region:
+                break
+    order = {el: i for i, el in enumerate(region.iter())}
+    begin = order[start]
+    finish = max(order[el] for el in end.iter())
+    kept = set(units)
+    out: set = set()
+    for box in boxes:
+        for child in box:
+            if child in kept or child in boxes or not blocks.text.get(child):
+                continue
+            # (not an unknown element or an inline one wrapping the text's paragraphs, `<paragraph><p>`,
+            # `<strong><p>`, nor a run of sentence prose in one)
+            if blocks.prose(child) >= _DENSE or any(True for _ in child.iter(*_HOLDERS)):
+                continue
+            if order.get(child, begin) < begin or order.get(child, finish) > finish:
+                out.add(child)
     return out
 
 
@@ -134,6 +164,7 @@ def _part(el, blocks: Blocks) -> bool:
     return tag in _KEPT_PARTS or tag in HEADINGS or (tag in _LISTS and blocks.density(el) < 0.3)
 
 
+_HOLDERS = ("p", "div", "section", "article", "blockquote", "ul", "ol", "table", "pre")
 _PICTURES = {"figure", "img", "picture", "video"}
 _GAP = 3  # blocks between two dense paragraphs of one article at most
 _LISTS = {"ul", "ol", "dl"}
