@@ -110,3 +110,21 @@ def test_loose_inline_chrome_at_the_ends_goes_inline_text_holders_stay():
     out = markdown(page(OG, story=story))
     assert all(s in out for s in SENTENCES), out
     assert "Updated:" not in out and "03.04.2024" not in out and "Print this story" not in out, out
+
+
+def test_a_core_holding_little_of_the_prose_cuts_nothing():
+    # The scores may place the core on an author's box its class lifts (`entry-content`), far from
+    # the story: a run holding less than half the page's sentence prose is not the article.
+    more = [
+        "The ferry operators welcomed the plan, saying calmer water would let them keep to the timetable in winter.",
+        "A study by the university found that the new wall will change how sand moves along the beaches to the north.",
+        "The town council asked for a monitoring programme, which the authority promised to publish every year, online.",
+    ]
+    text = "".join(f"<section><div><p>{s}</p></div></section>" for s in SENTENCES + more)
+    bio = (
+        "<div class='entry-content'><p>Ana Ruiz writes about harbours, ships and coasts, and has lived by the sea, in three countries, "
+        "for twenty years.</p><p>She edits, among others, the coast pages, and reads, writes and sails.</p></div>"
+    )
+    topics = "".join(f"<h3>{w}</h3>" for w in ("Coast", "Harbours", "Ports", "Ferries", "Beaches"))
+    out = markdown(f"<html><head>{OG}</head><body>{bio}{topics}<div><h1>Breakwater approved</h1>{text}</div></body></html>")
+    assert all(s in out for s in SENTENCES + more), out

@@ -105,6 +105,11 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
         if units[i].tag not in HEADINGS and units[i].tag not in _PICTURES:
             last = i
         i += 1
+    # A run holding less than half the region's sentence prose is not the article (a core misplaced
+    # on an author's box, a teaser): nothing is cut.
+    run = sum(blocks.prose(u) for i, u in enumerate(units) if prose[i] and first <= i <= last)
+    if 2 * run < sum(blocks.prose(u) for i, u in enumerate(units) if prose[i]):
+        return set()
     out: set = set()
     for i, unit in enumerate(units):
         if first <= i <= last:
