@@ -49,10 +49,7 @@ def declares_article(root) -> bool:
     for script in root.iter("script"):
         if (script.get("type") or "").strip().lower() == "application/ld+json" and _LD_TYPE.search(script.text or ""):
             return True
-    for el in root.iter():
-        if isinstance(el.tag, str) and (el.get("itemprop") == "articleBody" or _ITEMTYPE.search(el.get("itemtype") or "")):
-            return True
-    return False
+    return any(isinstance(el.tag, str) and (el.get("itemprop") == "articleBody" or bool(_ITEMTYPE.search(el.get("itemtype") or ""))) for el in root.iter())
 
 
 _DENSE = 80  # characters of prose (whitespace aside) of a paragraph of the article; 40 in Chinese

@@ -648,11 +648,11 @@ def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     # After the edge scan, which weighs the bars at the edges with the blocks around them.
     converter.navigation |= relation_bars(region, converter.is_self)
     # Then what stands beside the text and does not read like it (fetch/density.py).
-    blocks = Blocks(region, converter.skip)
-    converter.navigation |= boilerplate(region, converter.skip, blocks)
+    scores = Blocks(region, converter.skip)
+    converter.navigation |= boilerplate(region, converter.skip, scores)
     # On a page that declares itself an article, what lies before and after its prose (fetch/article.py).
     if declares_article(root):
-        converter.navigation |= outside_article(region, blocks, converter.skip)
+        converter.navigation |= outside_article(region, scores, converter.skip)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
