@@ -128,3 +128,27 @@ def test_a_core_holding_little_of_the_prose_cuts_nothing():
     topics = "".join(f"<h3>{w}</h3>" for w in ("Coast", "Harbours", "Ports", "Ferries", "Beaches"))
     out = markdown(f"<html><head>{OG}</head><body>{bio}{topics}<div><h1>Breakwater approved</h1>{text}</div></body></html>")
     assert all(s in out for s in SENTENCES + more), out
+
+
+def test_a_gallery_whose_text_is_its_captions_keeps_them():
+    slides = "".join(
+        f'<figure><img src="/img/{i}.jpg" alt=""><figcaption>Slide {i}: {s}</figcaption></figure>' for i, s in enumerate(SENTENCES * 2)
+    )
+    story = f"<p>{SENTENCES[0]} An introduction to the pictures.</p>{slides}"
+    out = markdown(page(OG, story=story))
+    assert "Slide 7:" in out and "Slide 3:" in out, out
+
+
+def test_a_run_holding_under_three_quarters_of_the_prose_cuts_nothing():
+    # A page builder's columns: the text goes on in a box of its own after a row of headings, beyond
+    # the core; cutting after the core's last paragraph would lose a third of the article.
+    more = [
+        "The ferry operators welcomed the plan, saying calmer water would let them keep to the timetable in winter.",
+        "A study by the university found that the new wall will change how sand moves along the beaches to the north.",
+        "The town council asked for a monitoring programme, which the authority promised to publish every year, online.",
+    ]
+    heads = "".join(f"<h4>{w}</h4>" for w in ("Costs", "Timetable", "Studies", "Council"))
+    story = "".join(f"<p>{s} ({i})</p>" for i, s in enumerate(SENTENCES + SENTENCES[:2]))
+    second = "<div class='col'>" + "".join(f"<p>{s}</p>" for s in more) + "</div>"
+    out = markdown(page(OG, story=story, after=heads + second))
+    assert all(s in out for s in more), out

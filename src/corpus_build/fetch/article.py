@@ -102,10 +102,11 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
         if units[i].tag not in HEADINGS and units[i].tag not in _PICTURES:
             last = i
         i += 1
-    # A run holding less than half the region's sentence prose is not the article (a core misplaced
-    # on an author's box, a teaser): nothing is cut.
-    run = sum(blocks.prose(u) for i, u in enumerate(units) if prose[i] and first <= i <= last)
-    if 2 * run < sum(blocks.prose(u) for i, u in enumerate(units) if prose[i]):
+    # A run holding less than three quarters of the region's sentence prose (a gallery's captions
+    # count) may not be the whole article (a core misplaced on an author's box, a text going on in
+    # a page builder's other column): nothing is cut.
+    run = sum(blocks.prose(u) for i, u in enumerate(units) if (prose[i] or _captioned(u, blocks)) and first <= i <= last)
+    if 4 * run < 3 * sum(blocks.prose(u) for i, u in enumerate(units) if prose[i] or _captioned(u, blocks)):
         return set()
     out: set = set()
     for i, unit in enumerate(units):
@@ -148,6 +149,11 @@ def _loose_inline(region, units: list, start, end, blocks: Blocks) -> set:
             if order.get(child, begin) < begin or order.get(child, finish) > finish:
                 out.add(child)
     return out
+
+
+def _captioned(el, blocks: Blocks) -> bool:
+    """A picture whose caption is sentence prose (a gallery's text is its captions)."""
+    return el.tag.lower() in _PICTURES and blocks.prose(el) >= _DENSE and bool(_SENTENCE.search(el.text_content()))
 
 
 def _short_paragraph(el, blocks: Blocks, core) -> bool:
