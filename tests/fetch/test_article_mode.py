@@ -152,3 +152,13 @@ def test_a_run_holding_under_three_quarters_of_the_prose_cuts_nothing():
     second = "<div class='col'>" + "".join(f"<p>{s}</p>" for s in more) + "</div>"
     out = markdown(page(OG, story=story, after=heads + second))
     assert all(s in out for s in more), out
+
+
+def test_a_short_line_with_a_link_at_the_texts_end_is_no_part_of_it():
+    story = (
+        "".join(f"<p>{s}</p>" for s in SENTENCES)
+        + "<p>That is all, for now.</p>"
+        + '<p>Subscribe to <a href="/edition">our edition</a> today for all the news of the harbour and its new breakwater.</p>'
+    )
+    out = markdown(page(OG, story=story))
+    assert "That is all, for now." in out and "our edition" not in out, out

@@ -157,8 +157,9 @@ def _captioned(el, blocks: Blocks) -> bool:
 
 
 def _short_paragraph(el, blocks: Blocks, core) -> bool:
-    """A paragraph of a line or two inside the core: words, not links, a sentence's length or end."""
-    if el.tag != "p" or blocks.links.get(el, 0) > 0.3 * blocks.text[el] or not _within(el, core):
+    """A paragraph of a line or two inside the core, a sentence's length or end, and no link: at the
+    text's ends, a line with a link points elsewhere ("Subscribe to our edition", "Read more on")."""
+    if el.tag != "p" or blocks.links.get(el, 0) or not _within(el, core):
         return False
     return blocks.prose(el) >= PARAGRAPH or bool(_SENTENCE_END.search(el.text_content()))
 
