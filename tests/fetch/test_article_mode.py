@@ -162,3 +162,17 @@ def test_a_short_line_with_a_link_at_the_texts_end_is_no_part_of_it():
     )
     out = markdown(page(OG, story=story))
     assert "That is all, for now." in out and "our edition" not in out, out
+
+
+ZH = [
+    "港口管理局在历时三年的公开听证和两次修改设计之后，终于批准了新的防波堤工程，工程将于今年九月开工。",
+    "工程师预计，这一结构将在冬季风暴期间使港内的波浪高度降低一半，渔民和渡轮公司都对此表示欢迎。",
+    "地方政府承担三分之二的费用，其余部分由港口在今后二十年的收入中支付，批评者认为这笔钱应该用于铁路。",
+]
+
+
+def test_a_short_chinese_line_over_the_text_stays():
+    # (a Chinese line says in fourteen characters what takes twenty-five in English)
+    story = "<p>（原标题：港口新防波堤获批）</p>" + "".join(f"<p>{s}</p>" for s in ZH)
+    out = markdown(page(OG, story=story))
+    assert "原标题：港口新防波堤获批" in out and all(s in out for s in ZH), out

@@ -161,7 +161,9 @@ def _short_paragraph(el, blocks: Blocks, core) -> bool:
     text's ends, a line with a link points elsewhere ("Subscribe to our edition", "Read more on")."""
     if el.tag != "p" or blocks.links.get(el, 0) or not _within(el, core):
         return False
-    return blocks.prose(el) >= PARAGRAPH or bool(_SENTENCE_END.search(el.text_content()))
+    words = el.text_content()
+    # (in Chinese a line of half the characters says as much)
+    return blocks.prose(el) >= (PARAGRAPH // 2 if _HAN.search(words[:100]) else PARAGRAPH) or bool(_SENTENCE_END.search(words))
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’»)）」』]*\s*$")
