@@ -9,7 +9,8 @@ bylines, share bars, "Read more", newsletter boxes, related stories and comment 
 class word need name. Such pages say what they are in their metadata, for search engines and
 social networks: `og:type=article`, `article:published_time`, JSON-LD `"@type": "NewsArticle"`,
 `itemprop=articleBody`, a schema.org Article `itemtype`. Manuals do not (none of the 13,600 pages
-of the documentation benches does), so the manuals' rules are untouched. A bare `<article>`
+of the Debian packages the documentation benches sample does), so the manuals' rules are untouched.
+(Nor do most Chinese portals: the mode leaves them as they were.) A bare `<article>`
 element is no declaration: MkDocs Material and Docusaurus put every manual page in one.
 
 The precision pass, readability's idea on the tree the walk reads (no second parse): the article
@@ -76,24 +77,43 @@ def dense(el, blocks: Blocks) -> bool:
 
 def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     """The blocks of the region before the article's first dense paragraph and after its last
-    (see the module docstring); nothing when the core holds no dense paragraph."""
+    (see the module docstring); nothing when the core holds no dense paragraph, or when the run
+    of them may not be the whole article."""
     core = blocks.core()
     if core is None:
         return set()
     units = [u for u in text_units(region, skip) if blocks.text.get(u)]
+    found = _run(units, blocks, core)
+    if found is None:
+        return set()
+    first, last = found
+    out: set = set()
+    for i, unit in enumerate(units):
+        if first <= i <= last:
+            continue
+        tag = unit.tag.lower()
+        if i < first and tag in HEADINGS:
+            continue  # (the title, a heading over the text)
+        if _within(unit, core) and tag not in HEADINGS and tag not in _PICTURES and _part(unit, blocks):
+            continue  # (the text's code, tables and lists)
+        out.add(unit)
+    return out | _loose_inline(region, units, units[first], units[last], blocks)
+
+
+def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:
+    """The indexes of the article's first and last block among the units: the core's first and last
+    dense paragraph, widened as the module docstring says; None when there is no run to trust."""
     prose = [dense(u, blocks) for u in units]
     inside = [i for i, u in enumerate(units) if prose[i] and _within(u, core)]
     if not inside:
-        return set()
-    first, last = inside[0], inside[-1]
-    # (the run goes on over dense paragraphs outside the core close to it: a lede in a box of its own,
-    # the text split over a page builder's columns)
-    first = _extend(prose, first, -1)
-    last = _extend(prose, last, 1)
-    # (and over the short paragraphs of the text at its ends, inside the core, with its lists, code and
-    # headings between them: a last line, a greeting, a list under "The takeaway")
-    # After the text, in the box of its last paragraph only: a prompt in a box of its own after the
-    # text ("Did you like this story?") is no part of it; an original title over it is.
+        return None
+    # Over dense paragraphs outside the core close to it: a lede in a box of its own, the text
+    # split over a page builder's columns.
+    first, last = _extend(prose, inside[0], -1), _extend(prose, inside[-1], 1)
+    # Over the short paragraphs at the text's ends, inside the core: an original title over it, a
+    # last line; after the text with its lists, code and headings between them ("The takeaway"
+    # over a list), and only in the box of its last paragraph: a prompt in a box of its own after
+    # the text ("Did you like this story?") is no part of it.
     while first > 0 and _short_paragraph(units[first - 1], blocks, core):
         first -= 1
     box = units[last].getparent()
@@ -105,20 +125,10 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     # A run holding less than three quarters of the region's sentence prose (a gallery's captions
     # count) may not be the whole article (a core misplaced on an author's box, a text going on in
     # a page builder's other column): nothing is cut.
-    run = sum(blocks.prose(u) for i, u in enumerate(units) if (prose[i] or _captioned(u, blocks)) and first <= i <= last)
-    if 4 * run < 3 * sum(blocks.prose(u) for i, u in enumerate(units) if prose[i] or _captioned(u, blocks)):
-        return set()
-    out: set = set()
-    for i, unit in enumerate(units):
-        if first <= i <= last:
-            continue
-        tag = unit.tag.lower()
-        if i < first and tag in HEADINGS:
-            continue  # (the title, a heading over the text)
-        if _within(unit, core) and tag not in HEADINGS and tag not in _PICTURES and _part(unit, blocks):
-            continue
-        out.add(unit)
-    return out | _loose_inline(region, units, units[first], units[last], blocks)
+    weighed = [blocks.prose(u) if prose[i] or _captioned(u, blocks) else 0 for i, u in enumerate(units)]
+    if 4 * sum(weighed[first : last + 1]) < 3 * sum(weighed):
+        return None
+    return first, last
 
 
 def _loose_inline(region, units: list, start, end, blocks: Blocks) -> set:
@@ -182,6 +192,8 @@ _LISTS = {"ul", "ol", "dl"}
 
 
 def _extend(prose: list[bool], end: int, step: int) -> int:
+    """The run's end moved (by `step`, -1 or 1) over the dense paragraphs that follow with at most
+    _GAP other blocks between them."""
     i, gap = end + step, 0
     while 0 <= i < len(prose) and gap <= _GAP:
         if prose[i]:
