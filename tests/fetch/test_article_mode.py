@@ -176,3 +176,14 @@ def test_a_short_chinese_line_over_the_text_stays():
     story = "<p>（原标题：港口新防波堤获批）</p>" + "".join(f"<p>{s}</p>" for s in ZH)
     out = markdown(page(OG, story=story))
     assert "原标题：港口新防波堤获批" in out and all(s in out for s in ZH), out
+
+
+def test_among_the_paragraphs_a_few_words_that_are_no_sentence_go_bold_subheadings_stay():
+    story = (
+        f"<p>{SENTENCES[0]}</p><div class='x1'>Advertisement</div><p>{SENTENCES[1]}</p>"
+        f"<p><strong>What comes next</strong></p><p>{SENTENCES[2]}</p><p>To the shop</p>"
+        f"<p>Ana Ruiz, Port Authority</p><p>{SENTENCES[3]}</p>"
+    )
+    out = markdown(page(OG, story=story))
+    assert all(s in out for s in SENTENCES) and "What comes next" in out and "Ana Ruiz, Port Authority" in out, out
+    assert "Advertisement" not in out and "To the shop" not in out, out

@@ -22,7 +22,9 @@ lists inside the core, and the short paragraphs at the text's ends inside it (an
 over the text, a last line in the last paragraph's box). Pictures stay only between the text's
 paragraphs: a lead picture's credit and a gallery after the text are the page's, not the text's.
 The run of dense paragraphs goes on over dense paragraphs outside the core a few blocks away (a
-lede in a box of its own, a text split over a page builder's columns).
+lede in a box of its own, a text split over a page builder's columns). Inside the run, a line of a
+few words that is no sentence, no phrase and no bold subheading ("Advertisement", "To the shop")
+goes too.
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     out: set = set()
     for i, unit in enumerate(units):
         if first <= i <= last:
+            if _stray(unit, blocks):
+                out.add(unit)
             continue
         tag = unit.tag.lower()
         if i < first and tag in HEADINGS:
@@ -159,6 +163,20 @@ def _loose_inline(region, units: list, start, end, blocks: Blocks) -> set:
             if order.get(child, begin) < begin or order.get(child, finish) > finish:
                 out.add(child)
     return out
+
+
+def _stray(el, blocks: Blocks) -> bool:
+    """Among the text's paragraphs, a line of a few words that is no sentence, no phrase of one (a
+    comma, a colon opening onto what follows) and no emphasis (a subheading written in bold):
+    "Advertisement", "To the shop", a date, a toggle's label."""
+    tag = el.tag.lower()
+    if tag not in ("p", "div", "span") or blocks.prose(el) >= PARAGRAPH or _HAN.search(el.text_content()):
+        return False
+    words = " ".join(el.text_content().split())
+    if not words or _SENTENCE_END.search(words) or words.endswith((":", "：")) or "," in words:
+        return False
+    bold = "".join(b.text_content() for b in el.iter("strong", "b", "em", "i"))
+    return len(" ".join(bold.split())) < len(words) / 2
 
 
 def _captioned(el, blocks: Blocks) -> bool:
