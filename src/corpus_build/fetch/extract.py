@@ -9,7 +9,9 @@ So: find the main region the page marks itself (`[role=main]`, `<main>`, Sphinx'
 `div.body`, `articleBody`, a single `<article>`; else `<body>`), then walk it with
 lxml and write every block it holds, leaving out what is chrome (fetch/chrome.py: nav,
 navigation sidebars, banners, headers and footers, cookie notices, script text,
-permalink markers; in a page that marks no region, the link bars at its edges). The
+permalink markers; in a page that marks no region, the link bars at its edges), and what
+stands beside the text and does not read like it (fetch/boilerplate.py); on a page that declares
+itself an article, also what lies before and after the run of its prose (fetch/article.py). The
 walk never changes the tree, so trafilatura's metadata reader can run on the same
 parse afterwards. lxml rather than BeautifulSoup: the tree is already parsed by lxml,
 and a second parse would cost more than the whole walk.
