@@ -33,9 +33,10 @@ from .headings import headings_over_nothing, orphan_headings
 from .inside import about_author, holds_form, left_out_inside, thread_with_form
 
 
-def boilerplate(region, skip: Callable[[object], bool]) -> set:
-    """The blocks of the region to leave out (see the module docstring), and pictures' credits."""
-    blocks = Blocks(region, skip)
+def boilerplate(region, skip: Callable[[object], bool], blocks: Blocks | None = None) -> set:
+    """The blocks of the region to leave out (see the module docstring), and pictures' credits.
+    (`blocks`: the region's scores, when the caller has them already.)"""
+    blocks = blocks if blocks is not None else Blocks(region, skip)
     return _left_out(region, blocks, skip) | _credits(region, blocks)
 
 

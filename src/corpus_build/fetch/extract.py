@@ -9,7 +9,9 @@ So: find the main region the page marks itself (`[role=main]`, `<main>`, Sphinx'
 `div.body`, `articleBody`, a single `<article>`; else `<body>`), then walk it with
 lxml and write every block it holds, leaving out what is chrome (fetch/chrome.py: nav,
 navigation sidebars, banners, headers and footers, cookie notices, script text,
-permalink markers; in a page that marks no region, the link bars at its edges). The
+permalink markers; in a page that marks no region, the link bars at its edges), and what
+stands beside the text and does not read like it (fetch/boilerplate.py); on a page that declares
+itself an article, also what lies before and after the run of its prose (fetch/article.py). The
 walk never changes the tree, so trafilatura's metadata reader can run on the same
 parse afterwards. lxml rather than BeautifulSoup: the tree is already parsed by lxml,
 and a second parse would cost more than the whole walk.
@@ -32,8 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from .article import declares_article, outside_article
 from .boilerplate import boilerplate
 from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
+from .density import Blocks
 
 _BLOCK = {
     "address", "article", "aside", "blockquote", "body", "center", "dd", "details", "dialog", "div", "dl", "dt",
@@ -646,7 +650,11 @@ def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     # After the edge scan, which weighs the bars at the edges with the blocks around them.
     converter.navigation |= relation_bars(region, converter.is_self)
     # Then what stands beside the text and does not read like it (fetch/density.py).
-    converter.navigation |= boilerplate(region, converter.skip)
+    scores = Blocks(region, converter.skip)
+    converter.navigation |= boilerplate(region, converter.skip, scores)
+    # On a page that declares itself an article, what lies before and after its prose (fetch/article.py).
+    if declares_article(root):
+        converter.navigation |= outside_article(region, scores, converter.skip)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)

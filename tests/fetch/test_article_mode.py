@@ -1,0 +1,189 @@
+"""Article mode (issue 35, fetch/article.py): a page that declares itself an article keeps the run
+of its prose and leaves out what lies before and after it; a page that does not is read as before.
+
+Every page is written here; each test named below failed before fetch/article.py.
+"""
+
+from __future__ import annotations
+
+import lxml.html
+
+from corpus_build.fetch.article import declares_article
+from corpus_build.fetch.extract import to_markdown
+
+URL = "https://news.example.org/2024/05/story.html"
+SENTENCES = [
+    "The harbour authority approved the new breakwater after three years of public hearings and two revised designs.",
+    "Engineers expect the structure to cut wave heights inside the port by half during the winter storms.",
+    "Fishing crews, who lost a week of work last January, said the decision came too late for some of them.",
+    "Construction starts in September and should end before the autumn of the following year, weather permitting.",
+]
+OG = '<meta property="og:type" content="article">'
+# What news and blog pages set around a story, none of it named by a class word: a kicker and a
+# reading time over the title, a prompt and a call to action under the text.
+BEFORE = "<div><p>Coast and harbours</p><p>4 min read</p></div>"
+AFTER = "<div><h3>Did you like this story?</h3><p>Tell us what you think of our harbour coverage!</p><p>Share it with a friend who sails.</p></div>"
+
+
+def page(head: str, before: str = BEFORE, after: str = AFTER, story: str = "") -> str:
+    story = story or "".join(f"<p>{s}</p>" for s in SENTENCES)
+    return f"<html><head>{head}</head><body><div>{before}<div class='x'><h1>Breakwater approved</h1>{story}</div>{after}</div></body></html>"
+
+
+def markdown(html: str) -> str:
+    return to_markdown(lxml.html.fromstring(html), URL).markdown
+
+
+def test_an_article_leaves_out_what_lies_before_and_after_its_prose():
+    out = markdown(page(OG))
+    assert all(s in out for s in SENTENCES) and "Breakwater approved" in out, out
+    for chrome in ("4 min read", "Did you like this story?", "Tell us what you think", "Share it with a friend"):
+        assert chrome not in out, (chrome, out)
+
+
+def test_a_page_that_declares_no_article_is_read_as_before():
+    # (a manual's last lines after its last paragraph are its text: the mode is the page's to decide)
+    out = markdown(page(""))
+    assert "Tell us what you think" in out and "Share it with a friend" in out, out
+
+
+def test_the_article_keeps_its_lede_its_lists_its_code_and_its_last_short_line():
+    lede = f"<div class='standfirst'><p>{SENTENCES[3]} A lede in a box of its own, before the text's box.</p></div>"
+    story = (
+        "".join(f"<p>{s}</p>" for s in SENTENCES[:3])
+        + "<ul><li>two thirds paid by the region</li><li>a third by the port</li></ul>"
+        + "<pre>length = 1.2 km</pre><p>Work starts soon.</p>"
+    )
+    out = markdown(page(OG, before=BEFORE + lede, story=story))
+    for kept in ("A lede in a box of its own", "two thirds paid by the region", "length = 1.2 km", "Work starts soon."):
+        assert kept in out, (kept, out)
+    assert "4 min read" not in out and "Did you like this story?" not in out, out
+
+
+def test_what_declares_an_article():
+    def declares(head: str, body: str = "<p>text</p>") -> bool:
+        return declares_article(lxml.html.fromstring(f"<html><head>{head}</head><body>{body}</body></html>"))
+
+    assert declares(OG)
+    assert declares('<meta property="article:published_time" content="2024-05-05T10:00:00Z">')
+    assert declares('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle"}</script>')
+    assert declares('<script type="application/ld+json">{"@type": ["BlogPosting"]}</script>')
+    assert declares("", '<div itemprop="articleBody"><p>text</p></div>')
+    assert declares("", '<div itemscope itemtype="https://schema.org/Article"><p>text</p></div>')
+    # A manual page: a website, a bare <article> (MkDocs Material, Docusaurus), JSON-LD of another type.
+    assert not declares('<meta property="og:type" content="website">', "<article><p>text</p></article>")
+    assert not declares('<script type="application/ld+json">{"@type": "TechArticleCollection"}</script>')
+
+
+def test_a_short_line_over_the_text_inside_its_box_stays():
+    # (an original title, a dateline sentence: over the paragraphs' own box, inside the text's)
+    story = "<div id='text'><p>(Original title: the port's new breakwater is approved.)</p><div>" + "".join(f"<p>{s}</p>" for s in SENTENCES) + "</div></div>"
+    out = markdown(page(OG, story=story))
+    assert "Original title: the port" in out and "4 min read" not in out, out
+
+
+def test_pictures_before_and_after_the_prose_go_those_between_its_paragraphs_stay():
+    def figure(caption: str) -> str:
+        return f'<figure><img src="/img/{len(caption)}.jpg" alt=""><figcaption>{caption}</figcaption></figure>'
+
+    story = (
+        figure("Archive picture of the old pier, courtesy of the port")
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[:2])
+        + figure("The planned breakwater seen from the lighthouse")
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[2:])
+        + figure("Sponsored picture gallery of sailing holidays")
+    )
+    out = markdown(page(OG, story=story))
+    assert "seen from the lighthouse" in out and all(s in out for s in SENTENCES), out
+    assert "courtesy of the port" not in out and "Sponsored picture gallery" not in out, out
+
+
+def test_loose_inline_chrome_at_the_ends_goes_inline_text_holders_stay():
+    # Spans and links standing loose among the blocks (no block holds them), and an unknown element
+    # of a web framework wrapping the text's last paragraph.
+    story = (
+        '<span class="upd">Updated:</span> <span>03.04.2024</span>'
+        + "".join(f"<p>{s}</p>" for s in SENTENCES[:3])
+        + f"<paragraph><p>{SENTENCES[3]}</p></paragraph>"
+        + '<a href="/print">Print this story</a>'
+    )
+    out = markdown(page(OG, story=story))
+    assert all(s in out for s in SENTENCES), out
+    assert "Updated:" not in out and "03.04.2024" not in out and "Print this story" not in out, out
+
+
+def test_a_core_holding_little_of_the_prose_cuts_nothing():
+    # The scores may place the core on an author's box its class lifts (`entry-content`), far from
+    # the story: a run holding less than half the page's sentence prose is not the article.
+    more = [
+        "The ferry operators welcomed the plan, saying calmer water would let them keep to the timetable in winter.",
+        "A study by the university found that the new wall will change how sand moves along the beaches to the north.",
+        "The town council asked for a monitoring programme, which the authority promised to publish every year, online.",
+    ]
+    text = "".join(f"<section><div><p>{s}</p></div></section>" for s in SENTENCES + more)
+    bio = (
+        "<div class='entry-content'><p>Ana Ruiz writes about harbours, ships and coasts, and has lived by the sea, in three countries, "
+        "for twenty years.</p><p>She edits, among others, the coast pages, and reads, writes and sails.</p></div>"
+    )
+    topics = "".join(f"<h3>{w}</h3>" for w in ("Coast", "Harbours", "Ports", "Ferries", "Beaches"))
+    out = markdown(f"<html><head>{OG}</head><body>{bio}{topics}<div><h1>Breakwater approved</h1>{text}</div></body></html>")
+    assert all(s in out for s in SENTENCES + more), out
+
+
+def test_a_gallery_whose_text_is_its_captions_keeps_them():
+    slides = "".join(
+        f'<figure><img src="/img/{i}.jpg" alt=""><figcaption>Slide {i}: {s}</figcaption></figure>' for i, s in enumerate(SENTENCES * 2)
+    )
+    story = f"<p>{SENTENCES[0]} An introduction to the pictures.</p>{slides}"
+    out = markdown(page(OG, story=story))
+    assert "Slide 7:" in out and "Slide 3:" in out, out
+
+
+def test_a_run_holding_under_three_quarters_of_the_prose_cuts_nothing():
+    # A page builder's columns: the text goes on in a box of its own after a row of headings, beyond
+    # the core; cutting after the core's last paragraph would lose a third of the article.
+    more = [
+        "The ferry operators welcomed the plan, saying calmer water would let them keep to the timetable in winter.",
+        "A study by the university found that the new wall will change how sand moves along the beaches to the north.",
+        "The town council asked for a monitoring programme, which the authority promised to publish every year, online.",
+    ]
+    heads = "".join(f"<h4>{w}</h4>" for w in ("Costs", "Timetable", "Studies", "Council"))
+    story = "".join(f"<p>{s} ({i})</p>" for i, s in enumerate(SENTENCES + SENTENCES[:2]))
+    second = "<div class='col'>" + "".join(f"<p>{s}</p>" for s in more) + "</div>"
+    out = markdown(page(OG, story=story, after=heads + second))
+    assert all(s in out for s in more), out
+
+
+def test_a_short_line_with_a_link_at_the_texts_end_is_no_part_of_it():
+    story = (
+        "".join(f"<p>{s}</p>" for s in SENTENCES)
+        + "<p>That is all, for now.</p>"
+        + '<p>Subscribe to <a href="/edition">our edition</a> today for all the news of the harbour and its new breakwater.</p>'
+    )
+    out = markdown(page(OG, story=story))
+    assert "That is all, for now." in out and "our edition" not in out, out
+
+
+ZH = [
+    "港口管理局在历时三年的公开听证和两次修改设计之后，终于批准了新的防波堤工程，工程将于今年九月开工。",
+    "工程师预计，这一结构将在冬季风暴期间使港内的波浪高度降低一半，渔民和渡轮公司都对此表示欢迎。",
+    "地方政府承担三分之二的费用，其余部分由港口在今后二十年的收入中支付，批评者认为这笔钱应该用于铁路。",
+]
+
+
+def test_a_short_chinese_line_over_the_text_stays():
+    # (a Chinese line says in fourteen characters what takes twenty-five in English)
+    story = "<p>（原标题：港口新防波堤获批）</p>" + "".join(f"<p>{s}</p>" for s in ZH)
+    out = markdown(page(OG, story=story))
+    assert "原标题：港口新防波堤获批" in out and all(s in out for s in ZH), out
+
+
+def test_among_the_paragraphs_a_few_words_that_are_no_sentence_go_bold_subheadings_stay():
+    story = (
+        f"<p>{SENTENCES[0]}</p><div class='x1'>Advertisement</div><p>{SENTENCES[1]}</p>"
+        f"<p><strong>What comes next</strong></p><p>{SENTENCES[2]}</p><p>To the shop</p>"
+        f"<p>Ana Ruiz, Port Authority</p><p>{SENTENCES[3]}</p>"
+    )
+    out = markdown(page(OG, story=story))
+    assert all(s in out for s in SENTENCES) and "What comes next" in out and "Ana Ruiz, Port Authority" in out, out
+    assert "Advertisement" not in out and "To the shop" not in out, out
