@@ -158,3 +158,73 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
     sources.write_text(sources.read_text(encoding="utf-8").replace("zebraword", "zebraword again"), encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
     assert len(deflated) == len(names)
+
+
+def _archived_mirror(project: Path, source_id: str) -> None:
+    """An HTML mirror as fetch leaves it (text.md, page.html, provenance with their sha256): its page links its archive."""
+    import hashlib
+
+    from corpus_build import registry
+    from corpus_build.core.provenance import OutputFile, Provenance, Status, write_provenance
+
+    corpus = registry.load(project / "corpus")
+    raw = corpus.raw_dir(corpus.by_id[source_id])
+    raw.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, text in (("text.md", "## Part one\n\nWhat the page said.\n"), ("page.html", "<html><body><p>What the page said.</p></body></html>")):
+        (raw / name).write_text(text, encoding="utf-8")
+        blob = text.encode("utf-8")
+        files.append(OutputFile(name, len(blob), hashlib.sha256(blob).hexdigest()))
+    when = "2026-12-01T08:05:28Z"
+    write_provenance(raw, Provenance(id=source_id, kind="docs", cited_url="https://example.org/a", fetched_url="https://example.org/a", status=Status.OK,
+                                     fetched_at=when, checked_at=when, http_status=200, files=tuple(files), sha256=files[1].sha256,
+                                     bytes=sum(f.bytes for f in files), text_file="text.md", body_file="page.html", content_type="text/html"))
+
+
+def test_the_copy_takes_the_site_pages_and_moves_their_links(tmp_path, monkeypatch):
+    """With `offline: true` the copy's build lays out no page the site's build laid out (site/relink.py moves
+    their raw HTML links), and its zip is byte for byte the zip of a copy that renders its own pages, after an edit too."""
+    import shutil
+
+    from corpus_build.render import pages as render_pages
+    from corpus_build.site import offline
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    _archived_mirror(project, "tilelang")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        page = zf.read("site/sources/tilelang.html").decode("utf-8")
+        assert 'href="tilelang/archive/page.html"' in page and 'src="tilelang/archive/page.html"' in page  # from sources/tilelang.html
+        tag = zf.read("site/tags/tilelang.html").decode("utf-8")
+        assert 'href="../sources/tilelang.html"' in tag
+    assert 'href="archive/page.html"' in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+
+    laid_out: list[str] = []
+    real = render_pages.render
+
+    def counting(template, **kwargs):
+        laid_out.append(template)
+        return real(template, **kwargs)
+
+    monkeypatch.setattr(render_pages, "render", counting)
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    # The edited source's page, once for both builds; no tag page (their rows are raw HTML links).
+    assert laid_out.count("source.md.j2") == 1 and "tag.md.j2" not in laid_out, sorted(laid_out)
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
+    monkeypatch.setattr(render_pages, "render", real)
+
+    # The same project, built fresh, its copy rendering its own pages for page.html URLs (as before relink.py).
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    monkeypatch.setattr(offline, "_site_directory_urls", lambda project: None)
+    assert main(["--project", str(fresh), "build", "--strict"]) == 0
+    with zipfile.ZipFile(fresh / "site" / "offline.zip") as theirs, zipfile.ZipFile(project / "site" / "offline.zip") as ours:
+        assert theirs.namelist() == ours.namelist()
+        differ = [n for n in ours.namelist() if ours.read(n) != theirs.read(n)]
+        assert not differ, differ[:5]

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import SiteError
-from ..render.offlinelink import COPY_FLAG, ZIP_NAME, reveal
+from ..render.offlinelink import COPY_FLAG, SITE_URLS_FLAG, ZIP_NAME, reveal
 from . import offlinezip
 
 _SHIM = "assets/javascripts/corpus-offline-worker.js"
@@ -52,7 +52,8 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         # INHERIT deep-merges mappings: `extra` keeps the project's keys and gains polyfills.
         child.write_text(yaml.safe_dump({
             "INHERIT": "mkdocs.yml", "use_directory_urls": False, "site_dir": str(site_dir),
-            "extra": {"polyfills": [_SHIM], COPY_FLAG: True},  # the copy's home page links no zip it lacks
+            # The copy's home page links no zip it lacks; its other pages are the site's, links moved (site/relink.py).
+            "extra": {"polyfills": [_SHIM], COPY_FLAG: True, SITE_URLS_FLAG: _site_directory_urls(project)},
         }), encoding="utf-8")
         try:
             config = load_config(str(child), strict=strict)
@@ -88,6 +89,20 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         os.replace(partial, target)
         offlinezip.made(target)
     return target
+
+
+def _site_directory_urls(project: Path) -> bool | None:
+    """The site's `use_directory_urls` (MkDocs' default: true), as its mkdocs.yml says; None when it cannot be read
+    (the copy then renders its own pages, as the site's build will say what is wrong with the file)."""
+    try:
+        from mkdocs.utils.yaml import yaml_load
+
+        with open(project / "mkdocs.yml", encoding="utf-8") as handle:
+            data = yaml_load(handle)
+    except Exception:  # noqa: BLE001  (any YAML or INHERIT error: the main build reports it)
+        return None
+    value = data.get("use_directory_urls", True) if isinstance(data, dict) else None
+    return value if isinstance(value, bool) else None
 
 
 def _mkdocs_api() -> None:
