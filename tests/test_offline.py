@@ -210,11 +210,24 @@ def test_the_copy_takes_the_site_pages_and_moves_their_links(tmp_path, monkeypat
         return real(template, **kwargs)
 
     monkeypatch.setattr(render_pages, "render", counting)
+    from mkdocs.commands import build as mkdocs_build
+
+    built: list[str] = []  # pages whose template was run, in either build (the others are linked: site/pageskip.py)
+    real_build_page = mkdocs_build._build_page
+
+    def building(page, *args, **kwargs):
+        built.append(page.file.src_uri)
+        return real_build_page(page, *args, **kwargs)
+
+    monkeypatch.setattr(mkdocs_build, "_build_page", building)
     sources = project / "corpus" / "01-gpu" / "sources.yaml"
     sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
     assert main(["--project", str(project), "build", "--strict"]) == 0
     # The edited source's page, once for both builds; no tag page (their rows are raw HTML links).
     assert laid_out.count("source.md.j2") == 1 and "tag.md.j2" not in laid_out, sorted(laid_out)
+    # The copy's unchanged pages are linked from the last copy (kept beside the zip), as the site's are.
+    assert built.count("sources/tilelang.md") == 2 and len(built) <= 10, sorted(built)
+    monkeypatch.setattr(mkdocs_build, "_build_page", real_build_page)
     with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
         assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
     monkeypatch.setattr(render_pages, "render", real)
