@@ -241,3 +241,42 @@ def test_the_copy_takes_the_site_pages_and_moves_their_links(tmp_path, monkeypat
         assert theirs.namelist() == ours.namelist()
         differ = [n for n in ours.namelist() if ours.read(n) != theirs.read(n)]
         assert not differ, differ[:5]
+
+
+def test_a_build_killed_as_the_copy_is_swapped_in_leaves_the_last_copy_and_the_next_build_whole(tmp_path):
+    """The copy kept beside the zip (.corpus-build/offline-site) is swapped in whole: killed just before, the last
+    copy stays, and the next build (which links from it what its record still names) gives a fresh build's zip."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    from corpus_build.core import failpoints
+
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1793000000"}
+    env.pop(failpoints.VARIABLE, None)
+    command = [sys.executable, "-m", "corpus_build", "--project", str(project), "--quiet", "build"]
+    assert subprocess.run(command, env=env, capture_output=True, timeout=600).returncode == 0
+    kept = project / ".corpus-build" / "offline-site"
+    before = {p.relative_to(kept): p.read_bytes() for p in kept.rglob("*") if p.is_file()}
+    assert Path("sources/tilelang.html") in before
+
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
+    # The copy's swap comes first (the site's comes after the zip is in it): this kill is the copy's.
+    killed = subprocess.run(command, env={**env, failpoints.VARIABLE: "swap:before"}, capture_output=True, timeout=600)
+    assert killed.returncode == -signal.SIGKILL
+    assert {p.relative_to(kept): p.read_bytes() for p in kept.rglob("*") if p.is_file()} == before
+    assert (project / ".corpus-build" / ".offline-site.partial").is_dir()  # for the next build to remove
+
+    assert subprocess.run(command, env=env, capture_output=True, timeout=600).returncode == 0
+    assert not (project / ".corpus-build" / ".offline-site.partial").exists()
+    assert "zebraword" in (kept / "sources" / "tilelang.html").read_text(encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    assert subprocess.run([*command[:3], "--project", str(fresh), "--quiet", "build"], env=env, capture_output=True, timeout=600).returncode == 0
+    assert (fresh / "site" / "offline.zip").read_bytes() == (project / "site" / "offline.zip").read_bytes()
