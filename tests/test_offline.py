@@ -138,6 +138,16 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
         return real(self, entry, data, *args, **kwargs)
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", counting)
+    from corpus_build.site import offlinezip
+
+    compared: list[str] = []  # files read and compared with the last zip's entry (the others are the files it was made from)
+    real_deflated = offlinezip._Last.deflated
+
+    def comparing(self, name, data):
+        compared.append(name)
+        return real_deflated(self, name, data)
+
+    monkeypatch.setattr(offlinezip._Last, "deflated", comparing)
     sources = project / "corpus" / "01-gpu" / "sources.yaml"
     sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
@@ -145,6 +155,7 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
         names = zf.namelist()
         assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
     assert 0 < len(deflated) < len(names) / 4, (len(deflated), len(names))
+    assert len(compared) < len(names) / 4, (len(compared), len(names))
     assert "site/sources/tilelang.html" in deflated
 
     fresh = tmp_path / "fresh"

@@ -90,7 +90,7 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
         shim.write_text(resources.files("corpus_build.site").joinpath("templates/offline-worker.js").read_text(encoding="utf-8"), encoding="utf-8")
         partial = target.with_name(f".{target.name}.tmp")
 
-        def entries() -> Iterator[tuple[zipfile.ZipInfo, bytes]]:
+        def entries() -> Iterator[tuple[zipfile.ZipInfo, Path]]:
             for path in sorted(site_dir.rglob("*")):
                 if path.is_file() and not path.name.endswith(".zip"):
                     # A fixed time stamp: the same site gives the same zip, byte for byte
@@ -98,12 +98,12 @@ def build_offline(project: Path, target: Path, *, strict: bool = False, folder: 
                     entry = zipfile.ZipInfo(f"{folder}/{path.relative_to(site_dir).as_posix()}", date_time=_ZIP_TIME)
                     entry.compress_type = zipfile.ZIP_DEFLATED
                     entry.external_attr = 0o644 << 16
-                    yield entry, path.read_bytes()
+                    yield entry, path  # read only when the last zip does not hold it from this very file (offlinezip.py)
 
         # What the last zip holds already is copied from it, not deflated again (offlinezip.py).
-        offlinezip.write(target, partial, entries())
+        _reused, stamps = offlinezip.write(target, partial, entries())
         os.replace(partial, target)
-        offlinezip.made(target)
+        offlinezip.made(target, stamps)
         swapdir.replace(site_dir, kept)
     except BaseException:
         swapdir.remove(site_dir)
