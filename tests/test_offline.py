@@ -138,6 +138,16 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
         return real(self, entry, data, *args, **kwargs)
 
     monkeypatch.setattr(zipfile.ZipFile, "writestr", counting)
+    from corpus_build.site import offlinezip
+
+    compared: list[str] = []  # files read and compared with the last zip's entry (the others are the files it was made from)
+    real_deflated = offlinezip._Last.deflated
+
+    def comparing(self, name, data):
+        compared.append(name)
+        return real_deflated(self, name, data)
+
+    monkeypatch.setattr(offlinezip._Last, "deflated", comparing)
     sources = project / "corpus" / "01-gpu" / "sources.yaml"
     sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
@@ -145,6 +155,7 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
         names = zf.namelist()
         assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
     assert 0 < len(deflated) < len(names) / 4, (len(deflated), len(names))
+    assert len(compared) < len(names) / 4, (len(compared), len(names))
     assert "site/sources/tilelang.html" in deflated
 
     fresh = tmp_path / "fresh"
@@ -158,3 +169,125 @@ def test_a_rebuild_deflates_only_what_changed_and_the_zip_equals_a_fresh_one(tmp
     sources.write_text(sources.read_text(encoding="utf-8").replace("zebraword", "zebraword again"), encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
     assert len(deflated) == len(names)
+
+
+def _archived_mirror(project: Path, source_id: str) -> None:
+    """An HTML mirror as fetch leaves it (text.md, page.html, provenance with their sha256): its page links its archive."""
+    import hashlib
+
+    from corpus_build import registry
+    from corpus_build.core.provenance import OutputFile, Provenance, Status, write_provenance
+
+    corpus = registry.load(project / "corpus")
+    raw = corpus.raw_dir(corpus.by_id[source_id])
+    raw.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, text in (("text.md", "## Part one\n\nWhat the page said.\n"), ("page.html", "<html><body><p>What the page said.</p></body></html>")):
+        (raw / name).write_text(text, encoding="utf-8")
+        blob = text.encode("utf-8")
+        files.append(OutputFile(name, len(blob), hashlib.sha256(blob).hexdigest()))
+    when = "2026-12-01T08:05:28Z"
+    write_provenance(raw, Provenance(id=source_id, kind="docs", cited_url="https://example.org/a", fetched_url="https://example.org/a", status=Status.OK,
+                                     fetched_at=when, checked_at=when, http_status=200, files=tuple(files), sha256=files[1].sha256,
+                                     bytes=sum(f.bytes for f in files), text_file="text.md", body_file="page.html", content_type="text/html"))
+
+
+def test_the_copy_takes_the_site_pages_and_moves_their_links(tmp_path, monkeypatch):
+    """With `offline: true` the copy's build lays out no page the site's build laid out (site/relink.py moves
+    their raw HTML links), and its zip is byte for byte the zip of a copy that renders its own pages, after an edit too."""
+    import shutil
+
+    from corpus_build.render import pages as render_pages
+    from corpus_build.site import offline
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    _archived_mirror(project, "tilelang")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        page = zf.read("site/sources/tilelang.html").decode("utf-8")
+        assert 'href="tilelang/archive/page.html"' in page and 'src="tilelang/archive/page.html"' in page  # from sources/tilelang.html
+        tag = zf.read("site/tags/tilelang.html").decode("utf-8")
+        assert 'href="../sources/tilelang.html"' in tag
+    assert 'href="archive/page.html"' in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+
+    laid_out: list[str] = []
+    real = render_pages.render
+
+    def counting(template, **kwargs):
+        laid_out.append(template)
+        return real(template, **kwargs)
+
+    monkeypatch.setattr(render_pages, "render", counting)
+    from mkdocs.commands import build as mkdocs_build
+
+    built: list[str] = []  # pages whose template was run, in either build (the others are linked: site/pageskip.py)
+    real_build_page = mkdocs_build._build_page
+
+    def building(page, *args, **kwargs):
+        built.append(page.file.src_uri)
+        return real_build_page(page, *args, **kwargs)
+
+    monkeypatch.setattr(mkdocs_build, "_build_page", building)
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    # The edited source's page, once for both builds; no tag page (their rows are raw HTML links).
+    assert laid_out.count("source.md.j2") == 1 and "tag.md.j2" not in laid_out, sorted(laid_out)
+    # The copy's unchanged pages are linked from the last copy (kept beside the zip), as the site's are.
+    assert built.count("sources/tilelang.md") == 2 and len(built) <= 10, sorted(built)
+    monkeypatch.setattr(mkdocs_build, "_build_page", real_build_page)
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        assert "zebraword" in zf.read("site/sources/tilelang.html").decode("utf-8")
+    monkeypatch.setattr(render_pages, "render", real)
+
+    # The same project, built fresh, its copy rendering its own pages for page.html URLs (as before relink.py).
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    monkeypatch.setattr(offline, "_site_directory_urls", lambda project: None)
+    assert main(["--project", str(fresh), "build", "--strict"]) == 0
+    with zipfile.ZipFile(fresh / "site" / "offline.zip") as theirs, zipfile.ZipFile(project / "site" / "offline.zip") as ours:
+        assert theirs.namelist() == ours.namelist()
+        differ = [n for n in ours.namelist() if ours.read(n) != theirs.read(n)]
+        assert not differ, differ[:5]
+
+
+def test_a_build_killed_as_the_copy_is_swapped_in_leaves_the_last_copy_and_the_next_build_whole(tmp_path):
+    """The copy kept beside the zip (.corpus-build/offline-site) is swapped in whole: killed just before, the last
+    copy stays, and the next build (which links from it what its record still names) gives a fresh build's zip."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    from corpus_build.core import failpoints
+
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1793000000"}
+    env.pop(failpoints.VARIABLE, None)
+    command = [sys.executable, "-m", "corpus_build", "--project", str(project), "--quiet", "build"]
+    assert subprocess.run(command, env=env, capture_output=True, timeout=600).returncode == 0
+    kept = project / ".corpus-build" / "offline-site"
+    before = {p.relative_to(kept): p.read_bytes() for p in kept.rglob("*") if p.is_file()}
+    assert Path("sources/tilelang.html") in before
+
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line, edited: zebraword."), encoding="utf-8")
+    # The copy's swap comes first (the site's comes after the zip is in it): this kill is the copy's.
+    killed = subprocess.run(command, env={**env, failpoints.VARIABLE: "swap:before"}, capture_output=True, timeout=600)
+    assert killed.returncode == -signal.SIGKILL
+    assert {p.relative_to(kept): p.read_bytes() for p in kept.rglob("*") if p.is_file()} == before
+    assert (project / ".corpus-build" / ".offline-site.partial").is_dir()  # for the next build to remove
+
+    assert subprocess.run(command, env=env, capture_output=True, timeout=600).returncode == 0
+    assert not (project / ".corpus-build" / ".offline-site.partial").exists()
+    assert "zebraword" in (kept / "sources" / "tilelang.html").read_text(encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    assert subprocess.run([*command[:3], "--project", str(fresh), "--quiet", "build"], env=env, capture_output=True, timeout=600).returncode == 0
+    assert (fresh / "site" / "offline.zip").read_bytes() == (project / "site" / "offline.zip").read_bytes()

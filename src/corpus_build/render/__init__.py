@@ -44,6 +44,8 @@ class RenderResult:
     written: tuple[str, ...]
     unchanged: int
     removed: tuple[str, ...]
+    # Pages whose raw HTML links were written for the other kind of URL (`links_as`): site/relink.py moves them.
+    relinked: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
         written = len(self.written)
@@ -58,10 +60,19 @@ def build_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | N
     return dict(iter_pages(corpus, directory_urls=directory_urls, reuse=reuse))
 
 
-def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | None = None) -> Iterator[tuple[str, str | bytes | Path]]:
+def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | None = None, links_as: bool | None = None,
+               relinked: set[str] | None = None) -> Iterator[tuple[str, str | bytes | Path]]:
     """build_pages one file at a time: render writes each as it comes, so a corpus of 20,000
-    sources never holds all its pages at once (that was half a gigabyte at the build's start)."""
-    builder = PageBuilder(corpus, directory_urls=directory_urls)
+    sources never holds all its pages at once (that was half a gigabyte at the build's start).
+
+    `links_as`: the kind of URL (directory URLs or not) the raw HTML links of the builders' pages
+    (home, lists, tags, sources, chapters, digests) are written for, when not `directory_urls`'s:
+    the offline copy's build takes the site's pages as they are and moves those links itself
+    (site/relink.py); their paths go into `relinked`. Mirror text, repository pages and the
+    files beside them are always made for `directory_urls`.
+    """
+    links_as = directory_urls if links_as is None else links_as
+    builder = PageBuilder(corpus, directory_urls=links_as, script_urls=directory_urls)
     # Read each mirror's facts once, for the exports and every source page's cite box.
     bib_facts = bibfacts.all_facts(corpus, lambda source: builder.mirror_info(source).record)
     found = bibfacts.with_found_titles(corpus, bib_facts)
@@ -69,7 +80,7 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         # Placeholder titles (`add --offline`) give way to the mirror's on every page; the
         # mirrors already read are the same for the new corpus.
         read, corpus = builder, found
-        builder = PageBuilder(corpus, directory_urls=directory_urls)
+        builder = PageBuilder(corpus, directory_urls=links_as, script_urls=directory_urls)
         builder._mirrors = read._mirrors  # keyed by id: a title does not change a mirror
     builder.reuse = reuse
     builder.bib_facts = bib_facts
@@ -104,11 +115,17 @@ def iter_pages(corpus: Corpus, *, directory_urls: bool = True, reuse: Reuse | No
         yield feed.SOURCES_FEED, feed.new_sources(corpus, source_url, Labels(corpus.settings.ui_lang)("new_sources"))
         # BibTeX, CSL-JSON and RIS of the whole corpus (paths.bibtex, paths.csl_json), each section and chapter.
         yield from export.export_files(corpus, bib_facts).items()
+
+    def mirror_pages() -> Iterator[tuple[str, str | bytes | Path]]:
         yield from mirror.extra_pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK, builder.source_inputs)
         # A repository's own docs and the files notes cite (render/repodocs.py).
         yield from repodocs.pages(corpus, builder.t, directory_urls, builder.mirror_info, builder.reuse, GENERATED_MARK).items()
 
     for path, content in pages():
+        if relinked is not None and links_as != directory_urls and path.endswith(".md"):
+            relinked.add(path)
+        yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
+    for path, content in mirror_pages():
         yield path, (content + GENERATED_MARK if path.endswith(".md") and isinstance(content, str) else content)
     yield from mirror.extra_files(corpus, builder.mirror_info, builder.reuse)
     yield from repodocs.files(corpus, builder.mirror_info).items()
@@ -125,13 +142,15 @@ STYLESHEETS = tuple(f"assets/{name}" for name in ASSETS if name.endswith(".css")
 SCRIPTS = tuple(f"assets/{name}" for name in ASSETS if name.endswith(".js"))
 
 
-def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> RenderResult:
+def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True, links_as: bool | None = None) -> RenderResult:
+    """Write the generated pages into docs/ (`links_as`: see iter_pages)."""
     docs_dir = Path(docs_dir)
     # A committed `docs -> /somewhere` symlink must not make render write (or remove) files there.
     safepath.inside(docs_dir, corpus.root.parent, "docs/ holds the generated pages, inside the project")
     docs_dir.mkdir(parents=True, exist_ok=True)
     reuse = Reuse(docs_dir)
     pages: set[str] = set()
+    relinked: set[str] = set()
     manifest_path = docs_dir / MANIFEST
     try:
         previous = set(jsondata.loads(manifest_path.read_text(encoding="utf-8")))
@@ -139,7 +158,7 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
         previous = set()
     expected = len(previous) or len(corpus.sources)  # the last render's count is the best guess of this one's
     with mirrortext.resolving_once(), reuse_active(reuse):
-        written, unchanged = _write_pages(corpus, docs_dir, directory_urls, reuse, previous, pages, expected)
+        written, unchanged = _write_pages(corpus, docs_dir, directory_urls, reuse, previous, pages, expected, links_as, relinked)
     removed = []
     for relative in sorted(previous - set(pages)):
         target = docs_dir / relative
@@ -151,14 +170,15 @@ def render(corpus: Corpus, docs_dir: Path, *, directory_urls: bool = True) -> Re
     new_manifest = json.dumps(sorted(pages), indent=0)
     if not manifest_path.exists() or manifest_path.read_text(encoding="utf-8") != new_manifest:
         write_atomic(manifest_path, new_manifest)  # (a kill leaves the old list or the new, never half of one)
-    return RenderResult(tuple(written), unchanged, tuple(removed))
+    return RenderResult(tuple(written), unchanged, tuple(removed), frozenset(relinked))
 
 
-def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Reuse, previous: set[str], pages: set[str], expected: int) -> tuple[list[str], int]:
+def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Reuse, previous: set[str], pages: set[str], expected: int,
+                 links_as: bool | None = None, relinked: set[str] | None = None) -> tuple[list[str], int]:
     """Write every generated file whose content changed; returns (written, unchanged count)."""
     written, unchanged = [], 0
     checked: set[Path] = set()  # folders known to stay inside docs/ (a docs/sources symlink must not be written through)
-    for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse):
+    for relative, content in iter_pages(corpus, directory_urls=directory_urls, reuse=reuse, links_as=links_as, relinked=relinked):
         pages.add(relative)
         console.progress("rendering pages", len(pages), max(expected, len(pages)))
         target = docs_dir / relative

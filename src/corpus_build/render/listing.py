@@ -108,8 +108,8 @@ def _columns(builder: PageBuilder) -> tuple[str, ...]:
     return tuple(names[key] for key in column_keys(builder))
 
 
-def _row(builder: PageBuilder, source: Source, page: str) -> SourceRow:
-    t, du = builder.t, builder.directory_urls
+def _row(builder: PageBuilder, source: Source, page: str, du: bool | None = None) -> SourceRow:
+    t, du = builder.t, builder.directory_urls if du is None else du
     section = builder.corpus.section(source.section)
     state = builder.mirror_info(source).state
     return SourceRow(
@@ -192,7 +192,7 @@ def data_file(builder: PageBuilder, ordered: list[Source], filters: tuple[Filter
     section_index = {s.folder: i for i, s in enumerate(sections)}
     rows = []
     for source in ordered:
-        row = _row(builder, source, paths.sources)
+        row = _row(builder, source, paths.sources, builder.script_urls)
         record: dict[str, object] = {"t": row.title, "h": row.href, "k": row.kind, "s": section_index[row.section], "l": row.lang, "m": row.mirror}
         if row.badges:
             record["b"] = [[b.label, b.css] for b in row.badges]
@@ -251,7 +251,7 @@ def _t2s_characters() -> dict[str, str]:
 
 
 def _section_href(builder: PageBuilder, section: Section) -> str:
-    return site_rel(paths.sources, paths.section(section), builder.directory_urls)
+    return site_rel(paths.sources, paths.section(section), builder.script_urls)
 
 
 __all__ = ["COLUMNS", "DATA_FILE", "PAGE_SIZE", "column_keys", "data_file", "page_count", "page_path", "script_folding", "sources_pages"]

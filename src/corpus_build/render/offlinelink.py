@@ -18,6 +18,8 @@ from ..core.provenance import write_atomic
 ZIP_NAME = "offline.zip"
 # The MkDocs `extra` key site/offline.py sets on the copy's build; the plugin reads it.
 COPY_FLAG = "corpus_offline_copy"
+# … and the kind of URL the site has (its `use_directory_urls`): the copy takes the site's pages and moves their links (site/relink.py).
+SITE_URLS_FLAG = "corpus_offline_site_directory_urls"
 _IN_COPY = "in-copy"  # settings.extra["offline"] while the copy itself is rendered
 
 

@@ -77,13 +77,15 @@ class Citations:
 
 
 class PageBuilder:
-    def __init__(self, corpus: Corpus, *, directory_urls: bool = True):
+    def __init__(self, corpus: Corpus, *, directory_urls: bool = True, script_urls: bool | None = None):
         self.corpus = corpus
         self.t = Labels(corpus.settings.ui_lang)
         self.tz = corpus.settings.tzinfo
         self.citations = Citations.of(corpus)
         self.by_id = corpus.by_id
-        self.directory_urls = directory_urls
+        self.directory_urls = directory_urls  # the kind of URL the pages' raw HTML links are written for
+        # The kind the build publishes, for links in files no Markdown step sees ("All sources"' data script).
+        self.script_urls = directory_urls if script_urls is None else script_urls
         self._mirrors: dict[str, mirror.MirrorInfo] = {}
         self._raw = RawListing(corpus.root)  # each section's raw/ listing
         # Each mirror's bibliographic facts, read once by build_pages (None: the cite box reads them).

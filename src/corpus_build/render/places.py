@@ -81,7 +81,11 @@ def site_url(page: str, directory_urls: bool) -> str:
 
 def site_rel(from_page: str, to_page: str, directory_urls: bool) -> str:
     """A link for raw HTML (which MkDocs does not rewrite) from one page's URL to another's."""
-    source, target = site_url(from_page, directory_urls), site_url(to_page, directory_urls)
+    return url_rel(site_url(from_page, directory_urls), site_url(to_page, directory_urls))
+
+
+def url_rel(source: str, target: str) -> str:
+    """A link from one URL to another, both relative to the site root (site_rel's, and the offline copy's: site/relink.py)."""
     base = source if source.endswith("/") or not source else posixpath.dirname(source)
     relative = _relpath(target or ".", base.rstrip("/") or ".")
     return relative + "/" if target.endswith("/") and relative != "." else ("./" if relative == "." else relative)

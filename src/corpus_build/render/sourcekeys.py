@@ -41,6 +41,7 @@ from pathlib import Path
 from ..core.model import Corpus, Source
 from ..registry import WIKILINK
 from . import mirrortext
+from .offlinelink import site_settings
 
 REGISTRY_FILE = "sources.yaml"  # what it holds is the corpus's sources, notes and all
 Stamp = tuple[int, int, int, int]  # (inode, mtime_ns, ctime_ns, size)
@@ -73,7 +74,8 @@ class SourceKeys:
         anchored = sorted(m.group(0) for text in texts for m in WIKILINK.finditer(text) if "#" in m.group(1))
         named = sorted({link[2:].split("#", 1)[0].strip() for link in anchored})
         h = hashlib.sha256()
-        for part in (code, directory_urls, has_mirrors, dt.datetime.now(dt.UTC).strftime("%Y-%m"), str(corpus.root), corpus.settings,
+        # The settings as the site has them: the offline copy's flag is the home page's alone (offlinelink.py).
+        for part in (code, directory_urls, has_mirrors, dt.datetime.now(dt.UTC).strftime("%Y-%m"), str(corpus.root), site_settings(corpus),
                      [dataclasses.replace(section, sources=()) for section in corpus.sections], corpus.chapters, corpus.paths, corpus.digests,
                      anchored, others, [self._mirror(i) for i in named]):
             h.update(repr(part).encode("utf-8", "surrogatepass"))

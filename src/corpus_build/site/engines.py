@@ -440,7 +440,8 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     def add_offline_zip(staging: Path) -> None:
         """corpus.yaml `offline: true`: the home page links offline.zip, so it is in the site before the site is published."""
         try:
-            offline.publish_zip(project, staging, strict=bool(options.get("strict")))
+            # The copy is kept and swapped as the site is, its unchanged files linked from the last copy.
+            offline.publish_zip(project, staging, strict=bool(options.get("strict")), linking=_unchanged_files_linked)
         except SiteError as exc:
             if options.get("strict") or options.get("engine") != "zensical":
                 raise

@@ -10,11 +10,20 @@ Deflate gives the same bytes for the same input with the same zlib, and `write` 
 entries only when the last zip was written by the same zlib and Python (MADE_BY, kept
 beside it): the zip is then byte for byte the one a fresh compression would make
 (tests/test_offline.py compares them).
+
+Comparing still read every file and inflated every entry (28 MB for the default corpus, a
+tenth of a note edit's rebuild). The copy's site is now kept between builds and its unchanged
+files are hard links to the last copy's (offline.py), so the record beside the zip also names
+each file it was made from by inode, modification time and size, and the zip itself likewise:
+a file that is still that very file (a link, never written through) holds the entry's bytes,
+and is copied without reading either. A record whose zip is not the one in place (a build
+killed between the two) names nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import zipfile
 import zlib
@@ -31,17 +40,50 @@ def _made_by_file(target: Path) -> Path:
     return target.with_name(f".{target.name}.made-by.json")
 
 
+Stamp = list[int]  # [inode, mtime_ns, size]
+
+
+def _stamp(path: Path | str) -> Stamp:
+    info = os.stat(path, follow_symlinks=False)
+    return [info.st_ino, info.st_mtime_ns, info.st_size]
+
+
 class _Last:
     """The last zip's entries, read as their deflated bytes."""
 
     def __init__(self, target: Path):
         self.archive: zipfile.ZipFile | None = None
+        self.files: dict[str, Stamp] = {}  # entry name -> the file it was made from, as it was then
         try:
-            if json.loads(_made_by_file(target).read_text(encoding="utf-8")) != MADE_BY:
+            record = json.loads(_made_by_file(target).read_text(encoding="utf-8"))
+            if not isinstance(record, dict) or {k: record.get(k) for k in MADE_BY} != MADE_BY:
                 return
             self.archive = zipfile.ZipFile(target)
+            if record.get("zip") == _stamp(target) and isinstance(record.get("files"), dict):
+                self.files = record["files"]
         except (OSError, ValueError, zipfile.BadZipFile):
             self.archive = None
+
+    def same_file(self, name: str, stamp: Stamp) -> tuple[zipfile.ZipInfo, bytes] | None:
+        """The entry `name` and its deflated bytes, when it was made from the very file `stamp` names; None otherwise."""
+        if self.archive is None or self.files.get(name) != stamp:
+            return None
+        try:
+            info = self.archive.getinfo(name)
+            if info.compress_type != zipfile.ZIP_DEFLATED or info.file_size != stamp[2] or info.flag_bits & ~0x800:
+                return None
+            raw = self._raw(info)
+            return (info, raw) if len(raw) == info.compress_size else None
+        except (KeyError, OSError, ValueError):
+            return None
+
+    def _raw(self, info: zipfile.ZipInfo) -> bytes:
+        fp: Any = self.archive.fp  # type: ignore[union-attr]
+        fp.seek(info.header_offset)
+        header = fp.read(_LOCAL_HEADER)
+        name_length, extra_length = int.from_bytes(header[26:28], "little"), int.from_bytes(header[28:30], "little")
+        fp.seek(info.header_offset + _LOCAL_HEADER + name_length + extra_length)
+        return bytes(fp.read(info.compress_size))
 
     def deflated(self, name: str, data: bytes) -> tuple[zipfile.ZipInfo, bytes] | None:
         """The entry `name` and its deflated bytes, when it holds exactly `data`; None otherwise."""
@@ -51,12 +93,7 @@ class _Last:
             info = self.archive.getinfo(name)
             if info.compress_type != zipfile.ZIP_DEFLATED or info.file_size != len(data) or info.flag_bits & ~0x800:
                 return None
-            fp: Any = self.archive.fp
-            fp.seek(info.header_offset)
-            header = fp.read(_LOCAL_HEADER)
-            name_length, extra_length = int.from_bytes(header[26:28], "little"), int.from_bytes(header[28:30], "little")
-            fp.seek(info.header_offset + _LOCAL_HEADER + name_length + extra_length)
-            raw = fp.read(info.compress_size)
+            raw = self._raw(info)
             if len(raw) != info.compress_size or zlib.decompress(raw, -15) != data:
                 return None
             return info, raw
@@ -86,27 +123,36 @@ def _copy_deflated(archive: zipfile.ZipFile, entry: zipfile.ZipInfo, last: zipfi
     archive.NameToInfo[entry.filename] = entry
 
 
-def write(target: Path, partial: Path, entries: Iterable[tuple[zipfile.ZipInfo, bytes]]) -> int:
-    """Write the zip of `entries` (deflated) to `partial`, reusing `target`'s entries that hold the same bytes;
-    returns how many were reused. The caller moves `partial` to `target`, then calls `made`."""
+def write(target: Path, partial: Path, entries: Iterable[tuple[zipfile.ZipInfo, Path]]) -> tuple[int, dict[str, Stamp]]:
+    """Write the zip of `entries` (each file's bytes, deflated) to `partial`, reusing `target`'s entries that hold
+    the same bytes; returns how many were reused, and the files' stamps. The caller moves `partial` to `target`,
+    then calls `made` with those stamps."""
     last = _Last(target)
     reused = 0
+    stamps: dict[str, Stamp] = {}
     try:
         with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             seekable = getattr(archive, "_seekable", False)
-            for entry, data in entries:
-                found = last.deflated(entry.filename, data) if seekable and len(data) * 1.05 <= zipfile.ZIP64_LIMIT else None
+            for entry, path in entries:
+                stamp = stamps[entry.filename] = _stamp(path)
+                found = last.same_file(entry.filename, stamp) if seekable and stamp[2] * 1.05 <= zipfile.ZIP64_LIMIT else None
                 if found is None:
-                    archive.writestr(entry, data)
-                else:
-                    _copy_deflated(archive, entry, *found)
-                    reused += 1
+                    data = path.read_bytes()
+                    if _stamp(path) != stamp:  # (written meanwhile: not what the record would say)
+                        stamps.pop(entry.filename)
+                    found = last.deflated(entry.filename, data) if seekable and len(data) * 1.05 <= zipfile.ZIP64_LIMIT else None
+                    if found is None:
+                        archive.writestr(entry, data)
+                        continue
+                _copy_deflated(archive, entry, *found)
+                reused += 1
     finally:
         last.close()
-    return reused
+    return reused, stamps
 
 
-def made(target: Path) -> None:
-    """After `target` is in place: who wrote it, for the next `write`."""
+def made(target: Path, files: dict[str, Stamp] | None = None) -> None:
+    """After `target` is in place: who wrote it from which files, for the next `write`."""
     with suppress(OSError):
-        _made_by_file(target).write_text(json.dumps(MADE_BY), encoding="utf-8")
+        record: dict[str, Any] = {**MADE_BY, "zip": _stamp(target), "files": files or {}}
+        _made_by_file(target).write_text(json.dumps(record), encoding="utf-8")

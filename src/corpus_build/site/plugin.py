@@ -29,7 +29,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..render import offlinelink, sanitize
-from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, relink, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -70,6 +70,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._pages_done = self._pages_total = 0
         self._skip: pageskip.PageSkip | None = None  # unchanged pages linked, not built (pageskip.py)
         self._read_skip: populateskip.PopulateSkip | None = None  # unchanged pages put back, not read (populateskip.py)
+        self._relinked: frozenset[str] = frozenset()  # the offline copy's pages whose links relink.py moves
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -78,6 +79,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         project = Path(config.config_file_path).parent
         corpus_dir = project / self.config.corpus_dir
         self._errors = []
+        self._relinked = frozenset()
         if not self._serving:  # plain `mkdocs build` empties site_dir next: never the project, corpus/ or a stranger's folder
             try:
                 sitedir.check(Path(config.site_dir), project=project, docs_dir=Path(config.docs_dir), corpus_dir=corpus_dir, origin="site_dir:", keeps_hidden=True)
@@ -91,11 +93,16 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
             corpus = hosting.with_site_url(corpus, config.site_url)
+            links_as = None
             if config.extra.get(offlinelink.COPY_FLAG):  # site/offline.py's build of the copy inside the zip
                 corpus = offlinelink.as_offline_copy(corpus)
+                # The site's pages as the site's build wrote them, their links moved here (relink.py).
+                found = config.extra.get(offlinelink.SITE_URLS_FLAG)
+                links_as = found if isinstance(found, bool) and found and not config.use_directory_urls else None
             if corpus.settings.site_url:
                 config.site_url = corpus.settings.site_url
-            result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls)
+            result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls, links_as=links_as)
+            self._relinked = result.relinked
         except CorpusBuildError as exc:
             if not self._serving:
                 raise PluginError(str(exc)) from exc
@@ -200,6 +207,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
+        if page.file.src_uri in self._relinked:  # the offline copy: the site's page, its raw HTML links moved (relink.py)
+            markdown = page.markdown = relink.to_file_urls(markdown, page.file.src_uri, lambda path: files.get_file_from_path(path) is not None)
         if self._blocks is not None and mirrorblocks.OPAQUE_BEGIN in markdown and _generated_and_unsearched(page, markdown):
             # The mirror's text, finished by render, never goes through MkDocs' Markdown step (mirrorblocks.py).
             markdown = page.markdown = self._blocks.take(markdown, page.file.src_uri)
