@@ -291,3 +291,22 @@ def test_a_build_killed_as_the_copy_is_swapped_in_leaves_the_last_copy_and_the_n
     shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
     assert subprocess.run([*command[:3], "--project", str(fresh), "--quiet", "build"], env=env, capture_output=True, timeout=600).returncode == 0
     assert (fresh / "site" / "offline.zip").read_bytes() == (project / "site" / "offline.zip").read_bytes()
+
+
+def test_clean_removes_what_the_next_offline_copy_would_reuse(tmp_path, capsys):
+    """`corpus-build clean` says the next build is a full one: the offline copy's last site (linked
+    from by the next copy) and the zip's record go with the cache; the site and the registry stay."""
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    assert main(["--project", str(project), "build"]) == 0
+    kept = project / ".corpus-build" / "offline-site"
+    record = project / ".corpus-build" / ".offline.zip.made-by.json"
+    assert kept.is_dir() and record.is_file()
+    capsys.readouterr()
+    assert main(["--project", str(project), "clean"]) == 0
+    assert "removed the build cache" in capsys.readouterr().out
+    assert not kept.exists() and not record.exists()
+    assert (project / "site" / "offline.zip").is_file() and (project / "corpus" / "corpus.yaml").is_file()
+    assert main(["--project", str(project), "build"]) == 0
+    assert (kept / "index.html").is_file()

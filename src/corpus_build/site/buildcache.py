@@ -383,15 +383,27 @@ class Store:
         return ", ".join(f"{kind} {self.hits[kind]} hit(s) {self.misses[kind]} miss(es)" for kind in KINDS)
 
 
+# What else the next build reuses: the offline copy's last site (its unchanged pages are linked
+# from there), the record of what the last offline.zip was made from (site/offline.py), and the
+# stamp by which a build with nothing changed is not run at all (site/uptodate.py).
+REUSED = (".corpus-build/offline-site", ".corpus-build/.offline-site.partial", ".corpus-build/.offline.zip.made-by.json",
+          ".corpus-build/last-site.json")
+
+
 def clean(project: Path) -> bool:
-    """`corpus-build clean`: remove the build cache; True when there was one."""
+    """`corpus-build clean`: remove the build cache and what else the next build would reuse; True when there was any."""
     import shutil
 
-    folder = Path(project) / CACHE_DIR
-    if not folder.exists():
-        return False
-    shutil.rmtree(folder)
-    return True
+    removed = False
+    for name in (CACHE_DIR, *REUSED):
+        path = Path(project) / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+            removed = True
+        elif path.is_file() or path.is_symlink():
+            path.unlink()
+            removed = True
+    return removed
 
 
 class _RecordingFiles:
@@ -735,10 +747,11 @@ def register(sub: Any) -> None:
 
     add_command(
         sub, "clean", cmd_clean,
-        help="remove the build cache (.corpus-build/cache/); the next build is a full build",
+        help="remove the build cache (.corpus-build/cache/, the offline copy's last site); the next build is a full build",
         description="Remove the build cache that makes rebuilds after small edits fast (.corpus-build/cache/ beside "
         "mkdocs.yml: rendered pages and search entries, keyed by their content). The next build renders every "
-        "page again and fills the cache. The site, docs/ and the registry are not touched.",
+        "page again and fills the cache; the offline copy (corpus.yaml `offline: true`) is built whole again too. The site, "
+        "docs/ and the registry are not touched.",
         example="corpus-build clean\ncorpus-build clean && corpus-build build",
     )
 
