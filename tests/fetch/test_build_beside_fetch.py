@@ -1,0 +1,132 @@
+"""A build running while a fetch replaces a mirror: the site shows one capture of each source, never a mix.
+
+The fetch is real (a local HTTP server, fetch_corpus swapping raw/<id> through core/swapdir.py);
+what makes the interleaving certain is where it runs: from inside the build, the moment render
+first reads a file of that mirror after its record (mirrortext.mirror_file, our own seam).
+A fetch run from another process beside a build hits that window only now and then.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from corpus_build import registry
+from corpus_build.core import swapdir
+from corpus_build.fetch import fetch_corpus
+from corpus_build.render import mirrortext
+from corpus_build.site import engines
+from tests.corpus_fixture import PROJECT_ROOT
+
+from .conftest import write_corpus
+
+
+def _page(word: str) -> str:
+    return ("<html><head><title>Capture " + word + "</title></head><body><article><h1>Capture " + word + "</h1>"
+            + "".join(f"<p>The {word}word paragraph number {i} says enough for the extractor to keep it as text.</p>" for i in range(12))
+            + "</article></body></html>")
+
+
+@pytest.fixture
+def project(tmp_path, server, options):
+    server.add("/page", _page("alpha"))
+    write_corpus(tmp_path, [{"id": "page", "url": server.url("/page"), "kind": "article", "title": "The page"}])
+    shutil.copy(PROJECT_ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs").mkdir()
+    corpus = registry.load(tmp_path / "corpus")
+    fetch_corpus(corpus, options)
+    assert "alphaword" in (tmp_path / "corpus" / "01-main" / "raw" / "page" / "text.md").read_text(encoding="utf-8")
+    server.add("/page", _page("beta"))  # the next fetch brings another capture
+    return tmp_path, corpus
+
+
+def _fetch_during_build(monkeypatch, corpus, options, times: int = 1) -> list[int]:
+    """Run a real fetch of `page` (with --force) at the first `times` reads of one of its files after its record."""
+    real = mirrortext.mirror_file
+    done: list[int] = []
+
+    def mirror_file(corpus_, source, name):
+        if source.id == "page" and len(done) < times:
+            done.append(1)
+            fetch_corpus(registry.load(corpus.root), replace(options, force=True))
+        return real(corpus_, source, name)
+
+    monkeypatch.setattr(mirrortext, "mirror_file", mirror_file)
+    import corpus_build.render.mirror as mirror
+
+    monkeypatch.setattr(mirror, "mirror_file", mirror_file)
+    return done
+
+
+def _built(root):
+    site = root / "site"
+    source = (site / "sources" / "page" / "index.html").read_text(encoding="utf-8")
+    text = (site / "sources" / "page" / "text" / "index.html").read_text(encoding="utf-8")
+    index = "".join(p.read_text(encoding="utf-8") for p in (site / "search" / "fulltext").glob("p-*.js"))
+    return source, text, index
+
+
+def _record(root):
+    from corpus_build.core.provenance import read_provenance
+
+    return read_provenance(root / "corpus" / "01-main" / "raw" / "page")
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "fallback"])
+def test_a_fetch_swapping_a_mirror_during_a_build_never_yields_a_mixed_site(project, monkeypatch, options, exchange):
+    root, corpus = project
+    if not exchange:
+        monkeypatch.setattr(swapdir, "_renameat2", None)
+    done = _fetch_during_build(monkeypatch, corpus, options)
+    engines.build_and_remember(root, corpus, strict=False)
+    assert done, "the fetch never ran during the build"
+    record = _record(root)
+    assert record is not None and record.sha256
+    source, text, index = _built(root)
+    # The mirror now holds capture beta: the site shows it, its record and its text, throughout.
+
+    assert record.sha256 in source
+    assert "betaword" in source and "alphaword" not in source
+    assert "betaword" in text and "alphaword" not in text
+    assert "betaword" in index and "alphaword" not in index
+
+
+def test_a_build_that_keeps_finding_its_mirrors_changed_keeps_the_old_site_and_says_why(project, monkeypatch, server, options, capsys):
+    from corpus_build.core.errors import SiteError
+    from corpus_build.site import uptodate
+
+    root, corpus = project
+    engines.build_and_remember(root, corpus, strict=False)
+    before = (root / "site" / "sources" / "page" / "text" / "index.html").read_text(encoding="utf-8")
+    assert "alphaword" in before
+    (root / uptodate.STAMP).unlink(missing_ok=True)
+    real_marks, real_file = mirrortext.mirror_marks, mirrortext.mirror_file
+    armed: list[bool] = []
+    fetched: list[str] = []
+
+    def mirror_marks(corpus_):  # each build arms one fetch, at its first read of the mirror's files
+        armed.append(True)
+        return real_marks(corpus_)
+
+    def mirror_file(corpus_, source, name):
+        if source.id == "page" and armed and armed[-1]:
+            armed[-1] = False
+            word = ("beta", "gamma", "delta")[len(fetched) % 3]
+            fetched.append(word)
+            server.add("/page", _page(word))
+            fetch_corpus(registry.load(corpus.root), replace(options, force=True))
+        return real_file(corpus_, source, name)
+
+    import corpus_build.render.mirror as mirror
+
+    monkeypatch.setattr(mirrortext, "mirror_marks", mirror_marks)
+    monkeypatch.setattr(mirrortext, "mirror_file", mirror_file)
+    monkeypatch.setattr(mirror, "mirror_file", mirror_file)
+    with pytest.raises(SiteError, match=r"mirrors of 1 source\(s\) \(page\) changed while the site was built, 3 times"):
+        engines.build_and_remember(root, corpus, strict=False)
+    assert len(fetched) == engines.MIRROR_TRIES
+    assert (root / "site" / "sources" / "page" / "text" / "index.html").read_text(encoding="utf-8") == before  # the old site, whole
+    assert not (root / ".site.partial").exists()
+    assert capsys.readouterr().err.count("changed during the build: building again") == engines.MIRROR_TRIES - 1
