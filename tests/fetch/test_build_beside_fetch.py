@@ -130,3 +130,53 @@ def test_a_build_that_keeps_finding_its_mirrors_changed_keeps_the_old_site_and_s
     assert (root / "site" / "sources" / "page" / "text" / "index.html").read_text(encoding="utf-8") == before  # the old site, whole
     assert not (root / ".site.partial").exists()
     assert capsys.readouterr().err.count("changed during the build: building again") == engines.MIRROR_TRIES - 1
+
+
+def _png(seed: int) -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    raw = b"\x00" + bytes([seed % 256, 7, 9])
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+def _page_with_images(word: str, images: list[str]) -> str:
+    paragraphs = "".join(f"<p>The {word}word paragraph number {i} says enough for the extractor to keep it as text.</p>" for i in range(12))
+    figures = "".join(f'<p>Figure {name} of {word}:</p><img src="/img/{name}.png" alt="figure {name}">' for name in images)
+    return f"<html><head><title>Capture {word}</title></head><body><article><h1>Capture {word}</h1>{paragraphs}{figures}</article></body></html>"
+
+
+def test_a_mirror_swapped_between_render_listing_its_images_and_reading_them_is_no_traceback(tmp_path, server, options, monkeypatch):
+    for i, name in enumerate(("one", "two", "three")):
+        server.add(f"/img/{name}.png", _png(i), content_type="image/png")
+    server.add("/page", _page_with_images("alpha", ["one", "two"]))
+    write_corpus(tmp_path, [{"id": "page", "url": server.url("/page"), "kind": "article", "title": "The page"}])
+    shutil.copy(PROJECT_ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs").mkdir()
+    corpus = registry.load(tmp_path / "corpus")
+    fetch_corpus(corpus, options)
+    record = _record(tmp_path)
+    kept = [image.path for image in record.document.image_files if image.path]
+    assert len(kept) == 2, record.document.image_files
+    server.add("/page", _page_with_images("beta", ["three"]))  # the next capture has other images
+    real = mirrortext.mirror_file
+    fetched: list[int] = []
+
+    def mirror_file(corpus_, source, name):
+        found = real(corpus_, source, name)
+        if source.id == "page" and name == kept[-1] and not fetched:  # render has both images' paths: the fetch swaps now
+            fetched.append(1)
+            fetch_corpus(registry.load(corpus.root), replace(options, force=True))
+        return found
+
+    import corpus_build.render.mirror as mirror
+
+    monkeypatch.setattr(mirrortext, "mirror_file", mirror_file)
+    monkeypatch.setattr(mirror, "mirror_file", mirror_file)
+    engines.build_and_remember(tmp_path, corpus, strict=False)
+    assert fetched
+    source, text, _index = _built(tmp_path)
+    assert "betaword" in source and "betaword" in text and "alphaword" not in text
