@@ -180,3 +180,55 @@ def test_a_mirror_swapped_between_render_listing_its_images_and_reading_them_is_
     assert fetched
     source, text, _index = _built(tmp_path)
     assert "betaword" in source and "betaword" in text and "alphaword" not in text
+
+
+def test_a_watch_rewriting_a_pull_requests_record_during_a_build(tmp_path, server, options, monkeypatch):
+    """watch/run.py rewrites a mirror's record (the thread's state) by a rename, under the run lock.
+    A build that read the record just before shows the older state; it builds again, and neither
+    it nor the next build keeps the page made from the older record."""
+    import json
+
+    from corpus_build.site import uptodate
+    from corpus_build.watch import run as watch_run
+    from corpus_build.watch.records import CitedRef
+
+    server.add("/api/repos/o/r/issues/9", json.dumps({"number": 9, "title": "A PR", "state": "open", "body": "The change.", "user": {"login": "a"}, "labels": []}),
+               content_type="application/json")
+    server.add("/api/repos/o/r/issues/9/comments", "[]", content_type="application/json")
+    server.add("/api/repos/o/r/pulls/9", json.dumps({"state": "open", "merged": False, "base": {"label": "o:main"}, "head": {"label": "b:x"}}),
+               content_type="application/json")
+    write_corpus(tmp_path, [{"id": "r-pr-9", "url": "https://github.com/o/r/pull/9", "kind": "pull", "title": "PR 9"}])
+    shutil.copy(PROJECT_ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs").mkdir()
+    corpus = registry.load(tmp_path / "corpus")
+    fetch_corpus(corpus, options)
+    raw = tmp_path / "corpus" / "01-main" / "raw" / "r-pr-9"
+    real = mirrortext.mirror_state
+    watched: list[int] = []
+
+    def mirror_state(raw_dir, stale_after_days):
+        found = real(raw_dir, stale_after_days)
+        if raw_dir == raw and not watched:  # the build has read the record: watch writes the merge now
+            watched.append(1)
+            ref = CitedRef(repo="o/r", number=9, kind="pull", url="https://github.com/o/r/pull/9", source_id="r-pr-9")
+            watch_run._update_provenance(corpus, ref, {"state": "merged", "merged_at": "2026-11-04T05:06:07Z"})
+        return found
+
+    monkeypatch.setattr(mirrortext, "mirror_state", mirror_state)
+    engines.build_and_remember(tmp_path, corpus, strict=False)
+    assert watched and _record_of(raw).thread.merged
+    page = (tmp_path / "site" / "sources" / "r-pr-9" / "index.html").read_text(encoding="utf-8")
+    assert "merged 2026-11-04" in page and "state-open" not in page
+    # And the next build too: the page made from the record before watch's write, keyed by the
+    # record's stamp after it (render/sourcekeys.py), was read back by every later build.
+    monkeypatch.setattr(mirrortext, "mirror_state", real)
+    (tmp_path / uptodate.STAMP).unlink(missing_ok=True)
+    engines.build_and_remember(tmp_path, registry.load(tmp_path / "corpus"), strict=False)
+    page = (tmp_path / "site" / "sources" / "r-pr-9" / "index.html").read_text(encoding="utf-8")
+    assert "merged 2026-11-04" in page and "state-open" not in page
+
+
+def _record_of(raw):
+    from corpus_build.core.provenance import read_provenance
+
+    return read_provenance(raw)
