@@ -124,15 +124,17 @@ Mark = tuple[tuple[int, ...] | None, ...]
 
 
 def mirror_mark(raw_dir: Path) -> Mark:
+    folder = str(raw_dir)  # plain strings: 3 stats a source, twice a build, at thousands of sources
+    parent, name = os.path.split(folder)
     marks: list[tuple[int, ...] | None] = []
-    for path, whole in ((raw_dir, False), (raw_dir / provenance.FILENAME, True), (provenance.failure_path(raw_dir), True)):
+    for path in (folder, os.path.join(folder, provenance.FILENAME), os.path.join(parent, provenance.FAILED_DIR, name + ".json")):
         try:
             info = os.stat(path)
         except (OSError, ValueError):
             marks.append(None)
             continue
         # A folder's own times change as files come and go inside it: only which folder it is counts.
-        marks.append((info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size) if whole else (info.st_dev, info.st_ino))
+        marks.append((info.st_dev, info.st_ino) if path is folder else (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size))
     return tuple(marks)
 
 
