@@ -149,7 +149,7 @@ def _page_with_images(word: str, images: list[str]) -> str:
     return f"<html><head><title>Capture {word}</title></head><body><article><h1>Capture {word}</h1>{paragraphs}{figures}</article></body></html>"
 
 
-def test_a_mirror_swapped_between_render_listing_its_images_and_reading_them_is_no_traceback(tmp_path, server, options, monkeypatch):
+def test_a_mirror_swapped_between_render_listing_its_images_and_copying_them_builds_again(tmp_path, server, options, monkeypatch):
     for i, name in enumerate(("one", "two", "three")):
         server.add(f"/img/{name}.png", _png(i), content_type="image/png")
     server.add("/page", _page_with_images("alpha", ["one", "two"]))
