@@ -455,7 +455,6 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     from ..render import changes, mirrortext, reuse
     from . import uptodate
 
-    docs_dir = project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs")
     for attempt in range(1, MIRROR_TRIES + 1):
         inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
         marks = mirrortext.mirror_marks(corpus)
@@ -480,7 +479,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
             if not moved:
                 raise
         # Pages the render made from a mirror before its change, keyed by its files after: not reused.
-        reuse.forget_inputs(docs_dir)
+        reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
         names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
         if attempt == MIRROR_TRIES:
             raise SiteError(
