@@ -114,6 +114,40 @@ def mirror_state(raw_dir: Path, stale_after_days: int) -> tuple[str, Provenance 
     return _STATES[key]
 
 
+# What a mirror is on disk, for the build's check that no mirror changed while it read them
+# (site/engines.build_and_remember): its folder (a fetch swaps in a new one, core/swapdir.py), its
+# record and its failure record (a watch or a failing fetch rewrites them, each by a rename).
+# A render reads a mirror's record and then its files by separate paths, so a swap between the two
+# reads pairs one capture's record with the other's text; re-reading each mirror through one opened
+# folder would not help, as the fetch deletes the old folder's files right after the swap.
+Mark = tuple[tuple[int, ...] | None, ...]
+
+
+def mirror_mark(raw_dir: Path) -> Mark:
+    folder = str(raw_dir)  # plain strings: 3 stats a source, twice a build, at thousands of sources
+    parent, name = os.path.split(folder)
+    marks: list[tuple[int, ...] | None] = []
+    for path in (folder, os.path.join(folder, provenance.FILENAME), os.path.join(parent, provenance.FAILED_DIR, name + ".json")):
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            marks.append(None)
+            continue
+        # A folder's own times change as files come and go inside it: only which folder it is counts.
+        marks.append((info.st_dev, info.st_ino) if path is folder else (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size))
+    return tuple(marks)
+
+
+def mirror_marks(corpus: Corpus) -> dict[str, Mark]:
+    """Every source's mirror_mark, by its mirror folder: taken before a build reads any of them."""
+    return {str(raw): mirror_mark(raw) for raw in (corpus.raw_dir(source) for source in corpus.sources)}
+
+
+def moved_mirrors(marks: dict[str, Mark]) -> list[str]:
+    """The mirror folders of `marks` that are no longer what they were (swapped, re-recorded, gone)."""
+    return [raw for raw, mark in marks.items() if mirror_mark(Path(raw)) != mark]
+
+
 def _real(folder: str) -> str:
     assert _REAL is not None
     found = _REAL.get(folder)

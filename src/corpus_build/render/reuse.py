@@ -37,7 +37,7 @@ import json
 import os
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -335,6 +335,14 @@ def _sha256_of(name: str) -> str:
         while chunk := handle.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
+
+
+def forget_inputs(docs_dir: Path) -> None:
+    """Drop the last render's (inputs -> view) pairs (INPUTS, sourcekeys.py). A mirror that changed
+    while that render read it may have left a page made from the older record under a key of the
+    newer files' stamps: the next render would read that page back for good."""
+    with suppress(OSError):
+        (Path(docs_dir) / INPUTS).unlink()
 
 
 def _read_state(path: Path) -> str:

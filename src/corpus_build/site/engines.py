@@ -431,9 +431,67 @@ def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> Non
         )
 
 
+MIRROR_TRIES = 3  # builds in a row that may find a mirror changed under them before `build` gives up
+
+
+class _MirrorsMoved(Exception):
+    """A mirror the build read was replaced or re-recorded before the site was published."""
+
+    def __init__(self, folders: list[str]):
+        super().__init__(f"{len(folders)} mirror(s) changed during the build")
+        self.folders = folders
+
+
+def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callable[[Path], None] | None,
+                              options: dict[str, Any]) -> tuple[Path, list, str]:
+    """`build`, published only when no mirror changed while it read them; (site, warnings, inputs before).
+
+    A fetch may swap a mirror while the build reads it: render reads its record, then its text
+    and files, and would show one capture's record beside the other's text, or find a file of the
+    old capture gone (the fetch removes it right after its swap). So the mirrors are marked before
+    the build reads them and checked before the site is swapped in; a change builds again from
+    what is there now, up to MIRROR_TRIES times, and then the old site stays.
+    """
+    from ..render import changes, mirrortext, reuse
+    from . import uptodate
+
+    for attempt in range(1, MIRROR_TRIES + 1):
+        inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
+        marks = mirrortext.mirror_marks(corpus)
+
+        def publish(staging: Path, marks: dict = marks) -> None:
+            if before_swap is not None:
+                before_swap(staging)
+            moved = mirrortext.moved_mirrors(marks)
+            if moved:
+                raise _MirrorsMoved(moved)
+
+        try:
+            with mirrortext.states_once():
+                with uptodate.warnings_kept() as warnings:
+                    site_dir = build(project, corpus=corpus, before_swap=publish, **options)
+                changes.save(corpus)
+            return site_dir, warnings, inputs_before
+        except _MirrorsMoved as exc:
+            moved = exc.folders
+        except (OSError, SiteError):  # a file gone, say: the change's doing when a mirror changed
+            moved = mirrortext.moved_mirrors(marks)
+            if not moved:
+                raise
+        # Pages the render made from a mirror before its change, keyed by its files after: not reused.
+        reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
+        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        if attempt == MIRROR_TRIES:
+            raise SiteError(
+                f"the mirrors of {len(moved)} source(s) ({names}) changed while the site was built, {MIRROR_TRIES} times "
+                "(a `corpus-build fetch` or `watch` running?): the site was left as it was; build again once it is done"
+            ) from None
+        print(f"the mirrors of {len(moved)} source(s) ({names}) changed during the build: building again", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
 def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
-    from ..render import changes, mirrortext
     from ..render.offlinelink import enabled as offline_enabled
     from . import offline, uptodate
 
@@ -460,11 +518,8 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
         print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
         return target
     uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
-    inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
-    with mirrortext.states_once():
-        with uptodate.warnings_kept() as warnings:
-            site_dir = build(project, corpus=corpus, before_swap=add_offline_zip if offline_enabled(corpus) else None, **options)
-        changes.save(corpus)
+    zip_hook = add_offline_zip if offline_enabled(corpus) else None
+    site_dir, warnings, inputs_before = _build_from_still_mirrors(project, corpus, zip_hook, options)
     # The home page's change list is the same on the next build when nothing changed (render/changes.py
     # keeps the snapshot before the last change), so a stamp never has to wait for the list to empty.
     uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, inputs_before=inputs_before)
