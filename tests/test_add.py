@@ -6,7 +6,7 @@ import pytest
 
 from corpus_build import registry
 from corpus_build.cli import main
-from tests.corpus_fixture import SOURCES_GPU
+from tests.corpus_fixture import SOURCES_GPU, write_project
 
 
 def run(project, *args) -> int:
@@ -250,3 +250,28 @@ def test_adds_run_at_the_same_time_all_land(project):
         assert process.returncode == 0, err
     urls = {source.url for source in registry.load(project / "corpus").sources}
     assert {f"https://example.org/parallel/{n}" for n in range(8)} <= urls
+
+
+@pytest.mark.slow
+def test_a_build_never_reads_the_registry_in_the_middle_of_an_adds_check(tmp_path):
+    """`add` appends its entry, checks the registry and puts the file back when the check fails,
+    all under corpus/.registry.lock. A build starting in that window must wait for the writer, not
+    read the entry that is about to go (it failed on it, though the registry was never wrong)."""
+    import subprocess
+    import sys
+    import time
+
+    from corpus_build.core.runlock import registry_lock
+
+    project = write_project(tmp_path / "p")
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    good = sources.read_text(encoding="utf-8")
+    with registry_lock(project / "corpus", "add"):
+        sources.write_text(good + "\n- id: other\n  title: Other\n  url: https://example.org/other\n  chapters: [99]\n", encoding="utf-8")
+        build = subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), "--quiet", "build"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(4)  # the build has started and, without the shared hold, read the entry by now
+        sources.write_text(good, encoding="utf-8")  # the check failed: put back, as add does
+    out, err = build.communicate(timeout=600)
+    assert build.returncode == 0, err[-2000:]
+    assert "other" not in err

@@ -52,6 +52,7 @@ from . import __version__, registry
 from .core.commands import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, add_command, corpus_dir, project_dir
 from .core.errors import CorpusBuildError, RegistryError, UsageError, printable
 from .core.extras import missing_extra
+from .core.runlock import registry_read
 from .registry.cli import load_corpus
 
 if TYPE_CHECKING:
@@ -165,7 +166,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from . import site
 
-    corpus = load_corpus(args)  # fail early with the registry's own messages
+    with registry_read(corpus_dir(args)):  # not in the middle of an `add`'s check and put-back
+        corpus = load_corpus(args)  # fail early with the registry's own messages
     from .core.console import progress_on_terminal
 
     with progress_on_terminal() if not args.quiet else contextlib.nullcontext():

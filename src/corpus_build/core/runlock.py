@@ -60,6 +60,35 @@ def registry_lock(root: Path, command: str) -> Iterator[None]:
 
 
 @contextmanager
+def registry_read(root: Path) -> Iterator[None]:
+    """A shared hold on corpus/.registry.lock while a build reads the registry: a writer
+    (`add`, `import` …) appends its entry, checks the registry and puts the file back if the check
+    fails; a build reading in between would fail on an entry that is gone a moment later. Waits
+    up to REGISTRY_WAIT seconds, then reads all the same (the registry's own check speaks).
+    No lock file (no writer ever ran) or one that cannot be opened: read without."""
+    try:
+        fd = os.open(Path(root) / REGISTRY_LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + REGISTRY_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(POLL)
+            except OSError:  # a file system without locks: read without
+                break
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool], refusal: Callable[[str, str], str]) -> Iterator[None]:
     """An exclusive flock on `path`, its holder's name written in it. Held by a command
     `waits_for` accepts, it is tried again until `wait` seconds have passed; then (or at once

@@ -28,6 +28,7 @@ from .. import registry, render
 from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
+from ..core.runlock import registry_read
 from ..render import offlinelink, sanitize
 from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, relink, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
@@ -88,7 +89,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._docs_watch is not None:
             self._docs_watch.begin()  # render writes into docs/: not a user's change
         try:
-            corpus, problems = registry.load_with_problems(corpus_dir)
+            with registry_read(corpus_dir):  # not in the middle of an `add`'s check and put-back
+                corpus, problems = registry.load_with_problems(corpus_dir)
             for problem in problems:
                 log.info(str(problem))
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
