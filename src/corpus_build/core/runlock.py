@@ -15,7 +15,7 @@ import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import UsageError
@@ -73,19 +73,30 @@ def registry_read(root: Path) -> Iterator[None]:
         return
     try:
         deadline = time.monotonic() + REGISTRY_WAIT
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(POLL)
-            except OSError:  # a file system without locks: read without
-                break
+        with suppress(OSError):  # a file system without locks: read without
+            _flock(fd, fcntl.LOCK_SH, lambda: time.monotonic() < deadline)
         yield
     finally:
         os.close(fd)
+
+
+def _flock(fd: int, mode: int, may_wait: Callable[[], bool]) -> bool:
+    """flock(fd, mode), tried again every POLL seconds for as long as may_wait() says; False when given up."""
+    while True:
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if not may_wait():
+                return False
+            time.sleep(POLL)
+
+
+def _holder(fd: int) -> tuple[str, str]:
+    """The holder's command ("" when unknown, or not written yet) and its whole line."""
+    line = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    name = line.split(",", 1)[0]
+    return (name if name in COMMANDS else ""), line
 
 
 @contextmanager
@@ -100,18 +111,8 @@ def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool
         raise UsageError(f"{path}: cannot open the lock file ({exc.strerror or exc}); {hint}") from None
     try:
         deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
-                name = holder.split(",", 1)[0] if holder.split(",", 1)[0] in COMMANDS else ""
-                # "": the holder has the lock but has not written its name yet
-                if waits_for(name) and time.monotonic() < deadline:
-                    time.sleep(POLL)
-                    continue
-                raise UsageError(refusal(name, holder)) from None
+        if not _flock(fd, fcntl.LOCK_EX, lambda: waits_for(_holder(fd)[0]) and time.monotonic() < deadline):
+            raise UsageError(refusal(*_holder(fd))) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{command}, pid {os.getpid()}, started {utc_stamp()}".encode(), 0)
         yield
