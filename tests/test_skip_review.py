@@ -85,6 +85,15 @@ def test_an_inputs_entry_edited_to_name_another_page_is_not_taken(project):
 GUIDE = "---\ntitle: Guide\n{extra}---\n\n# Guide\n\nA page of the project's own.\n"
 
 
+def _clean_project(project: Path, root: Path) -> Path:
+    """A project made afresh at `root` with the edited one's registry and mkdocs.yml (no cache, no site)."""
+    clean = write_project(root)
+    shutil.rmtree(clean / "corpus")
+    shutil.copytree(project / "corpus", clean / "corpus")
+    shutil.copy(project / "mkdocs.yml", clean / "mkdocs.yml")
+    return clean
+
+
 def _own_nav(project: Path) -> None:
     """mkdocs.yml's own navigation (the plugin then leaves it), with a page of the project's own in it."""
     config = project / "mkdocs.yml"
@@ -96,10 +105,7 @@ def _own_nav(project: Path) -> None:
 
 def _clean_site(root: Path, project: Path) -> Path:
     """The same project's inputs (corpus/, mkdocs.yml, its own pages) built with no state at all."""
-    clean = write_project(root)
-    shutil.rmtree(clean / "corpus")
-    shutil.copytree(project / "corpus", clean / "corpus")
-    shutil.copy(project / "mkdocs.yml", clean / "mkdocs.yml")
+    clean = _clean_project(project, root)
     shutil.copy(project / "docs" / "guide.md", clean / "docs" / "guide.md")
     return site.build(clean, strict=True)
 
@@ -133,13 +139,24 @@ def test_a_template_that_shows_the_build_date_shows_this_builds(tmp_path, monkey
     _edit(project / "corpus" / "01-gpu" / "sources.yaml", "Second line of the note.", "Second line of the note, edited.")
     site.build(project, strict=True)
     assert "Built 2026-10-27" in (project / "site" / "index.html").read_text(encoding="utf-8")
-    clean = write_project(tmp_path / "clean")
-    shutil.rmtree(clean / "corpus")
-    shutil.copytree(project / "corpus", clean / "corpus")
-    shutil.copy(config, clean / "mkdocs.yml")
+    clean = _clean_project(project, tmp_path / "clean")
     shutil.copytree(project / "overrides", clean / "overrides")
     _assert_same_site(project / "site", site.build(clean, strict=True), "a day later, the build date shown")
 
+
+
+def _linked_partials(root: Path, footer: str) -> tuple[Path, Path]:
+    """A project whose custom_dir links its partials from a shared folder (overrides/partials ->
+    ../shared/partials), the footer saying `footer`: the project and the shared folder."""
+    project = write_project(root)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
+    shared = project / "shared" / "partials"
+    shared.mkdir(parents=True)
+    (shared / "copyright.html").write_text(f"<div>{footer}</div>\n", encoding="utf-8")
+    (project / "overrides").mkdir()
+    (project / "overrides" / "partials").symlink_to(Path("..") / "shared" / "partials")
+    return project, shared
 
 
 @pytest.mark.slow
@@ -147,22 +164,12 @@ def test_a_folder_linked_into_the_theme_override_is_part_of_the_theme(tmp_path, 
     """custom_dir may hold a link to a folder shared by several projects (overrides/partials ->
     ../shared/partials): Jinja reads the templates through it, so an edit there changes every page."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
-    project = write_project(tmp_path / "edited")
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
-    shared = project / "shared" / "partials"
-    shared.mkdir(parents=True)
-    (shared / "copyright.html").write_text("<div>Shared footer, first words</div>\n", encoding="utf-8")
-    (project / "overrides").mkdir()
-    (project / "overrides" / "partials").symlink_to(Path("..") / "shared" / "partials")
+    project, shared = _linked_partials(tmp_path / "edited", "Shared footer, first words")
     site.build(project, strict=True)
     (shared / "copyright.html").write_text("<div>Shared footer, second words</div>\n", encoding="utf-8")
     site.build(project, strict=True)
     assert "second words" in (project / "site" / "index.html").read_text(encoding="utf-8")
-    clean = write_project(tmp_path / "clean")
-    shutil.rmtree(clean / "corpus")
-    shutil.copytree(project / "corpus", clean / "corpus")
-    shutil.copy(config, clean / "mkdocs.yml")
+    clean = _clean_project(project, tmp_path / "clean")
     shutil.copytree(project / "shared", clean / "overrides")
     _assert_same_site(project / "site", site.build(clean, strict=True), "a template in a linked folder edited")
 
@@ -213,25 +220,28 @@ def test_a_custom_icon_edited_reaches_the_pages_that_show_it(tmp_path):
 # --- pages put back without reading them (site/populateskip.py) --------------------------------
 
 
-@pytest.mark.slow
-def test_a_page_that_is_a_link_to_a_file_elsewhere_follows_that_file(tmp_path, monkeypatch):
-    """A project may link a file of its own into docs/ (docs/changelog.md -> ../CHANGELOG.md): MkDocs
-    reads the file the link leads to, so an edit of that file is an edit of the page."""
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
-    project = write_project(tmp_path / "edited")
+def _linked_changelog(root: Path) -> tuple[Path, Path]:
+    """A project with docs/changelog.md -> ../CHANGELOG.md ("Version one."): the project and the file."""
+    project = write_project(root)
     config = project / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /changelog.md\n", 1), encoding="utf-8")
     changelog = project / "CHANGELOG.md"
     changelog.write_text("# Changes\n\nVersion one.\n", encoding="utf-8")
     (project / "docs" / "changelog.md").symlink_to(Path("..") / "CHANGELOG.md")
+    return project, changelog
+
+
+@pytest.mark.slow
+def test_a_page_that_is_a_link_to_a_file_elsewhere_follows_that_file(tmp_path, monkeypatch):
+    """A project may link a file of its own into docs/ (docs/changelog.md -> ../CHANGELOG.md): MkDocs
+    reads the file the link leads to, so an edit of that file is an edit of the page."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project, changelog = _linked_changelog(tmp_path / "edited")
     site.build(project, strict=True)
     changelog.write_text("# Changes\n\nVersion two.\n", encoding="utf-8")
     site.build(project, strict=True)
     assert "Version two." in (project / "site" / "changelog" / "index.html").read_text(encoding="utf-8")
-    clean = write_project(tmp_path / "clean")
-    shutil.rmtree(clean / "corpus")
-    shutil.copytree(project / "corpus", clean / "corpus")
-    shutil.copy(config, clean / "mkdocs.yml")
+    clean = _clean_project(project, tmp_path / "clean")
     shutil.copy(changelog, clean / "docs" / "changelog.md")
     _assert_same_site(project / "site", site.build(clean, strict=True), "the file a page links to edited")
 
@@ -246,12 +256,7 @@ def test_nothing_changed_sees_an_edit_of_the_file_a_page_links_to(tmp_path, monk
     from corpus_build.cli import main
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
-    project = write_project(tmp_path / "edited")
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /changelog.md\n", 1), encoding="utf-8")
-    changelog = project / "CHANGELOG.md"
-    changelog.write_text("# Changes\n\nVersion one.\n", encoding="utf-8")
-    (project / "docs" / "changelog.md").symlink_to(Path("..") / "CHANGELOG.md")
+    project, changelog = _linked_changelog(tmp_path / "edited")
     assert main(["--project", str(project), "build"]) == 0
     changelog.write_text("# Changes\n\nVersion two.\n", encoding="utf-8")
     assert main(["--project", str(project), "build"]) == 0
@@ -281,14 +286,7 @@ def test_nothing_changed_sees_an_edit_of_a_custom_icon_outside_the_theme_folder(
 def test_nothing_changed_sees_an_edit_in_a_folder_linked_into_the_theme_folder(tmp_path):
     """overrides/partials -> ../shared/partials: a template edited there is a theme edit, so
     `corpus-build build` must build, and a link back to a parent folder must not loop."""
-    project = write_project(tmp_path / "edited")
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8").replace("  name: material\n", "  name: material\n  custom_dir: overrides\n", 1), encoding="utf-8")
-    shared = project / "shared" / "partials"
-    shared.mkdir(parents=True)
-    (shared / "copyright.html").write_text("<div>First words</div>\n", encoding="utf-8")
-    (project / "overrides").mkdir()
-    (project / "overrides" / "partials").symlink_to(Path("..") / "shared" / "partials")
+    project, shared = _linked_partials(tmp_path / "edited", "First words")
     (shared / "loop").symlink_to(Path("..") / "..")  # a link back up: walked once, never in circles
     _cli_build(project)
     assert "First words" in (project / "site" / "index.html").read_text(encoding="utf-8")
