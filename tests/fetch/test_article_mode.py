@@ -204,3 +204,12 @@ def test_a_video_box_opening_the_text_with_no_line_over_it_goes():
     story = "<div id='text'>" + video + "".join(f"<p>{s}</p>" for s in ZH) + "</div>"
     out = markdown(page(OG, story=story))
     assert "更多海岸视频" not in out and all(s in out for s in ZH), out
+
+
+def test_the_standfirst_under_the_title_stays_a_dateline_there_goes():
+    # (a standfirst has no full stop, so it is no dense paragraph; it is the text's own summary)
+    dek = "<p class='dek'>After three years of hearings the port gets the breakwater its fishing crews asked for</p>"
+    story = dek + "<p>Ana Ruiz, 12 May 2024, 10:42</p>" + "".join(f"<p>{s}</p>" for s in SENTENCES)
+    out = markdown(page(OG, story=story))
+    assert "the breakwater its fishing crews asked for" in out and all(s in out for s in SENTENCES), out
+    assert "12 May 2024" not in out and "4 min read" not in out, out

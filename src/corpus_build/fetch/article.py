@@ -89,12 +89,15 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     if found is None:
         return set()
     first, last = found
+    lead = _standfirst(units, first, blocks)
     out: set = set()
     for i, unit in enumerate(units):
         if first <= i <= last:
             if _stray(unit, blocks):
                 out.add(unit)
             continue
+        if i == lead:
+            continue  # (the standfirst under the title)
         tag = unit.tag.lower()
         if i < first and tag in HEADINGS:
             continue  # (the title, a heading over the text)
@@ -197,6 +200,25 @@ def _short_paragraph(el, blocks: Blocks, core) -> bool:
     words = el.text_content()
     # (in Chinese a line of half the characters says as much)
     return blocks.prose(el) >= (PARAGRAPH // 2 if _HAN.search(words[:100]) else PARAGRAPH) or bool(_SENTENCE_END.search(words))
+
+
+def _standfirst(units: list, first: int, blocks: Blocks) -> int | None:
+    """The index of the block right under the title (the last `h1` before the text) when it is a
+    standfirst: a sentence's worth of words with no link and few numbers, which no dense paragraph
+    is only for want of a full stop (a dateline, a byline with a date, is no standfirst)."""
+    titles = [i for i in range(first) if units[i].tag == "h1"]
+    if not titles or titles[-1] + 1 >= first:
+        return None
+    i = titles[-1] + 1
+    el = units[i]
+    if el.tag not in ("p", "div") or blocks.links.get(el, 0):
+        return None
+    words = el.text_content().split()
+    if sum(any(c.isdigit() for c in w) for w in words) > 2:
+        return None
+    han = _HAN.search(el.text_content()[:100])
+    # (three quarters of a dense paragraph: a standfirst is a sentence, often a short one)
+    return i if 4 * blocks.prose(el) >= 3 * (_DENSE_HAN if han else _DENSE) and (han or len(words) >= 8) else None
 
 
 def _media_caption(el, blocks: Blocks, core) -> bool:
