@@ -189,23 +189,6 @@ def test_among_the_paragraphs_a_few_words_that_are_no_sentence_go_bold_subheadin
     assert "Advertisement" not in out and "To the shop" not in out, out
 
 
-def test_a_short_line_over_a_video_box_over_the_text_stays_with_the_videos_caption():
-    # (an original title, then the story's video with its title as a link: both are the text's, the
-    # box between them is no end of it)
-    video = "<div class='player'><div><a href='#'><img src='/v/1.jpg'></a></div><div><a href='/video/1.html'>视频-防波堤动工</a></div></div>"
-    story = "<div id='text'><p>原标题：港口新防波堤获批</p>" + video + "".join(f"<p>{s}</p>" for s in ZH) + "</div>"
-    out = markdown(page(OG, story=story))
-    assert "原标题：港口新防波堤获批" in out and "视频-防波堤动工" in out, out
-    assert "4 min read" not in out and all(s in out for s in ZH), out
-
-
-def test_a_video_box_opening_the_text_with_no_line_over_it_goes():
-    video = "<div class='player'><div><a href='#'><img src='/v/1.jpg'></a></div><div><a href='/video/2.html'>视频-更多海岸视频</a></div></div>"
-    story = "<div id='text'>" + video + "".join(f"<p>{s}</p>" for s in ZH) + "</div>"
-    out = markdown(page(OG, story=story))
-    assert "更多海岸视频" not in out and all(s in out for s in ZH), out
-
-
 def test_the_standfirst_under_the_title_stays_a_dateline_there_goes():
     # (a standfirst has no full stop, so it is no dense paragraph; it is the text's own summary)
     dek = "<p class='dek'>After three years of hearings the port gets the breakwater its fishing crews asked for</p>"

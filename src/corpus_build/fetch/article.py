@@ -121,13 +121,8 @@ def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:
     # last line; after the text with its lists, code and headings between them ("The takeaway"
     # over a list), and only in the box of its last paragraph: a prompt in a box of its own after
     # the text ("Did you like this story?") is no part of it.
-    # A picture or video box among those lines (its caption a link, "Video: …") does not end them:
-    # between the text's lines, it is the text's; with no line over it, it stays out.
-    j = first - 1
-    while j >= 0 and (_short_paragraph(units[j], blocks, core) or _media_caption(units[j], blocks, core)):
-        if _short_paragraph(units[j], blocks, core):
-            first = j
-        j -= 1
+    while first > 0 and _short_paragraph(units[first - 1], blocks, core):
+        first -= 1
     box = units[last].getparent()
     i = last + 1
     while i < len(units) and _within(units[i], box) and (_short_paragraph(units[i], blocks, core) or _part(units[i], blocks)):
@@ -221,16 +216,6 @@ def _standfirst(units: list, first: int, blocks: Blocks) -> int | None:
     return i if 4 * blocks.prose(el) >= 3 * (_DENSE_HAN if han else _DENSE) and (han or len(words) >= 8) else None
 
 
-def _media_caption(el, blocks: Blocks, core) -> bool:
-    """Inside the core, a picture, or the short line beside one in a box of their own (a video's
-    title): no paragraph, and no box of the text's paragraphs."""
-    box = el if el.tag in _PICTURES else el.getparent()
-    if box is None or box is core or not _within(el, core) or blocks.prose(box) >= _DENSE:
-        return False
-    return any(True for _ in box.iter(*_MEDIA))
-
-
-_MEDIA = ("img", "picture", "video", "iframe")
 _SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’»)）」』]*\s*$")
 
 
