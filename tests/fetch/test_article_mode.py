@@ -196,3 +196,11 @@ def test_the_standfirst_under_the_title_stays_a_dateline_there_goes():
     out = markdown(page(OG, story=story))
     assert "the breakwater its fishing crews asked for" in out and all(s in out for s in SENTENCES), out
     assert "12 May 2024" not in out and "4 min read" not in out, out
+
+
+def test_a_short_last_line_in_a_page_builders_box_of_its_own_stays():
+    # (a page builder wraps every paragraph in a box of its own: the text's box is the one above)
+    story = "<div class='text'>" + "".join(f"<div class='par'><p>{s}</p></div>" for s in SENTENCES) + "<div class='par'><p>The port will publish the timetable.</p></div></div>"
+    out = markdown(page(OG, story=story))
+    assert "The port will publish the timetable." in out and all(s in out for s in SENTENCES), out
+    assert "Did you like this story?" not in out and "Share it with a friend" not in out, out

@@ -124,6 +124,9 @@ def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:
     while first > 0 and _short_paragraph(units[first - 1], blocks, core):
         first -= 1
     box = units[last].getparent()
+    # (a page builder wraps each paragraph in a box of its own: the text's box is the one above)
+    while box is not None and box is not core and _within(box, core) and sum(1 for u in units if _within(u, box)) == 1:
+        box = box.getparent()
     i = last + 1
     while i < len(units) and _within(units[i], box) and (_short_paragraph(units[i], blocks, core) or _part(units[i], blocks)):
         if units[i].tag not in HEADINGS and units[i].tag not in _PICTURES:
