@@ -93,7 +93,8 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     out: set = set()
     for i, unit in enumerate(units):
         if first <= i <= last:
-            if _stray(unit, blocks):
+            # (a picture outside the core, between a lede and the text, is the page's lead picture)
+            if _stray(unit, blocks) or (unit.tag in _PICTURES and not _within(unit, core)):
                 out.add(unit)
             continue
         if i == lead:
