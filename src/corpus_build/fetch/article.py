@@ -10,11 +10,8 @@ class word need name. Such pages say what they are in their metadata, for search
 social networks: `og:type=article`, `article:published_time`, JSON-LD `"@type": "NewsArticle"`,
 `itemprop=articleBody`, a schema.org Article `itemtype`. Manuals do not (none of the 13,600 pages
 of the Debian packages the documentation benches sample does), so the manuals' rules are untouched.
-Most Chinese portals declare nothing of the kind
-but name an author (`<meta name="author">`): that counts on a page with no Open Graph type (a
-site that types its pages "website" or "product" is taken at its word). No page of the
-documentation benches names one; 2 of 1,042 Debian HTML pages do, and the mode cuts nothing there.
-A bare `<article>` element is no declaration: MkDocs Material and Docusaurus put every manual page in one.
+(Nor do most Chinese portals: the mode leaves them as they were.) A bare `<article>`
+element is no declaration: MkDocs Material and Docusaurus put every manual page in one.
 
 The precision pass, readability's idea on the tree the walk reads (no second parse): the article
 is where the densest paragraphs are, the text's core (density.Blocks.core). Its first and last
@@ -45,19 +42,13 @@ _ITEMTYPE = re.compile(r"schema\.org/(?:\w*Article|BlogPosting|LiveBlogPosting|R
 
 def declares_article(root) -> bool:
     """Whether the page says it is an article (see the module docstring): Open Graph's type or its
-    article properties, an author named on a page with no Open Graph type, JSON-LD, or schema.org
-    microdata."""
-    author = typed = False
+    article properties, JSON-LD, or schema.org microdata."""
     for meta in root.iter("meta"):
         key = (meta.get("property") or meta.get("name") or "").strip().lower()
         if key == "og:type" and (meta.get("content") or "").strip().lower().startswith("article"):
             return True
         if key.startswith("article:") and (meta.get("content") or "").strip():
             return True
-        typed |= key == "og:type"
-        author |= key == "author" and bool((meta.get("content") or "").strip())
-    if author and not typed:
-        return True
     for script in root.iter("script"):
         if (script.get("type") or "").strip().lower() == "application/ld+json" and _LD_TYPE.search(script.text or ""):
             return True
