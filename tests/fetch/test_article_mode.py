@@ -187,3 +187,32 @@ def test_among_the_paragraphs_a_few_words_that_are_no_sentence_go_bold_subheadin
     out = markdown(page(OG, story=story))
     assert all(s in out for s in SENTENCES) and "What comes next" in out and "Ana Ruiz, Port Authority" in out, out
     assert "Advertisement" not in out and "To the shop" not in out, out
+
+
+def test_the_standfirst_under_the_title_stays_a_dateline_there_goes():
+    # (a standfirst has no full stop, so it is no dense paragraph; it is the text's own summary)
+    dek = "<p class='dek'>After three years of hearings the port gets the breakwater its fishing crews asked for</p>"
+    story = dek + "<p>Ana Ruiz, 12 May 2024, 10:42</p>" + "".join(f"<p>{s}</p>" for s in SENTENCES)
+    out = markdown(page(OG, story=story))
+    assert "the breakwater its fishing crews asked for" in out and all(s in out for s in SENTENCES), out
+    assert "12 May 2024" not in out and "4 min read" not in out, out
+
+
+def test_a_short_last_line_in_a_page_builders_box_of_its_own_stays():
+    # (a page builder wraps every paragraph in a box of its own: the text's box is the one above)
+    story = "<div class='text'>" + "".join(f"<div class='par'><p>{s}</p></div>" for s in SENTENCES) + "<div class='par'><p>The port will publish the timetable.</p></div></div>"
+    out = markdown(page(OG, story=story))
+    assert "The port will publish the timetable." in out and all(s in out for s in SENTENCES), out
+    assert "Did you like this story?" not in out and "Share it with a friend" not in out, out
+
+
+def test_a_lead_picture_between_a_lede_outside_the_text_and_the_text_goes():
+    # (the lede in a box of its own opens the run; the picture after it, outside the text's box, is
+    # the page's lead picture, its caption a credit; a picture between the text's paragraphs stays)
+    lede = "<div class='standfirst'><p>Three years of hearings are over, and the port finally gets the breakwater its fishing crews asked for.</p></div>"
+    lead = "<figure><img src='/img/lead.jpg' alt=''><figcaption>The pier at dawn, photo courtesy of the port</figcaption></figure>"
+    inline = "<figure><img src='/img/plan.jpg' alt=''><figcaption>The planned breakwater seen from the lighthouse</figcaption></figure>"
+    story = "".join(f"<p>{s}</p>" for s in SENTENCES[:2]) + inline + "".join(f"<p>{s}</p>" for s in SENTENCES[2:])
+    out = markdown(page(OG, before=BEFORE + lede + lead, story=story))
+    assert "the port finally gets the breakwater" in out and "seen from the lighthouse" in out, out
+    assert "photo courtesy of the port" not in out and "4 min read" not in out and all(s in out for s in SENTENCES), out

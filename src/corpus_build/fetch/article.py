@@ -89,12 +89,16 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
     if found is None:
         return set()
     first, last = found
+    lead = _standfirst(units, first, blocks)
     out: set = set()
     for i, unit in enumerate(units):
         if first <= i <= last:
-            if _stray(unit, blocks):
+            # (a picture outside the core, between a lede and the text, is the page's lead picture)
+            if _stray(unit, blocks) or (unit.tag in _PICTURES and not _within(unit, core)):
                 out.add(unit)
             continue
+        if i == lead:
+            continue  # (the standfirst under the title)
         tag = unit.tag.lower()
         if i < first and tag in HEADINGS:
             continue  # (the title, a heading over the text)
@@ -121,6 +125,9 @@ def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:
     while first > 0 and _short_paragraph(units[first - 1], blocks, core):
         first -= 1
     box = units[last].getparent()
+    # (a page builder wraps each paragraph in a box of its own: the text's box is the one above)
+    while box is not None and box is not core and _within(box, core) and sum(1 for u in units if _within(u, box)) == 1:
+        box = box.getparent()
     i = last + 1
     while i < len(units) and _within(units[i], box) and (_short_paragraph(units[i], blocks, core) or _part(units[i], blocks)):
         if units[i].tag not in HEADINGS and units[i].tag not in _PICTURES:
@@ -192,6 +199,25 @@ def _short_paragraph(el, blocks: Blocks, core) -> bool:
     words = el.text_content()
     # (in Chinese a line of half the characters says as much)
     return blocks.prose(el) >= (PARAGRAPH // 2 if _HAN.search(words[:100]) else PARAGRAPH) or bool(_SENTENCE_END.search(words))
+
+
+def _standfirst(units: list, first: int, blocks: Blocks) -> int | None:
+    """The index of the block right under the title (the last `h1` before the text) when it is a
+    standfirst: a sentence's worth of words with no link and few numbers, which no dense paragraph
+    is only for want of a full stop (a dateline, a byline with a date, is no standfirst)."""
+    titles = [i for i in range(first) if units[i].tag == "h1"]
+    if not titles or titles[-1] + 1 >= first:
+        return None
+    i = titles[-1] + 1
+    el = units[i]
+    if el.tag not in ("p", "div") or blocks.links.get(el, 0):
+        return None
+    words = el.text_content().split()
+    if sum(any(c.isdigit() for c in w) for w in words) > 2:
+        return None
+    han = _HAN.search(el.text_content()[:100])
+    # (three quarters of a dense paragraph: a standfirst is a sentence, often a short one)
+    return i if 4 * blocks.prose(el) >= 3 * (_DENSE_HAN if han else _DENSE) and (han or len(words) >= 8) else None
 
 
 _SENTENCE_END = re.compile(r"[.!?。！？…][\"'”’»)）」』]*\s*$")
