@@ -10,14 +10,10 @@ import lxml.html
 
 from corpus_build.fetch.article import declares_article
 from corpus_build.fetch.extract import to_markdown
+from tests.fetch.test_extract_web import SENTENCES as STORY
+from tests.fetch.test_extract_web import URL
 
-URL = "https://news.example.org/2024/05/story.html"
-SENTENCES = [
-    "The harbour authority approved the new breakwater after three years of public hearings and two revised designs.",
-    "Engineers expect the structure to cut wave heights inside the port by half during the winter storms.",
-    "Fishing crews, who lost a week of work last January, said the decision came too late for some of them.",
-    "Construction starts in September and should end before the autumn of the following year, weather permitting.",
-]
+SENTENCES = STORY[:4]  # the same harbour story as the extraction tests, four paragraphs of it
 OG = '<meta property="og:type" content="article">'
 # What news and blog pages set around a story, none of it named by a class word: a kicker and a
 # reading time over the title, a prompt and a call to action under the text.

@@ -8,8 +8,8 @@ or a magazine piece has a different shape: one run of sentence prose, and around
 bylines, share bars, "Read more", newsletter boxes, related stories and comment prompts, which no
 class word need name. Such pages say what they are in their metadata, for search engines and
 social networks: `og:type=article`, `article:published_time`, JSON-LD `"@type": "NewsArticle"`,
-`itemprop=articleBody`, a schema.org Article `itemtype`. Manuals do not (none of the 13,600 pages
-of the Debian packages the documentation benches sample does), so the manuals' rules are untouched.
+`itemprop=articleBody`, a schema.org Article `itemtype`. Manuals do not (none of 11,790 HTML pages of Debian's
+documentation packages does: those the documentation benches sample and /usr/share/doc), so the manuals' rules are untouched.
 (Nor do most Chinese portals: the mode leaves them as they were.) A bare `<article>`
 element is no declaration: MkDocs Material and Docusaurus put every manual page in one.
 
