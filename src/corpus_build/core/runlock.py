@@ -22,8 +22,11 @@ from .errors import UsageError
 from .provenance import utc_stamp
 
 RUN_LOCK = ".fetch.lock"
-COMMANDS = ("fetch", "attach", "watch", "add", "import", "adopt", "links")
-BRIEF_HOLDERS = ("watch",)  # commands that hold the lock for one record's write at a time
+# Any command that loads the registry puts back the mirror a killed fallback swap left aside
+# (core/swapdir.put_back); it holds the lock as RESTORER for those renames only.
+RESTORER = "restore"
+COMMANDS = ("fetch", "attach", "watch", "add", "import", "adopt", "links", RESTORER)
+BRIEF_HOLDERS = ("watch", RESTORER)  # commands that hold the lock for one record's write (or one rename) at a time
 BRIEF_WAIT = 5.0  # seconds a fetch waits for a brief holder (a watch writes a record in milliseconds)
 POLL = 0.05
 
@@ -122,6 +125,9 @@ def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool
 
 def _held(root: Path, name: str, holder: str, waited: float) -> str:
     details = holder.split(",", 1)[1].strip() if name else holder or "another process"
+    if name == RESTORER:
+        return (f"another corpus-build command ({details}) holds the run lock of {root} while it puts back a mirror a killed fetch left aside"
+                + (f", and still did after {waited:g} s" if waited else "") + "; run again in a moment")
     if name in BRIEF_HOLDERS:
         return (f"`corpus-build {name}` ({details}) holds the run lock of {root} while it updates a mirror record"
                 + (f", and still did after {waited:g} s" if waited else "") + "; run again in a moment")

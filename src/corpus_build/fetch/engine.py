@@ -132,7 +132,6 @@ def check_paths(corpus: Corpus, sources: list[Source]) -> None:
 
 # What a killed run of ours leaves, by the exact names it gives them; nothing else is touched.
 _STAGING = re.compile(r"\.(?P<id>.+)\.tmp-\d+-(?:\d+|attach)")  # _fetch_one's and attach's staging folders
-_PARKED = re.compile(r"\.(?P<id>.+)\.old-\d+")  # swapdir.old_name: the fallback swap's old folder
 _TEMP_FILE = re.compile(r"\..+\.\d+\.\d+\.tmp")  # provenance.write_atomic's temporary files
 
 
@@ -156,8 +155,8 @@ def _clean_folders(parent: Path) -> None:
         path = Path(entry.path)
         if _STAGING.fullmatch(entry.name):
             shutil.rmtree(path, ignore_errors=True)
-        elif parked := _PARKED.fullmatch(entry.name):
-            original = parent / parked["id"]
+        elif parked := swapdir.PARKED.fullmatch(entry.name):  # the fallback swap's old folder
+            original = parent / parked["name"]
             if os.path.lexists(original):
                 shutil.rmtree(path, ignore_errors=True)
             else:

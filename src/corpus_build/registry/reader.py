@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import limits, safepath, urls
+from ..core import limits, safepath, swapdir, urls
 from ..core.errors import Problem, RegistryError
 from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from . import checks, sectioncache, yamlfile
@@ -868,6 +868,8 @@ def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
     corpus, problems = read(root)
     if any(p.severity == "error" for p in problems):
         raise RegistryError(problems)
+    # Before any stage reads a mirror: one a killed fetch left parked is back under its name.
+    swapdir.put_back(corpus.root, ((corpus.root / s.folder / "raw", {x.id for x in s.sources}) for s in corpus.sections))
     return corpus, problems
 
 
