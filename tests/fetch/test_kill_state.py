@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from corpus_build.core import failpoints
 from corpus_build.core.provenance import read_provenance
 
@@ -196,3 +198,49 @@ def test_loading_the_registry_puts_back_only_a_parked_mirror_of_its_own_and_neve
     assert (raw / "doc" / "mark").read_text(encoding="utf-8") == ".doc.old-4242"
     # Where the target exists, and a user's look-alikes (no source by that id, not our number): untouched.
     assert sorted(p.name for p in raw.iterdir()) == [".doc.old-draft", ".kept.old-4242", ".notes.old-7", "doc", "kept"]
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_temp_records_a_killed_write_left_are_removed_by_the_next_run_that_writes_them(server, make_corpus, tmp_path):
+    """provenance.write_atomic writes .<name>.<pid>.<thread>.tmp and renames it; SIGKILLed between
+    the two (no failpoint there: planted by its exact name), the temp stayed for ever: in
+    raw/<id>/ (a record rewritten in place), beside sources.yaml (add, import, adopt). The next
+    fetch or registry writer removes exactly those, and only when their writer is gone."""
+    server.add("/doc", page(title="Doc"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    raw = corpus.raw_dir(corpus.source("doc"))
+    section = raw.parent.parent
+    dead = _dead_pid()
+    left = [raw / f".provenance.json.{dead}.140213.tmp", section / f".sources.yaml.{dead}.7.tmp"]
+    mine = [raw / ".provenance.json.draft.tmp", raw / f".notes.md.{dead}.1.tmp", section / ".sources.yaml.tmp",
+            raw / f".provenance.json.{os.getpid()}.1.tmp"]  # the last: a live process's, maybe writing it now
+    for path in left + mine:
+        path.write_text("{", encoding="utf-8")
+    again = run(tmp_path, "fetch")  # unchanged: the record is rewritten in place
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not left[0].exists() and left[1].exists()  # fetch writes no sources.yaml
+    added = run(tmp_path, "add", server.url("/other"), "--section", "01-main", "--note", "why", "--offline")
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert not left[1].exists()
+    assert all(path.read_text(encoding="utf-8") == "{" for path in mine)
+
+
+@pytest.mark.parametrize("name", ["01-main/raw/doc/.provenance.json.12.34.tmp", "01-main/.sources.yaml.12.34.tmp",
+                                  ".watch/.state.json.12.34.tmp", ".links/.results.json.12.34.tmp", "digests/.2026-12-07.md.12.34.tmp"])
+def test_the_scaffolds_corpus_gitignore_ignores_a_killed_writes_temp_files(tmp_path, name):
+    import shutil
+
+    from corpus_build.init import SCAFFOLD
+
+    repo = tmp_path / "repo"
+    (repo / "corpus").mkdir(parents=True)
+    shutil.copy(SCAFFOLD / "corpus" / "gitignore", repo / "corpus" / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    checked = subprocess.run(["git", "check-ignore", "-q", f"corpus/{name}"], cwd=repo)
+    assert checked.returncode == 0, name

@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import UsageError
-from .provenance import utc_stamp
+from .provenance import clean_temps, utc_stamp
 
 RUN_LOCK = ".fetch.lock"
 # Any command that loads the registry puts back the mirror a killed fallback swap left aside
@@ -59,7 +59,22 @@ def registry_lock(root: Path, command: str) -> Iterator[None]:
         return f"{who} ({details}) has been writing the registry of {root} for over {REGISTRY_WAIT:g} s; run again once it is done"
 
     with _hold(Path(root) / REGISTRY_LOCK, command, REGISTRY_WAIT, lambda name: True, still_held):
+        # A killed writer's .sources.yaml.<pid>.<thread>.tmp (provenance.write_atomic) beside the file.
+        for folder in _folders(Path(root)):
+            clean_temps(folder, REGISTRY_FILES)
         yield
+
+
+REGISTRY_FILES = ("sources.yaml", "section.yaml", "corpus.yaml")  # what registry writers replace
+
+
+def _folders(root: Path) -> list[Path]:
+    """corpus/ and its real sub-folders (the sections; never through a link)."""
+    try:
+        with os.scandir(root) as entries:
+            return [root, *(Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))]
+    except OSError:
+        return [root]
 
 
 @contextmanager

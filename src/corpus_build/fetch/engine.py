@@ -34,7 +34,7 @@ from ..core import safepath, swapdir
 from ..core.errors import ContentError, FetchError, RateLimitError, UsageError
 from ..core.github_api import AsyncGitHubClient, GitHubConfig
 from ..core.model import KINDS, Corpus, Source
-from ..core.provenance import FAILED_DIR, Declined, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
+from ..core.provenance import FAILED_DIR, FILENAME, Declined, Provenance, Status, clean_temps, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
 from . import blocked, keep, lockfile, records
 from .base import Context, Kind, Outcome
 from .http import AttemptLog, HttpClient
@@ -144,6 +144,12 @@ def clean_leftovers(corpus: Corpus) -> None:
         _clean_folders(raw)
         _clean_folders(raw / keep.DECLINED_DIR)  # keep_declined swaps raw/.declined/<id> the same way
         _clean_files(raw / FAILED_DIR, _TEMP_FILE)
+        # A record rewritten in place (an unchanged source, watch's thread state) killed mid-write:
+        # raw/<id>/.provenance.json.<pid>.<thread>.tmp. Real folders of the section's ids only.
+        ids = {source.id for source in section.sources}
+        for entry in _entries(raw):
+            if entry.name in ids and entry.is_dir(follow_symlinks=False):
+                clean_temps(Path(entry.path), (FILENAME,))
     # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
     _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
 
