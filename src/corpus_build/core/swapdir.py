@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 from collections.abc import Collection, Iterable
+from contextlib import suppress
 from pathlib import Path
 
 from . import failpoints, safepath
@@ -88,20 +89,17 @@ def put_back(root: Path, folders: Iterable[tuple[Path, Collection[str]]]) -> lis
     folders = list(folders)
     if not any(_orphans(folder, names) for folder, names in folders):
         return []
-    restored = []
-    try:
-        with run_lock(root, RESTORER, wait=BRIEF_WAIT):
-            for folder, names in folders:
-                if not safepath.is_inside(folder, root):  # a raw/ linked out of corpus/: nothing renamed out there
+    restored: list[Path] = []
+    with suppress(UsageError), run_lock(root, RESTORER, wait=BRIEF_WAIT):  # UsageError: held by a fetch, or read-only
+        for folder, names in folders:
+            if not safepath.is_inside(folder, root):  # a raw/ linked out of corpus/: nothing renamed out there
+                continue
+            for parked, target in _orphans(folder, names):  # again, under the lock
+                try:
+                    os.rename(parked, target)
+                except OSError:  # taken meanwhile, or not ours to rename: left to the next fetch
                     continue
-                for parked, target in _orphans(folder, names):  # again, under the lock
-                    try:
-                        os.rename(parked, target)
-                    except OSError:  # taken meanwhile, or not ours to rename: left to the next fetch
-                        continue
-                    restored.append(target)
-    except UsageError:
-        return restored
+                restored.append(target)
     return restored
 
 

@@ -864,7 +864,10 @@ def check(root: Path, *, copy_of: Path | None = None) -> list[Problem]:
 
 
 def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
-    """The validated corpus and its warnings; raises RegistryError listing every error."""
+    """The validated corpus and its warnings; raises RegistryError listing every error.
+
+    Every stage loads the registry here before it reads a mirror, so this is where a mirror that
+    a fetch killed mid-swap left parked is put back under its name (core/swapdir.put_back)."""
     corpus, problems = read(root)
     if any(p.severity == "error" for p in problems):
         raise RegistryError(problems)
