@@ -217,17 +217,19 @@ def test_temp_records_a_killed_write_left_are_removed_by_the_next_run_that_write
     raw = corpus.raw_dir(corpus.source("doc"))
     section = raw.parent.parent
     dead = _dead_pid()
-    left = [raw / f".provenance.json.{dead}.140213.tmp", section / f".sources.yaml.{dead}.7.tmp"]
-    mine = [raw / ".provenance.json.draft.tmp", raw / f".notes.md.{dead}.1.tmp", section / ".sources.yaml.tmp",
+    cache = corpus.root / ".cache" / "github"
+    left = [section / f".sources.yaml.{dead}.7.tmp", raw / f".provenance.json.{dead}.140213.tmp", cache / f".{'ab' * 32}.json.{dead}.3.tmp"]
+    mine = [raw / ".provenance.json.draft.tmp", raw / f".notes.md.{dead}.1.tmp", section / ".sources.yaml.tmp", cache / f".notes.json.{dead}.1.tmp",
             raw / f".provenance.json.{os.getpid()}.1.tmp"]  # the last: a live process's, maybe writing it now
+    cache.mkdir(parents=True, exist_ok=True)
     for path in left + mine:
         path.write_text("{", encoding="utf-8")
     again = run(tmp_path, "fetch")  # unchanged: the record is rewritten in place
     assert again.returncode == 0, again.stdout + again.stderr
-    assert not left[0].exists() and left[1].exists()  # fetch writes no sources.yaml
+    assert [path.exists() for path in left] == [True, False, False]  # fetch writes no sources.yaml
     added = run(tmp_path, "add", server.url("/other"), "--section", "01-main", "--note", "why", "--offline")
     assert added.returncode == 0, added.stdout + added.stderr
-    assert not left[1].exists()
+    assert not left[0].exists()
     assert all(path.read_text(encoding="utf-8") == "{" for path in mine)
 
 

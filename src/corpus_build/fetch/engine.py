@@ -150,8 +150,16 @@ def clean_leftovers(corpus: Corpus) -> None:
         for entry in _entries(raw):
             if entry.name in ids and entry.is_dir(follow_symlinks=False):
                 clean_temps(Path(entry.path), (FILENAME,))
+    clean_temps(corpus.root / ".cache" / "github", _CacheNames())  # the GitHub answers' cache (core/github_api.py)
     # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
     _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
+
+
+class _CacheNames:
+    """The names GitHubClient._cache_path gives: <sha256>.json."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and re.fullmatch(r"[0-9a-f]{64}\.json", name) is not None
 
 
 def _clean_folders(parent: Path) -> None:
