@@ -92,3 +92,80 @@ def test_a_cited_address_on_this_machine_is_still_fetched(server, hostile_dns, t
     [result] = fetch_corpus(corpus, replace(options, browser="never"))
     assert result.status is Status.OK, result.error
     assert server.count("/b") == 1 and server.count("/img.png") == 1
+
+
+def _tls_files(folder, name: str):
+    """A CA and a certificate for `name` signed by it, made here with openssl (no fixture files)."""
+    import subprocess
+
+    ca_key, ca, key, csr, cert = (folder / f for f in ("ca.key", "ca.pem", "host.key", "host.csr", "host.pem"))
+    run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True)  # noqa: E731
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key), "-out", str(ca), "-days", "2", "-subj", "/CN=Test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr), "-subj", f"/CN={name}")
+    ext = folder / "ext.cnf"
+    ext.write_text(f"subjectAltName=DNS:{name}\n", encoding="utf-8")
+    run("x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial", "-out", str(cert), "-days", "2", "-extfile", str(ext))
+    return ca, cert, key
+
+
+def test_a_checked_host_is_reached_at_its_checked_address_with_its_own_name_in_host_sni_and_certificate(tmp_path, monkeypatch):
+    """connect.PinnedBackend connects to the address it resolved, as an IP literal; the Host header,
+    SNI and the certificate check keep the host name. Here 127.0.0.1 counts as public (is_local
+    is the backend's argument) so that a real TLS server on this machine can answer."""
+    import asyncio
+    import http.server
+    import ssl
+    import threading
+
+    import httpx
+
+    from corpus_build.fetch import connect
+
+    ca, cert, key = _tls_files(tmp_path, "safe.example")
+    seen: list[tuple[str, str]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append((self.headers["Host"], sni[-1]))  # the name the client sent in its TLS hello
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    sni: list[str] = []
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: sni.append(name or "")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def getaddrinfo(host, port_, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name in ("safe.example", "other.example"):
+            asked.append(name)
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port_ or 0)))]
+        return real(host, port_, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+    async def get(url: str) -> int:
+        client = httpx.AsyncClient(verify=ssl.create_default_context(cafile=str(ca)), trust_env=False)
+        connect.install(client, connect.PinnedBackend({"safe.example", "other.example"}, lambda address: False, lambda host: None))
+        async with client:
+            return (await client.get(url)).status_code
+
+    try:
+        assert asyncio.run(get(f"https://safe.example:{port}/")) == 200
+        assert seen == [(f"safe.example:{port}", "safe.example")] and asked == ["safe.example"]
+        with pytest.raises(httpx.ConnectError, match=r"CERTIFICATE_VERIFY_FAILED|[Hh]ostname"):  # the certificate names safe.example only
+            asyncio.run(get(f"https://other.example:{port}/"))
+        assert sni[-1] == "other.example" and len(seen) == 1
+    finally:
+        server.shutdown()
