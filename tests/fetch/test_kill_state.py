@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from corpus_build.core import failpoints
 from corpus_build.core.provenance import read_provenance
 
@@ -142,3 +144,105 @@ def test_a_failure_after_the_capture_stands_even_when_watch_has_since_refreshed_
     write_failure(raw, Provenance(id="pr", kind="pull", cited_url=mirror.cited_url, status=Status.FAILED, checked_at="2026-12-02T08:00:00Z", error="HTTP 503"))
     write_provenance(raw, replace(mirror, checked_at="2026-12-03T08:00:00Z"))  # watch/run.py _refresh_thread
     assert mirror_state(raw, 30, now=None)[0] == "failed"
+
+
+def test_a_build_after_a_fallback_swap_killed_between_its_renames_still_shows_the_mirror(server, make_corpus, tmp_path):
+    """The fallback swap (no renameat2) parks raw/<id> as .<id>.old-<pid> before renaming the new
+    capture in; killed between the two, raw/<id> was missing until the next *fetch*, and a build
+    meanwhile published the source's page without its mirror. Loading the registry puts it back."""
+    import shutil
+
+    from tests.corpus_fixture import PROJECT_ROOT
+
+    def story(title: str, who: str) -> str:
+        text = "<p>" + f"The harbour {who} board every ship that comes in past the breakwater. " * 6 + "</p>"
+        return f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{text * 4}</article></body></html>"
+
+    server.add("/doc", story("First", "pilots"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc"), "kind": "article"}], fetch={"extract_workers": 0})
+    shutil.copy(PROJECT_ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs").mkdir()
+    assert run(tmp_path, "fetch", prelude=NO_EXCHANGE).returncode == 0
+    raw = corpus.raw_dir(corpus.source("doc"))
+    assert "harbour pilots" in (raw / "text.md").read_text(encoding="utf-8")
+    server.add("/doc", story("Second", "tugs"))
+    killed = run(tmp_path, "fetch", "--force", point="swap:between", prelude=NO_EXCHANGE)
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    assert not raw.exists() and [p.name for p in raw.parent.iterdir() if p.name.startswith(".doc.old-")]  # the gap
+    built = run(tmp_path, "build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    shown = (tmp_path / "site" / "sources" / "doc" / "text" / "index.html").read_text(encoding="utf-8")
+    assert "harbour pilots" in shown  # the mirrored text, from the old capture put back
+    assert read_provenance(raw).document.title == "First"
+    assert not [p for p in raw.parent.iterdir() if ".old-" in p.name]
+    # The next fetch finds nothing left to put back and completes the swap the killed one began.
+    again = run(tmp_path, "fetch", "--force", prelude=NO_EXCHANGE)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert read_provenance(raw).document.title == "Second"
+    assert sorted(p.name for p in raw.parent.iterdir() if p.name.startswith(".")) == []
+
+
+def test_loading_the_registry_puts_back_only_a_parked_mirror_of_its_own_and_never_beside_a_running_fetch(make_corpus, tmp_path):
+    from corpus_build import registry
+    from corpus_build.core.runlock import run_lock
+
+    corpus = make_corpus([{"id": "doc", "url": "https://example.org/doc"}, {"id": "kept", "url": "https://example.org/kept"}])
+    raw = corpus.root / "01-main" / "raw"
+    for name in (".doc.old-4242", ".kept.old-4242", "kept", ".notes.old-7", ".doc.old-draft"):
+        (raw / name).mkdir(parents=True)
+        (raw / name / "mark").write_text(name, encoding="utf-8")
+    with run_lock(corpus.root, "fetch"):  # a fetch going on may be between its two renames: hands off
+        registry.load(corpus.root)
+        assert not (raw / "doc").exists()
+    registry.load(corpus.root)
+    assert (raw / "doc" / "mark").read_text(encoding="utf-8") == ".doc.old-4242"
+    # Where the target exists, and a user's look-alikes (no source by that id, not our number): untouched.
+    assert sorted(p.name for p in raw.iterdir()) == [".doc.old-draft", ".kept.old-4242", ".notes.old-7", "doc", "kept"]
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_temp_records_a_killed_write_left_are_removed_by_the_next_run_that_writes_them(server, make_corpus, tmp_path):
+    """provenance.write_atomic writes .<name>.<pid>.<thread>.tmp and renames it; SIGKILLed between
+    the two (no failpoint there: planted by its exact name), the temp stayed for ever: in
+    raw/<id>/ (a record rewritten in place), beside sources.yaml (add, import, adopt). The next
+    fetch or registry writer removes exactly those, and only when their writer is gone."""
+    server.add("/doc", page(title="Doc"))
+    corpus = make_corpus([{"id": "doc", "url": server.url("/doc")}], fetch={"extract_workers": 0})
+    assert run(tmp_path, "fetch").returncode == 0
+    raw = corpus.raw_dir(corpus.source("doc"))
+    section = raw.parent.parent
+    dead = _dead_pid()
+    cache = corpus.root / ".cache" / "github"
+    left = [section / f".sources.yaml.{dead}.7.tmp", raw / f".provenance.json.{dead}.140213.tmp", cache / f".{'ab' * 32}.json.{dead}.3.tmp"]
+    mine = [raw / ".provenance.json.draft.tmp", raw / f".notes.md.{dead}.1.tmp", section / ".sources.yaml.tmp", cache / f".notes.json.{dead}.1.tmp",
+            raw / f".provenance.json.{os.getpid()}.1.tmp"]  # the last: a live process's, maybe writing it now
+    cache.mkdir(parents=True, exist_ok=True)
+    for path in left + mine:
+        path.write_text("{", encoding="utf-8")
+    again = run(tmp_path, "fetch")  # unchanged: the record is rewritten in place
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert [path.exists() for path in left] == [True, False, False]  # fetch writes no sources.yaml
+    added = run(tmp_path, "add", server.url("/other"), "--section", "01-main", "--note", "why", "--offline")
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert not left[0].exists()
+    assert all(path.read_text(encoding="utf-8") == "{" for path in mine)
+
+
+@pytest.mark.parametrize("name", ["01-main/raw/doc/.provenance.json.12.34.tmp", "01-main/.sources.yaml.12.34.tmp",
+                                  ".watch/.state.json.12.34.tmp", ".links/.results.json.12.34.tmp", "digests/.2026-12-07.md.12.34.tmp"])
+def test_the_scaffolds_corpus_gitignore_ignores_a_killed_writes_temp_files(tmp_path, name):
+    import shutil
+
+    from corpus_build.init import SCAFFOLD
+
+    repo = tmp_path / "repo"
+    (repo / "corpus").mkdir(parents=True)
+    shutil.copy(SCAFFOLD / "corpus" / "gitignore", repo / "corpus" / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    checked = subprocess.run(["git", "check-ignore", "-q", f"corpus/{name}"], cwd=repo)
+    assert checked.returncode == 0, name

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import jsondata
 from .errors import CorpusBuildError, UsageError
-from .provenance import write_atomic
+from .provenance import clean_temps, write_atomic
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = Path(".links") / "results.json"  # relative to corpus/
@@ -84,6 +84,7 @@ def load_results(corpus_root: Path) -> dict[str, LinkResult]:
 
 def save_results(corpus_root: Path, results: dict[str, LinkResult], checked_at: str) -> Path:
     path = results_path(corpus_root)
+    clean_temps(path.parent, (path.name,))  # a killed run's .results.json.<pid>.<thread>.tmp
     payload = {
         "schema_version": SCHEMA_VERSION,
         "checked_at": checked_at,

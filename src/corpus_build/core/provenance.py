@@ -16,7 +16,9 @@ import datetime as dt
 import enum
 import json
 import os
+import re
 import threading
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -319,6 +321,46 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:  # a full disk or an interrupt: no temp file that no later run removes
         tmp.unlink(missing_ok=True)
         raise
+
+
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.\d+\.tmp")  # write_atomic's temporary names, exactly
+
+
+def clean_temps(folder: Path, names: Container[str]) -> list[Path]:
+    """Remove the temporary files a killed write_atomic(folder / name) left, for each name in
+    `names`; the paths removed. write_atomic removes its own on any error, but a SIGKILL (or a
+    power cut) between its create and its rename leaves `.<name>.<pid>.<thread>.tmp` for ever.
+
+    Only that exact name, only a regular file (never a link or folder), and only when process
+    <pid> is gone: a live one (a watch beside a fetch, another thread of ours) may be writing
+    it this moment. A user's look-alike (`.notes.tmp`, `.provenance.json.draft.tmp`) is never
+    touched. Each stage calls this where it starts writing those files."""
+    removed = []
+    try:
+        with os.scandir(folder) as entries:
+            found = [entry for entry in entries if entry.name.endswith(".tmp") and entry.name.startswith(".")]
+    except OSError:  # no such folder yet
+        return []
+    for entry in found:
+        match = _TEMP.fullmatch(entry.name)
+        if match is None or match["name"] not in names or not entry.is_file(follow_symlinks=False) or _alive(int(match["pid"])):
+            continue
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove: the run goes on
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's process, or a number we cannot ask about: left alone
+    return True
 
 
 def create_new(tmp: Path) -> int:

@@ -19,11 +19,14 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import UsageError
-from .provenance import utc_stamp
+from .provenance import clean_temps, utc_stamp
 
 RUN_LOCK = ".fetch.lock"
-COMMANDS = ("fetch", "attach", "watch", "add", "import", "adopt", "links")
-BRIEF_HOLDERS = ("watch",)  # commands that hold the lock for one record's write at a time
+# Any command that loads the registry puts back the mirror a killed fallback swap left aside
+# (core/swapdir.put_back); it holds the lock as RESTORER for those renames only.
+RESTORER = "restore"
+COMMANDS = ("fetch", "attach", "watch", "add", "import", "adopt", "links", RESTORER)
+BRIEF_HOLDERS = ("watch", RESTORER)  # commands that hold the lock for one record's write (or one rename) at a time
 BRIEF_WAIT = 5.0  # seconds a fetch waits for a brief holder (a watch writes a record in milliseconds)
 POLL = 0.05
 
@@ -56,7 +59,22 @@ def registry_lock(root: Path, command: str) -> Iterator[None]:
         return f"{who} ({details}) has been writing the registry of {root} for over {REGISTRY_WAIT:g} s; run again once it is done"
 
     with _hold(Path(root) / REGISTRY_LOCK, command, REGISTRY_WAIT, lambda name: True, still_held):
+        # A killed writer's .sources.yaml.<pid>.<thread>.tmp (provenance.write_atomic) beside the file.
+        for folder in _folders(Path(root)):
+            clean_temps(folder, REGISTRY_FILES)
         yield
+
+
+REGISTRY_FILES = ("sources.yaml", "section.yaml", "corpus.yaml")  # what registry writers replace
+
+
+def _folders(root: Path) -> list[Path]:
+    """corpus/ and its real sub-folders (the sections; never through a link)."""
+    try:
+        with os.scandir(root) as entries:
+            return [root, *(Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))]
+    except OSError:
+        return [root]
 
 
 @contextmanager
@@ -122,6 +140,9 @@ def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool
 
 def _held(root: Path, name: str, holder: str, waited: float) -> str:
     details = holder.split(",", 1)[1].strip() if name else holder or "another process"
+    if name == RESTORER:
+        return (f"another corpus-build command ({details}) holds the run lock of {root} while it puts back a mirror a killed fetch left aside"
+                + (f", and still did after {waited:g} s" if waited else "") + "; run again in a moment")
     if name in BRIEF_HOLDERS:
         return (f"`corpus-build {name}` ({details}) holds the run lock of {root} while it updates a mirror record"
                 + (f", and still did after {waited:g} s" if waited else "") + "; run again in a moment")

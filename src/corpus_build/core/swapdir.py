@@ -11,11 +11,12 @@ content is written into a staging folder beside the target, then
                                 target -> .<name>.old-<pid>, staging -> target, then
                                 remove the old one. A kill between the two renames
                                 leaves no target and an .old folder; `recover` renames
-                                it back at the start of the next run.
+                                it back at the start of the next run, and for mirrors
+                                `put_back` does so before anything reads them.
 
 A kill at any moment therefore leaves the complete old or the complete new content under
-the target's name (with the fallback, after `recover`), plus at most one leftover
-folder that `recover` removes.
+the target's name (with the fallback, after `recover` or `put_back`), plus at most one
+leftover folder that `recover` removes.
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import re
 import shutil
+from collections.abc import Collection, Iterable
+from contextlib import suppress
 from pathlib import Path
 
-from . import failpoints
+from . import failpoints, safepath
+from .errors import UsageError
+from .runlock import BRIEF_WAIT, RESTORER, run_lock
 
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _AT_FDCWD = -100
@@ -62,6 +68,56 @@ def exchange(a: Path, b: Path) -> bool:
 def old_name(target: Path) -> Path:
     """Where the fallback parks the old content between its two renames."""
     return target.with_name(f".{target.name}.old-{os.getpid()}")
+
+
+PARKED = re.compile(r"\.(?P<name>.+)\.old-\d+")  # old_name's names, exactly
+
+
+def put_back(root: Path, folders: Iterable[tuple[Path, Collection[str]]]) -> list[Path]:
+    """Rename each parked old folder back to its name where a killed fallback swap left that name
+    missing; the names put back. `folders`: (a folder, the names in it that may be put back: the
+    ids of a section's sources for its raw/). Called whenever the registry is loaded, so that a
+    build, `mkdocs serve`, `status` or `links` never reads a corpus with a mirror missing: one
+    place before every reader, and the readers keep one layout (raw/<id>), rather than each of
+    them learning to look for the parked name.
+
+    Cheap when there is nothing to do (one listing per folder, no lock, nothing written). Else
+    under the run lock, taken briefly as RESTORER: a parked folder is only ever a dead run's when
+    no fetch holds the lock (a fetch going on may be between its two renames this very moment,
+    and it puts back a dead run's folders itself when it starts). When a fetch holds it, or the
+    corpus is read-only, nothing is done and nothing is said; the next load tries again."""
+    folders = list(folders)
+    if not any(_orphans(folder, names) for folder, names in folders):
+        return []
+    restored: list[Path] = []
+    with suppress(UsageError), run_lock(root, RESTORER, wait=BRIEF_WAIT):  # UsageError: held by a fetch, or read-only
+        for folder, names in folders:
+            if not safepath.is_inside(folder, root):  # a raw/ linked out of corpus/: nothing renamed out there
+                continue
+            for parked, target in _orphans(folder, names):  # again, under the lock
+                try:
+                    os.rename(parked, target)
+                except OSError:  # taken meanwhile, or not ours to rename: left to the next fetch
+                    continue
+                restored.append(target)
+    return restored
+
+
+def _orphans(folder: Path, names: Collection[str]) -> list[tuple[Path, Path]]:
+    """(parked folder, its target) for each parked folder in `folder` whose target is missing."""
+    try:
+        with os.scandir(folder) as entries:
+            found = [(entry, PARKED.fullmatch(entry.name)) for entry in entries if entry.name.startswith(".") and ".old-" in entry.name]
+    except OSError:  # no raw/ yet (never fetched), or not a folder
+        return []
+    orphans = []
+    for entry, match in found:
+        if match is None or match["name"] not in names or not entry.is_dir(follow_symlinks=False):
+            continue  # a look-alike the tool never made: never touched
+        target = folder / match["name"]
+        if not os.path.lexists(target):
+            orphans.append((Path(entry.path), target))
+    return sorted(orphans)
 
 
 def replace(staging: Path, target: Path) -> None:

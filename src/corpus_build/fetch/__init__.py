@@ -3,7 +3,8 @@
     fetch_corpus(corpus, options) -> list[FetchResult]     (never raises for one source's failure)
     options.from_corpus(corpus, **cli_overrides) -> FetchOptions
 
-Modules: engine (selection, concurrency, atomic swap), http (streaming client),
+Modules: engine (selection, concurrency, atomic swap), http (streaming client), connect
+(checked hosts connected to at the address found public),
 kinds/ (one module per kind, ordered registry), records (WARC, hashes, SWHIDs),
 lockfile (corpus.lock and the run lock), attach (copies the user supplies),
 citemeta (citation_* meta tags), pagefacts (what `add` reads of a new page),

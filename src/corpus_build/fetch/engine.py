@@ -34,7 +34,7 @@ from ..core import safepath, swapdir
 from ..core.errors import ContentError, FetchError, RateLimitError, UsageError
 from ..core.github_api import AsyncGitHubClient, GitHubConfig
 from ..core.model import KINDS, Corpus, Source
-from ..core.provenance import FAILED_DIR, Declined, Provenance, Status, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
+from ..core.provenance import FAILED_DIR, FILENAME, Declined, Provenance, Status, clean_temps, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
 from . import blocked, keep, lockfile, records
 from .base import Context, Kind, Outcome
 from .http import AttemptLog, HttpClient
@@ -132,7 +132,6 @@ def check_paths(corpus: Corpus, sources: list[Source]) -> None:
 
 # What a killed run of ours leaves, by the exact names it gives them; nothing else is touched.
 _STAGING = re.compile(r"\.(?P<id>.+)\.tmp-\d+-(?:\d+|attach)")  # _fetch_one's and attach's staging folders
-_PARKED = re.compile(r"\.(?P<id>.+)\.old-\d+")  # swapdir.old_name: the fallback swap's old folder
 _TEMP_FILE = re.compile(r"\..+\.\d+\.\d+\.tmp")  # provenance.write_atomic's temporary files
 
 
@@ -145,8 +144,22 @@ def clean_leftovers(corpus: Corpus) -> None:
         _clean_folders(raw)
         _clean_folders(raw / keep.DECLINED_DIR)  # keep_declined swaps raw/.declined/<id> the same way
         _clean_files(raw / FAILED_DIR, _TEMP_FILE)
+        # A record rewritten in place (an unchanged source, watch's thread state) killed mid-write:
+        # raw/<id>/.provenance.json.<pid>.<thread>.tmp. Real folders of the section's ids only.
+        ids = {source.id for source in section.sources}
+        for entry in _entries(raw):
+            if entry.name in ids and entry.is_dir(follow_symlinks=False):
+                clean_temps(Path(entry.path), (FILENAME,))
+    clean_temps(corpus.root / ".cache" / "github", _CacheNames())  # the GitHub answers' cache (core/github_api.py)
     # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
     _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
+
+
+class _CacheNames:
+    """The names GitHubClient._cache_path gives: <sha256>.json."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and re.fullmatch(r"[0-9a-f]{64}\.json", name) is not None
 
 
 def _clean_folders(parent: Path) -> None:
@@ -156,8 +169,8 @@ def _clean_folders(parent: Path) -> None:
         path = Path(entry.path)
         if _STAGING.fullmatch(entry.name):
             shutil.rmtree(path, ignore_errors=True)
-        elif parked := _PARKED.fullmatch(entry.name):
-            original = parent / parked["id"]
+        elif parked := swapdir.PARKED.fullmatch(entry.name):  # the fallback swap's old folder
+            original = parent / parked["name"]
             if os.path.lexists(original):
                 shutil.rmtree(path, ignore_errors=True)
             else:

@@ -16,7 +16,6 @@ import email.utils
 import hashlib
 import ipaddress
 import random
-import socket
 import ssl
 import time
 import zlib
@@ -29,7 +28,8 @@ import httpx
 
 from ..core.errors import ContentError, FetchError, HTTPStatusError, TransportError
 from ..core.provenance import Attempt, utc_stamp
-from . import blocked
+from . import blocked, connect
+from .connect import LocalAddressRefused
 from .options import FetchOptions
 
 CHUNK = 64 * 1024
@@ -110,6 +110,12 @@ def translate(exc: Exception, url: str) -> FetchError:
     """httpx's exceptions -> ours; the one place where that mapping lives."""
     if isinstance(exc, FetchError):
         return exc
+    if isinstance(exc, LocalAddressRefused):  # (fetch/connect.py: never retried)
+        return ContentError(
+            f"{exc.host} answered {exc.address}, an address on this machine or its local network, when connecting, though it "
+            "answered a public one when checked (DNS rebinding); refused (if that is really where the source lives, cite it directly)",
+            url=url,
+        )
     if isinstance(exc, httpx.TimeoutException):
         return TransportError(f"timed out ({type(exc).__name__}); the server is slow or unreachable, retry later", url=url)
     if isinstance(exc, httpx.TransportError):  # connect, read, write, protocol, proxy, unsupported protocol
@@ -181,10 +187,10 @@ def is_local_host(host: str) -> bool:
 async def _resolves_local(host: str) -> bool:
     """Whether a host name resolves to a local address (False when it does not resolve at all)."""
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        answers = await connect.resolve(host, 0)
     except (OSError, UnicodeError):
         return False
-    return any(is_local_address(ipaddress.ip_address(str(info[4][0]).split("%")[0])) for info in infos)
+    return any(is_local_address(ipaddress.ip_address(checked)) for _address, checked in answers)
 
 
 PUBLIC_TTL = 60.0  # seconds a host found public is trusted before it is resolved again
@@ -198,17 +204,24 @@ class HostVerdicts:
     DNS rebinding: a name can answer a public address now and 127.0.0.1 a moment later. A
     local answer therefore stands for the whole run (the host stays refused even if it later
     answers a public address), and a public one only for PUBLIC_TTL seconds, after which the
-    host is resolved again. The check was never proof against rebinding: httpx resolves the
-    name again when it connects; the TTL keeps that window short, not closed.
+    host is resolved again. The check alone is no proof against rebinding (the name is resolved
+    again when connecting): every host asked about joins `guarded`, whose connections resolve
+    the name themselves and go only to addresses found public then (fetch/connect.py).
     """
 
     def __init__(self, ttl: float = PUBLIC_TTL):
         self.ttl = ttl
+        self.guarded: set[str] = set()
         self._local: set[str] = set()
         self._public_until: dict[str, float] = {}
         self._asking: dict[str, asyncio.Future[bool]] = {}
 
+    def mark_local(self, host: str) -> None:
+        """A guarded host answered a local address when connecting: refused for the rest of the run."""
+        self._local.update((host.lower(), host.lower().rstrip(".")))
+
     async def __call__(self, host: str) -> bool:
+        self.guarded.add(host.lower().rstrip("."))
         if host in self._local:
             return True
         if time.monotonic() < self._public_until.get(host, 0.0):
@@ -373,12 +386,15 @@ class HttpClient:
                 headers={"User-Agent": options.user_agent},
             )
             client.cookies.jar = cookies.jar  # one jar for the run, whichever client a request uses
+            if transport is None:  # a checked host is connected to at an address found public (DNS rebinding)
+                connect.install(client, self._backend)
             return client
 
         self._make_client = make_client
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._user_hosts = user_hosts(options)
         self._verdicts = HostVerdicts()
+        self._backend = connect.PinnedBackend(self._verdicts.guarded, is_local_address, self._verdicts.mark_local)
 
     def _pick(self) -> int:
         """The least busy client. Requests in flight never exceed `jobs` = the sum of the clients'

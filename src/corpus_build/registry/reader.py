@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core import limits, safepath, urls
+from ..core import limits, safepath, swapdir, urls
 from ..core.errors import Problem, RegistryError
 from ..core.model import KINDS, LANGS, Chapter, Corpus, Digest, LearningPath, ReadingStep, Section, Settings, Source
 from . import checks, sectioncache, yamlfile
@@ -864,10 +864,15 @@ def check(root: Path, *, copy_of: Path | None = None) -> list[Problem]:
 
 
 def load_with_problems(root: Path) -> tuple[Corpus, list[Problem]]:
-    """The validated corpus and its warnings; raises RegistryError listing every error."""
+    """The validated corpus and its warnings; raises RegistryError listing every error.
+
+    Every stage loads the registry here before it reads a mirror, so this is where a mirror that
+    a fetch killed mid-swap left parked is put back under its name (core/swapdir.put_back)."""
     corpus, problems = read(root)
     if any(p.severity == "error" for p in problems):
         raise RegistryError(problems)
+    # Before any stage reads a mirror: one a killed fetch left parked is back under its name.
+    swapdir.put_back(corpus.root, ((corpus.root / s.folder / "raw", {x.id for x in s.sources}) for s in corpus.sections))
     return corpus, problems
 
 

@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from .draft import DraftWriter
 from .gather import Client, Gatherer, Remembering, expand_orgs
 from .merge import check_markers, front_matter, merge
 from .records import CitedRef, DigestFacts, RepoFacts, StateChange
-from .state import STATE_DIR, Pending, WatchState
+from .state import STATE_DIR, STATE_FILE, Pending, WatchState
 from .targets import cited_refs, merge_targets, registry_repos
 from .window import Window, parse_moment, parse_tz, resolve_window
 
@@ -103,6 +104,9 @@ def draft_digest(
     # Before any request: the digest and the state must land inside corpus/, not through a symlink.
     safepath.inside_all(corpus.root, path.parent, path, corpus.root / STATE_DIR)
     _require_writable(corpus.root)
+    # What killed runs' writes left (.state.json.<pid>.<thread>.tmp, a digest's): exact names, dead writers.
+    provenance.clean_temps(corpus.root / STATE_DIR, (STATE_FILE, MEMO_FILE))
+    provenance.clean_temps(path.parent, _DigestNames())
     if path.exists():  # a broken file stops the run before it spends any API quota
         existing = path.read_text(encoding="utf-8")
         front_matter(existing, str(path))
@@ -223,6 +227,7 @@ def _update_provenance(corpus: Corpus, ref: CitedRef, record: dict) -> None:
         return  # a raw/<id> symlink out of corpus/: fetch reports it; watch writes nothing there
     try:
         with run_lock(corpus.root, "watch"):
+            provenance.clean_temps(raw_dir, (provenance.FILENAME,))  # a killed refresh's, or a killed fetch's
             _refresh_thread(raw_dir, record)
     except UsageError:  # a fetch holds the lock (or it cannot be taken, which stops any fetch too)
         return
@@ -265,6 +270,13 @@ def _require_writable(root: Path) -> None:
     """UsageError before any API request when the digest and state cannot be written."""
     if not os.access(root, os.W_OK):
         raise UsageError(f"{root} is not writable (a read-only folder or file system); watch writes the digest and its state there. Make it writable and run again")
+
+
+class _DigestNames:
+    """The names digests/ holds digests by (YYYY-MM-DD.md), for provenance.clean_temps."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", name) is not None
 
 
 MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (see gather.Remembering)
