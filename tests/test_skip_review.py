@@ -19,6 +19,7 @@ import pytest
 
 from corpus_build import registry, site
 from corpus_build.core import provenance
+from corpus_build.registry import reader as registry_reader
 from tests.corpus_fixture import write_project
 from tests.test_incremental import _assert_same_site
 from tests.test_mirror_pages import write_mirrors
@@ -405,3 +406,48 @@ def test_a_page_edited_within_the_tick_of_its_last_build_is_read_again(tmp_path,
     assert "Version two." in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
     _assert_as_clean_guide(tmp_path, project, "a page edited within the tick of the last build")
 
+
+def _same_size_note_edit(project: Path) -> None:
+    """A note edited to the same size and its file given back its times (`touch -r`, `cp -p`, an unpacked archive)."""
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    before = os.stat(sources)
+    text = sources.read_text(encoding="utf-8")
+    assert "Second line of the note." in text
+    sources.write_text(text.replace("Second line of the note.", "Second line of the NOTE."), encoding="utf-8")
+    os.utime(sources, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(sources)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_a_note_edited_to_the_same_size_and_time(tmp_path, monkeypatch):
+    """`corpus-build build` after a note edit that kept the file's size and modification time:
+    the change time shows the edit, so the build runs and the page says what the note says."""
+    from corpus_build.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    _same_size_note_edit(project)
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    assert "Second line of the NOTE." in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+    clean = _clean_project(project, tmp_path / "clean")
+    assert main(["--project", str(clean), "build", "--strict"]) == 0
+    _assert_same_site(project / "site", clean / "site", "a note edited to the same size and time")
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_a_note_edited_within_the_tick_of_the_last_build(tmp_path, monkeypatch, coarse_times):
+    """The same on a coarse file system, without touching the times: the edit lands in the tick the
+    last build stated the file in, so its stat is the one recorded; its bytes tell."""
+    from corpus_build.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line of the NOTE."), encoding="utf-8")
+    # As a new process finds it: no registry read kept in memory (that cache knows files by their stat too).
+    monkeypatch.setattr(registry_reader, "_SECTIONS", {})
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    assert "Second line of the NOTE." in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")

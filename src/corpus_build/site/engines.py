@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from ..core import swapdir
+from ..core import filestamp, swapdir
 from ..core.errors import SiteError
 from ..core.model import Corpus
 from ..core.provenance import write_atomic
@@ -443,7 +443,7 @@ class _MirrorsMoved(Exception):
 
 
 def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callable[[Path], None] | None,
-                              options: dict[str, Any]) -> tuple[Path, list, str]:
+                              options: dict[str, Any], since: int) -> tuple[Path, list, str]:
     """`build`, published only when no mirror changed while it read them; (site, warnings, inputs before).
 
     A fetch may swap a mirror while the build reads it: render reads its record, then its text
@@ -456,7 +456,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     from . import uptodate
 
     for attempt in range(1, MIRROR_TRIES + 1):
-        inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
+        inputs_before = uptodate.inputs_state(project, since)  # an edit saved during the build must not be stamped as built
         marks = mirrortext.mirror_marks(corpus)
 
         def publish(staging: Path, marks: dict = marks) -> None:
@@ -518,9 +518,11 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
         print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
         return target
     uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
+    since = filestamp.clock(project / ".corpus-build")  # inputs stamped from now on are known by their bytes
     zip_hook = add_offline_zip if offline_enabled(corpus) else None
-    site_dir, warnings, inputs_before = _build_from_still_mirrors(project, corpus, zip_hook, options)
+    site_dir, warnings, inputs_before = _build_from_still_mirrors(project, corpus, zip_hook, options, since)
     # The home page's change list is the same on the next build when nothing changed (render/changes.py
     # keeps the snapshot before the last change), so a stamp never has to wait for the list to empty.
-    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, inputs_before=inputs_before)
+    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, since=since,
+                    inputs_before=inputs_before)
     return site_dir
