@@ -80,8 +80,26 @@ def pick_engine(name: str | None) -> str:
 def render_for_engines(project: Path, corpus: Corpus) -> Any:
     """`corpus-build render`: the pages into docs/, and what the plugin supplies into mkdocs.generated.yml."""
     from .. import render
+    from ..render import mirrortext, reuse
 
-    result = render.render(corpus, Path(project) / "docs")
+    docs = Path(project) / "docs"
+    for attempt in range(1, MIRROR_TRIES + 1):
+        # A fetch swapping a mirror while render reads it pairs one capture's record with the other's
+        # text (as in _build_from_still_mirrors): marked before, checked after, rendered again.
+        marks = mirrortext.mirror_marks(corpus)
+        with mirrortext.states_once():
+            result = render.render(corpus, docs)
+        moved = mirrortext.moved_mirrors(marks)
+        if not moved:
+            break
+        reuse.forget_inputs(docs)
+        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        if attempt == MIRROR_TRIES:
+            raise SiteError(
+                f"the mirrors of {len(moved)} source(s) ({names}) changed while docs/ was rendered, {MIRROR_TRIES} times "
+                "(a `corpus-build fetch` or `watch` running?): pages in docs/ may show two captures of one source; "
+                "render again once it is done")
+        print(f"the mirrors of {len(moved)} source(s) ({names}) changed during the render: rendering again", file=sys.stderr)
     write_generated_config(project, corpus)
     return result
 
@@ -432,6 +450,12 @@ def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> Non
 
 
 MIRROR_TRIES = 3  # builds in a row that may find a mirror changed under them before `build` gives up
+_GUARDED = False  # a build of _build_from_still_mirrors is running: it checks the mirrors itself
+
+
+def mirrors_guarded() -> bool:
+    """Whether the running build's mirrors are checked by `corpus-build build` (the plugin need not)."""
+    return _GUARDED
 
 
 class _MirrorsMoved(Exception):
@@ -455,6 +479,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     from ..render import changes, mirrortext, reuse
     from . import uptodate
 
+    global _GUARDED
     for attempt in range(1, MIRROR_TRIES + 1):
         inputs_before = uptodate.inputs_state(project, since)  # an edit saved during the build must not be stamped as built
         marks = mirrortext.mirror_marks(corpus)
@@ -467,6 +492,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
                 raise _MirrorsMoved(moved)
 
         try:
+            _GUARDED = True  # the plugin leaves the check to this loop (plugin._mirrors_still)
             with mirrortext.states_once():
                 with uptodate.warnings_kept() as warnings:
                     site_dir = build(project, corpus=corpus, before_swap=publish, **options)
@@ -478,6 +504,8 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
             moved = mirrortext.moved_mirrors(marks)
             if not moved:
                 raise
+        finally:
+            _GUARDED = False
         # Pages the render made from a mirror before its change, keyed by its files after: not reused.
         reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
         names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
