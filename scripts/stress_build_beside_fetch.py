@@ -1,6 +1,10 @@
 """A real `corpus-build fetch --force` in a loop beside `corpus-build build` in a loop; every built site checked.
 
-    python scripts/stress_build_beside_fetch.py WORKDIR [BUILDS]
+    python scripts/stress_build_beside_fetch.py WORKDIR [BUILDS] [--mkdocs]
+
+With --mkdocs the builds are plain `mkdocs build` (the `corpus` plugin renders and builds): a build
+that finds a mirror changed under it fails with one error (it cannot build again, and MkDocs wrote
+the site as it went); only the builds that succeed are checked, as the published ones.
 
 A local HTTP server (tests/fetch/server.py) gives every request a capture of its own, with its own
 word (cap00017x). A source page shows its record's sha256, which names the capture; the page and
@@ -75,8 +79,10 @@ def mixed_pages(site: Path, captures: Captures) -> list[str]:
 
 
 def main() -> int:
-    work = Path(sys.argv[1])
-    builds = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    args = [a for a in sys.argv[1:] if a != "--mkdocs"]
+    plain = "--mkdocs" in sys.argv[1:]
+    work = Path(args[0])
+    builds = int(args[1]) if len(args) > 1 else 12
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     captures = Captures()
@@ -101,7 +107,8 @@ def main() -> int:
     notes: list[str] = []
     try:
         for n in range(builds):
-            done = subprocess.run([*command, "build"], env=env, capture_output=True, text=True)
+            build = [str(Path(sys.executable).with_name("mkdocs")), "build", "-q", "-f", str(work / "mkdocs.yml")] if plain else [*command, "build"]
+            done = subprocess.run(build, env=env, capture_output=True, text=True, cwd=work)
             counts["tracebacks"] += "Traceback" in done.stderr
             counts["retried"] += "building again" in done.stderr
             if done.returncode != 0:
@@ -116,7 +123,8 @@ def main() -> int:
         stop.set()
         fetcher.join()
         server.stop()
-    print(json.dumps({**counts, "pages_checked": counts["published"] * SOURCES, "fetches": fetches}))
+    print(json.dumps({"builds": "mkdocs build" if plain else "corpus-build build", **counts, "pages_checked": counts["published"] * SOURCES,
+                      "fetches": fetches}))
     for line in notes[:10]:
         print(" ", line)
     return 1 if counts["mixed_pages"] or counts["tracebacks"] else 0

@@ -310,3 +310,64 @@ def test_clean_removes_what_the_next_offline_copy_would_reuse(tmp_path, capsys):
     assert (project / "site" / "offline.zip").is_file() and (project / "corpus" / "corpus.yaml").is_file()
     assert main(["--project", str(project), "build"]) == 0
     assert (kept / "index.html").is_file()
+
+
+def _visible_text(html: str) -> str:
+    """The page's article as a reader sees it: its text, no tags or attributes."""
+    from html.parser import HTMLParser
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.depth, self.parts = 0, []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "article" or self.depth:
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if self.depth:
+                self.depth -= 1
+
+        def handle_data(self, data):
+            if self.depth:
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(html)
+    assert parser.parts, "no article on the page"
+    return "".join(parser.parts)
+
+
+QUOTED_NOTE = '''  note: |-
+    The main repository.
+    Second line of the note.
+    A link written as `<a href="../cuda-guide/">the guide</a>` in a code span, and one outside: <a href="../cuda-guide/">guide</a>.
+
+    ```html
+    <img src="../../tags/cuda/"> <a class="x" href="../../tags/">tags</a>
+    ```
+'''
+
+
+def test_a_note_quoting_html_links_reads_the_same_in_the_copy(tmp_path, monkeypatch):
+    """A note may quote HTML (a code span, a code block, or plain text, which render escapes): that is
+    text the reader sees, and the copy moves only the links of real elements (site/relink.py), never
+    the letters of a quotation. (Real elements' links moving: the test above.)"""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    text = sources.read_text(encoding="utf-8")
+    old = "  note: |-\n    The main repository.\n    Second line of the note.\n"
+    assert old in text
+    sources.write_text(text.replace(old, QUOTED_NOTE), encoding="utf-8")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    hosted = (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        copy = zf.read("site/sources/tilelang.html").decode("utf-8")
+    assert 'the guide' in _visible_text(hosted) and "../../tags/cuda/" in _visible_text(hosted)
+    assert _visible_text(copy) == _visible_text(hosted)
+    # Outside code too a note's HTML is shown as text (render escapes it), never moved.
+    assert 'outside: &lt;a href="../cuda-guide/"&gt;guide' in copy

@@ -31,3 +31,26 @@ def test_what_leads_nowhere_or_elsewhere_is_left_as_written():
     kept = ('<a href="https://example.org/x/">e</a> <a href="/abs/">r</a> <a href="#part">f</a> <a href="?tag=x">q</a> '
             '<a href="../missing/">m</a> <a href="../../../../outside/">o</a> <a href="mailto:a@b.c">@</a>')
     assert to_file_urls(kept, "sources/a.md", exists) == kept
+
+
+def test_only_attributes_of_real_start_tags_move_never_code_or_text():
+    """What the page shows as written (a code span, a fenced or indented code block, in a note's blockquote
+    too), an escaped tag or running text keeps its letters; a start tag beside them still moves."""
+    page = ('> Quoted `<a href="../../tags/cuda/">x</a>` and <a href="../../tags/cuda/">real</a>\n'
+            ">\n"
+            "> ```html\n"
+            '> <img src="archive/page.html"> <a class="x" href="../../tags/">t</a>\n'
+            "> ```\n"
+            ">\n"
+            '>     <a href="../../tags/">indented code</a>\n'
+            ">\n"
+            '> ``a `<a href="../../tags/">` b`` and href="../../tags/" and &lt;a href="../../tags/"&gt;\n'
+            "\n"
+            "~~~\n"
+            '<a href="../../tags/">tildes</a>\n'
+            "~~~\n"
+            "\n"
+            '<p><a title="`" href="../../tags/">after a lone backtick</a></p>\n')
+    moved = to_file_urls(page, "sources/a.md", exists)
+    assert moved == page.replace('<a href="../../tags/cuda/">real', '<a href="../tags/cuda.html">real').replace(
+        'href="../../tags/">after', 'href="../tags.html">after')

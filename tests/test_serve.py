@@ -286,7 +286,7 @@ def test_a_broken_mkdocs_yml_while_serving_is_one_message_and_the_last_good_site
         config.write_text(good + "\nnav: [\n", encoding="utf-8")  # unparsable YAML
         assert _wait_for(lambda: log.count("the site served is still the last good one") == 1, 60), log.text()
         for page in ("", "sources/tilelang/", "sections/01-gpu/"):
-            status, body, seconds = _get(base + page, timeout=10)
+            status, _body, seconds = _get(base + page, timeout=10)
             assert status == 200 and seconds < 2, (page, status, seconds)
         same = re.compile(r"livereload\((\d+), \d+\)")  # the epoch, and a number for the request
         assert same.sub(r"\1", _get(base + "sources/tilelang/")[1]) == same.sub(r"\1", before)  # the same site, no reload
@@ -302,3 +302,49 @@ def test_a_broken_mkdocs_yml_while_serving_is_one_message_and_the_last_good_site
     text = log.text()
     assert "Traceback" not in text and "appear stuck" not in text, text
     assert str(config) in text
+
+
+# A fetch swapping cuda-guide's mirror while the first build reads it: its text rewritten and its record
+# put back by a rename (a new file, as fetch and watch write it), at the build's first read of its files.
+SWAP_DURING_FIRST_BUILD = '''
+import os
+import corpus_build.render.mirror as mirror
+import corpus_build.render.mirrortext as mirrortext
+
+_real = mirrortext.mirror_file
+_done = []
+
+
+def _swapping(corpus, source, name):
+    if source.id == "cuda-guide" and not _done:
+        _done.append(1)
+        raw = corpus.raw_dir(source)
+        (raw / "text.md").write_text("# Archived words\\n\\nWhat the second capture said.", encoding="utf-8")
+        record = (raw / "provenance.json").read_bytes()
+        (raw / "provenance.json.new").write_bytes(record)
+        os.replace(raw / "provenance.json.new", raw / "provenance.json")
+    return _real(corpus, source, name)
+
+
+mirrortext.mirror_file = _swapping
+mirror.mirror_file = _swapping
+'''
+
+
+def test_serve_builds_again_when_a_mirror_changed_during_its_build(project):
+    """`mkdocs serve` beside a fetch: the plugin cannot run MkDocs' build again from inside it, so it
+    asks the live server for another full build, which shows one capture throughout."""
+    from tests.test_mirror_pages import write_mirrors
+
+    write_mirrors(project, "http://127.0.0.1:9")
+    server, log, base = start_serve(project, startup=SWAP_DURING_FIRST_BUILD)
+    try:
+        assert _wait_for(lambda: _get(base + "sources/cuda-guide/")[0] == 200, 90), "mkdocs serve did not start:\n" + log.text()
+        assert _wait_for(lambda: log.count("Building documentation") >= 2 and log.count("Reloading browsers") >= 1, 90), log.text()
+        assert "changed during the build: building again" in log.text(), log.text()
+        assert "second capture" in _get(base + "sources/cuda-guide/text/")[1]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    text = log.text()
+    assert "Traceback" not in text, text

@@ -19,6 +19,7 @@ import pytest
 
 from corpus_build import registry, site
 from corpus_build.core import provenance
+from corpus_build.registry import reader as registry_reader
 from tests.corpus_fixture import write_project
 from tests.test_incremental import _assert_same_site
 from tests.test_mirror_pages import write_mirrors
@@ -293,3 +294,160 @@ def test_nothing_changed_sees_an_edit_in_a_folder_linked_into_the_theme_folder(t
     (shared / "copyright.html").write_text("<div>Second words</div>\n", encoding="utf-8")
     _cli_build(project)
     assert "Second words" in (project / "site" / "index.html").read_text(encoding="utf-8")
+
+
+# --- a file whose stat stays the same across an edit (site/populateskip.py, site/uptodate.py) -----
+
+_TICK_NS = 3600 * 10**9  # a file system whose times tick by the hour: an extreme of FAT's 2 s, ext3's 1 s
+
+
+def _coarse(info: os.stat_result) -> os.stat_result:
+    fields = {name: getattr(info, name) for name in dir(info) if name.startswith("st_")}
+    for name in ("st_mtime", "st_ctime"):
+        ns = fields[f"{name}_ns"] // _TICK_NS * _TICK_NS
+        fields[f"{name}_ns"], fields[name] = ns, ns / 1e9
+    return os.stat_result(tuple(info), fields)
+
+
+class _CoarseEntry:
+    def __init__(self, entry: os.DirEntry) -> None:
+        self._entry = entry
+
+    def __getattr__(self, name: str):
+        return getattr(self._entry, name)
+
+    def __fspath__(self) -> str:
+        return self._entry.path
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        return _coarse(self._entry.stat(follow_symlinks=follow_symlinks))
+
+
+class _CoarseScan:
+    def __init__(self, scan) -> None:
+        self._scan = scan
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._scan.__exit__(*exc)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> _CoarseEntry:
+        return _CoarseEntry(next(self._scan))
+
+    def close(self) -> None:
+        self._scan.close()
+
+
+@pytest.fixture
+def coarse_times(monkeypatch):
+    """The file system's seam: times as a coarse file system keeps them (one tick an hour), which a
+    test machine's own cannot show: a same-size write within the tick leaves every stat field as it was."""
+    real_stat, real_scandir = os.stat, os.scandir
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: _coarse(real_stat(path, *a, **k)))
+    monkeypatch.setattr(os, "scandir", lambda path=".": _CoarseScan(real_scandir(path)))
+
+
+def _guide_project(root: Path, text: str) -> tuple[Path, Path]:
+    """A project with a page of its own, docs/guide.md saying `text`: the project and the page."""
+    project = write_project(root)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("not_in_nav: |\n", "not_in_nav: |\n  /guide.md\n", 1), encoding="utf-8")
+    guide = project / "docs" / "guide.md"
+    guide.write_text(f"# Guide\n\n{text}\n", encoding="utf-8")
+    return project, guide
+
+
+def _assert_as_clean_guide(tmp_path: Path, project: Path, step: str) -> None:
+    clean = _clean_project(project, tmp_path / "clean")
+    shutil.copy(project / "docs" / "guide.md", clean / "docs" / "guide.md")
+    _assert_same_site(project / "site", site.build(clean, strict=True), step)
+
+
+@pytest.mark.slow
+def test_a_page_saved_while_it_was_read_is_built_again_from_its_new_bytes(tmp_path, monkeypatch, coarse_times):
+    """An editor saves a page (same size) right after MkDocs read it, within the file system's tick:
+    the page's record must be of the bytes that were built, so the next build sees the new ones."""
+    from mkdocs.structure.pages import Page
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project, guide = _guide_project(tmp_path / "edited", "Version one.")
+    real_read = Page.read_source
+    saved: list[str] = []
+
+    def read_then_saved(self, config):
+        real_read(self, config)
+        if self.file.src_uri == "guide.md" and not saved:
+            guide.write_text("# Guide\n\nVersion two.\n", encoding="utf-8")  # in place, the same size
+            saved.append(self.file.src_uri)
+
+    monkeypatch.setattr(Page, "read_source", read_then_saved)
+    site.build(project, strict=True)
+    assert saved and "Version one." in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    monkeypatch.setattr(Page, "read_source", real_read)
+    site.build(project, strict=True)
+    assert "Version two." in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    _assert_as_clean_guide(tmp_path, project, "a page saved while it was read")
+
+
+@pytest.mark.slow
+def test_a_page_edited_within_the_tick_of_its_last_build_is_read_again(tmp_path, monkeypatch, coarse_times):
+    """A same-size edit in the file system's tick of the last build (a quick fix saved at once): the
+    page's stat is as recorded, yet it changed; such a page is known by its bytes (racily clean)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project, guide = _guide_project(tmp_path / "edited", "Version one.")
+    site.build(project, strict=True)
+    guide.write_text("# Guide\n\nVersion two.\n", encoding="utf-8")
+    site.build(project, strict=True)
+    assert "Version two." in (project / "site" / "guide" / "index.html").read_text(encoding="utf-8")
+    _assert_as_clean_guide(tmp_path, project, "a page edited within the tick of the last build")
+
+
+def _same_size_note_edit(project: Path) -> None:
+    """A note edited to the same size and its file given back its times (`touch -r`, `cp -p`, an unpacked archive)."""
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    before = os.stat(sources)
+    text = sources.read_text(encoding="utf-8")
+    assert "Second line of the note." in text
+    sources.write_text(text.replace("Second line of the note.", "Second line of the NOTE."), encoding="utf-8")
+    os.utime(sources, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(sources)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_a_note_edited_to_the_same_size_and_time(tmp_path, monkeypatch):
+    """`corpus-build build` after a note edit that kept the file's size and modification time:
+    the change time shows the edit, so the build runs and the page says what the note says."""
+    from corpus_build.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    _same_size_note_edit(project)
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    assert "Second line of the NOTE." in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+    clean = _clean_project(project, tmp_path / "clean")
+    assert main(["--project", str(clean), "build", "--strict"]) == 0
+    _assert_same_site(project / "site", clean / "site", "a note edited to the same size and time")
+
+
+@pytest.mark.slow
+def test_nothing_changed_sees_a_note_edited_within_the_tick_of_the_last_build(tmp_path, monkeypatch, coarse_times):
+    """The same on a coarse file system, without touching the times: the edit lands in the tick the
+    last build stated the file in, so its stat is the one recorded; its bytes tell."""
+    from corpus_build.cli import main
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "edited")
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line of the NOTE."), encoding="utf-8")
+    # As a new process finds it: no registry read kept in memory (that cache knows files by their stat too).
+    monkeypatch.setattr(registry_reader, "_SECTIONS", {})
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    assert "Second line of the NOTE." in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")

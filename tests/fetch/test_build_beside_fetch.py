@@ -232,3 +232,53 @@ def _record_of(raw):
     from corpus_build.core.provenance import read_provenance
 
     return read_provenance(raw)
+
+
+# --- builds outside `corpus-build build`: plain `mkdocs build` with the plugin, `corpus-build render` --------
+
+
+def _mkdocs_build(root) -> None:
+    """A plain `mkdocs build` of the project (the `corpus` plugin renders and builds), in this process."""
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+
+    mkdocs_build(load_config(str(root / "mkdocs.yml")))
+
+
+def test_a_plain_mkdocs_build_beside_a_fetch_fails_and_says_what_to_do(project, monkeypatch, options, caplog):
+    """MkDocs writes site/ as it goes and the plugin cannot build again: a fetch swapping a mirror during
+    the build is found when it is done, the build fails (non-zero) with what to do, and the next build
+    (nothing fetched) publishes one capture throughout, as a clean build of the same mirrors does."""
+    from mkdocs.exceptions import Abort
+
+    root, corpus = project
+    done = _fetch_during_build(monkeypatch, corpus, options)
+    with pytest.raises(Abort):
+        _mkdocs_build(root)
+    assert done, "the fetch never ran during the build"
+    message = " ".join(r.getMessage() for r in caplog.records if r.levelname == "ERROR")
+    assert "mirrors of 1 source(s) (page) changed while the site was built" in message and "build again" in message
+    monkeypatch.undo()
+    _mkdocs_build(root)
+    record = _record(root)
+    assert record is not None and record.sha256
+    source, text, index = _built(root)
+    assert record.sha256 in source and "betaword" in source and "alphaword" not in source
+    assert "betaword" in text and "alphaword" not in text
+    assert "betaword" in index and "alphaword" not in index
+
+
+def test_corpus_build_render_beside_a_fetch_renders_again(project, monkeypatch, options, capsys):
+    """`corpus-build render` (docs/ for another engine): a mirror swapped while render read it is
+    rendered again, so the source page and its text page name one capture."""
+    root, corpus = project
+    done = _fetch_during_build(monkeypatch, corpus, options)
+    engines.render_for_engines(root, corpus)
+    assert done, "the fetch never ran during the render"
+    record = _record(root)
+    assert record is not None and record.sha256
+    source = (root / "docs" / "sources" / "page.md").read_text(encoding="utf-8")
+    text = (root / "docs" / "sources" / "page" / "text.md").read_text(encoding="utf-8")
+    assert record.sha256 in source
+    assert "alphaword" not in source and "alphaword" not in text and "betaword" in text
+    assert "changed during the render: rendering again" in capsys.readouterr().err

@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from ..core import swapdir
+from ..core import filestamp, swapdir
 from ..core.errors import SiteError
 from ..core.model import Corpus
 from ..core.provenance import write_atomic
@@ -80,8 +80,26 @@ def pick_engine(name: str | None) -> str:
 def render_for_engines(project: Path, corpus: Corpus) -> Any:
     """`corpus-build render`: the pages into docs/, and what the plugin supplies into mkdocs.generated.yml."""
     from .. import render
+    from ..render import mirrortext, reuse
 
-    result = render.render(corpus, Path(project) / "docs")
+    docs = Path(project) / "docs"
+    for attempt in range(1, MIRROR_TRIES + 1):
+        # A fetch swapping a mirror while render reads it pairs one capture's record with the other's
+        # text (as in _build_from_still_mirrors): marked before, checked after, rendered again.
+        marks = mirrortext.mirror_marks(corpus)
+        with mirrortext.states_once():
+            result = render.render(corpus, docs)
+        moved = mirrortext.moved_mirrors(marks)
+        if not moved:
+            break
+        reuse.forget_inputs(docs)
+        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        if attempt == MIRROR_TRIES:
+            raise SiteError(
+                f"the mirrors of {len(moved)} source(s) ({names}) changed while docs/ was rendered, {MIRROR_TRIES} times "
+                "(a `corpus-build fetch` or `watch` running?): pages in docs/ may show two captures of one source; "
+                "render again once it is done")
+        print(f"the mirrors of {len(moved)} source(s) ({names}) changed during the render: rendering again", file=sys.stderr)
     write_generated_config(project, corpus)
     return result
 
@@ -432,6 +450,12 @@ def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> Non
 
 
 MIRROR_TRIES = 3  # builds in a row that may find a mirror changed under them before `build` gives up
+_GUARDED = False  # a build of _build_from_still_mirrors is running: it checks the mirrors itself
+
+
+def mirrors_guarded() -> bool:
+    """Whether the running build's mirrors are checked by `corpus-build build` (the plugin need not)."""
+    return _GUARDED
 
 
 class _MirrorsMoved(Exception):
@@ -443,7 +467,7 @@ class _MirrorsMoved(Exception):
 
 
 def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callable[[Path], None] | None,
-                              options: dict[str, Any]) -> tuple[Path, list, str]:
+                              options: dict[str, Any], since: int) -> tuple[Path, list, str]:
     """`build`, published only when no mirror changed while it read them; (site, warnings, inputs before).
 
     A fetch may swap a mirror while the build reads it: render reads its record, then its text
@@ -455,8 +479,9 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     from ..render import changes, mirrortext, reuse
     from . import uptodate
 
+    global _GUARDED
     for attempt in range(1, MIRROR_TRIES + 1):
-        inputs_before = uptodate.inputs_state(project)  # an edit saved during the build must not be stamped as built
+        inputs_before = uptodate.inputs_state(project, since)  # an edit saved during the build must not be stamped as built
         marks = mirrortext.mirror_marks(corpus)
 
         def publish(staging: Path, marks: dict = marks) -> None:
@@ -467,6 +492,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
                 raise _MirrorsMoved(moved)
 
         try:
+            _GUARDED = True  # the plugin leaves the check to this loop (plugin._mirrors_still)
             with mirrortext.states_once():
                 with uptodate.warnings_kept() as warnings:
                     site_dir = build(project, corpus=corpus, before_swap=publish, **options)
@@ -478,6 +504,8 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
             moved = mirrortext.moved_mirrors(marks)
             if not moved:
                 raise
+        finally:
+            _GUARDED = False
         # Pages the render made from a mirror before its change, keyed by its files after: not reused.
         reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
         names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
@@ -518,9 +546,11 @@ def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
         print(f"nothing changed since the last build ({last.get('built_at', '?')} UTC): {target} is up to date", file=sys.stderr)
         return target
     uptodate.forget(project)  # a build that fails leaves no stamp: the next one builds
+    since = filestamp.clock(project / ".corpus-build")  # inputs stamped from now on are known by their bytes
     zip_hook = add_offline_zip if offline_enabled(corpus) else None
-    site_dir, warnings, inputs_before = _build_from_still_mirrors(project, corpus, zip_hook, options)
+    site_dir, warnings, inputs_before = _build_from_still_mirrors(project, corpus, zip_hook, options, since)
     # The home page's change list is the same on the next build when nothing changed (render/changes.py
     # keeps the snapshot before the last change), so a stamp never has to wait for the list to empty.
-    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, inputs_before=inputs_before)
+    uptodate.record(project, site_dir, stamp_options, corpus, home_unchanged=True, warnings=warnings, since=since,
+                    inputs_before=inputs_before)
     return site_dir

@@ -29,7 +29,7 @@ from ..core import console
 from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..core.runlock import registry_read
-from ..render import offlinelink, sanitize
+from ..render import mirrortext, offlinelink, reuse, sanitize
 from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, relink, search, serve, sitedir, slim, stepoutput
 from .engines import theme_extra
 
@@ -72,6 +72,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._skip: pageskip.PageSkip | None = None  # unchanged pages linked, not built (pageskip.py)
         self._read_skip: populateskip.PopulateSkip | None = None  # unchanged pages put back, not read (populateskip.py)
         self._relinked: frozenset[str] = frozenset()  # the offline copy's pages whose links relink.py moves
+        # Each mirror's mark as this build began (render/mirrortext.py), when no `corpus-build build` checks them itself.
+        self._marks: dict[str, mirrortext.Mark] | None = None
+        self._server: Any = None  # the live server, to ask for another build (mkdocs serve)
+        self._build_again = False  # a mirror changed during the first build, before the server existed
 
     def on_startup(self, *, command, dirty):
         self._serving = command == "serve"
@@ -93,6 +97,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 corpus, problems = registry.load_with_problems(corpus_dir)
             for problem in problems:
                 log.info(str(problem))
+            # Every mirror as it is before render reads any: checked when the build is done (_mirrors_still).
+            self._marks = None if engines.mirrors_guarded() else mirrortext.mirror_marks(corpus)
             # One address for the sitemap, canonical links and the feeds (see hosting.py).
             corpus = hosting.with_site_url(corpus, config.site_url)
             links_as = None
@@ -359,6 +365,36 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._serving:
             self._remember_for_preview(config)
         self._thaw()
+        self._mirrors_still(config)
+
+    def _mirrors_still(self, config) -> None:
+        """The build is done: did a fetch or a watch swap a mirror while it read them?
+
+        Outside `corpus-build build` (which checks the same marks and builds again before it swaps
+        the site in: engines._build_from_still_mirrors) MkDocs writes into the site folder as it
+        goes, and its build cannot be run again from here: a page may show one capture's record and
+        the full-text index another's text. `mkdocs build` (and the offline copy's build) fails with
+        what to do; `mkdocs serve` builds again, in full, at once."""
+        marks, self._marks = self._marks, None
+        moved = mirrortext.moved_mirrors(marks) if marks else []
+        if not moved:
+            return
+        # The render keyed pages made from the older record by the newer files: not to be read back.
+        reuse.forget_inputs(Path(config.docs_dir))
+        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        if self._serving:
+            log.warning(f"corpus: the mirrors of {len(moved)} source(s) ({names}) changed during the build: building again")
+            if self._preview is not None:
+                self._preview.built = None  # a full build, not the preview's few pages
+            if self._server is not None:
+                serve.request_build(self._server)
+            else:
+                self._build_again = True  # the first build: asked for once the server exists (on_serve)
+            return
+        raise PluginError(
+            f"corpus: the mirrors of {len(moved)} source(s) ({names}) changed while the site was built (a `corpus-build fetch` "
+            f"or `watch` running?): pages in {config.site_dir} may show two captures of one source; build again once it is "
+            "done (`corpus-build build` waits for still mirrors and keeps the old site meanwhile)")
 
     # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
 
@@ -449,6 +485,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
 
     def on_serve(self, server, config, builder):
         server.watch(str(self._corpus_dir))
+        self._server = server
+        if self._build_again:  # the first build saw a mirror change under it (_mirrors_still)
+            self._build_again = False
+            serve.request_build(server)
         # File events, not a scan of every watched file twice a second (serve.py).
         if not serve.use_events(server):
             log.info("corpus: no file events on this system: the live server scans the watched files for changes")

@@ -11,7 +11,11 @@ contents, title, anchors, links to other pages' anchors, and the warnings it log
 kept in the build cache ("read" records, keyed by the file's bytes, the page's place, the Markdown
 extensions' configuration, the configuration of every plugin with a hook in the step and the
 versions), and the file's inode, times and size are kept beside them, by page (like pageskip.py's
-record of the published files), so that an untouched file is known without reading it. A page
+record of the published files), so that an untouched file is known without reading it. The file
+is read once, by this module, and MkDocs is given those bytes: the record is keyed by the bytes
+built, never by a later read that an editor's save could have changed. A file whose stat was
+taken in the tick it was last written (racily clean, core/filestamp.py) is known by its bytes
+instead: they are hashed and compared before the record is put back. A page
 whose file is untouched and whose links all lead where they did gets the record back, Material's
 tags plugin is shown its Markdown and meta as before (the tags it collects), and the warnings are
 logged again. A page Material's tags plugin finds a listing on (the tags' own pages) is always
@@ -37,6 +41,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from ..core import filestamp
 from ..core.cachekeys import digest
 from ..core.provenance import write_atomic
 from . import buildcache
@@ -57,7 +62,8 @@ class PopulateSkip:
         self.record = record
         self.config = config
         self.taken = taken  # whether the plugin took mirror text blocks out of a page (mirrorblocks.py)
-        self.last: dict[str, list[Any]] = {}  # src_uri -> [inode, mtime_ns, ctime_ns, size, sha256 of the file]
+        # src_uri -> [inode, mtime_ns, ctime_ns, size, sha256 of the bytes built, racy when recorded (core/filestamp.py)]
+        self.last: dict[str, list[Any]] = {}
         self.now: dict[str, list[Any]] = {}
         self.skipped = self.read = 0
         self.blocks_left: set[str] = set()  # pages whose mirror text blocks are still in their file (take_blocks)
@@ -66,6 +72,7 @@ class PopulateSkip:
         self._original: Any = None
         self.base = ""
         self.reason = ""
+        self.since = 0  # the file system's clock as this build began reading pages (core/filestamp.py)
 
     def install(self) -> bool:
         if not self.cache.enabled:
@@ -90,11 +97,12 @@ class PopulateSkip:
         with suppress(OSError, ValueError):
             data = json.loads(self.record.read_text(encoding="utf-8"))
             if isinstance(data, dict):
-                self.last = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 5}
+                self.last = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 6}
         module: Any = sys.modules.get(f"{type(self.config).__module__.split('.')[0]}.commands.build")
         if module is None or not callable(getattr(module, "_populate_page", None)):
             self.reason = "this engine has no page reader to wrap"
             return False
+        self.since = filestamp.clock(self.record.parent)
         self._module, self._original = module, module._populate_page
         module._populate_page = functools.partial(self._populate, self._original)
         return True
@@ -109,12 +117,26 @@ class PopulateSkip:
 
     def _populate(self, original: Callable[..., None], page: Any, config: Any, files: Any, dirty: bool = False) -> None:
         path = page.file.abs_src_path
-        stamp = _stamp(path) if path and not dirty and not page.file.inclusion.is_excluded() else None
+        info = _stat(path) if path and not dirty and not page.file.inclusion.is_excluded() else None
+        stamp = None if info is None else filestamp.key(info)
         last = self.last.get(page.file.src_uri)
-        if stamp is not None and last is not None and last[:4] == stamp and self._replay(page, config, files, last[4]):
-            self.now[page.file.src_uri] = last
-            self.skipped += 1
-            return
+        data: bytes | None = None
+        if stamp is not None and last is not None and last[:4] == stamp:
+            sha: str | None = last[4]
+            if last[5]:  # racily clean when recorded (core/filestamp.py): the stat cannot tell, the bytes can
+                data = _read(path)
+                sha = sha if data is not None and hashlib.sha256(data).hexdigest() == sha else None
+            if sha is not None and self._replay(page, config, files, sha):
+                # Bytes compared now, after this stat: racy only if the stat is still within this build's tick.
+                self.now[page.file.src_uri] = [*stamp, sha, int(bool(last[5]) and filestamp.racy(stamp, self.since))]
+                self.skipped += 1
+                return
+        if stamp is not None and data is None:
+            data = _read(path)  # after the stat: a write in between gives a new stat next time, and a new read
+        # MkDocs reads these very bytes (File's content, MkDocs 1.6), so the record is keyed by what was built.
+        fed = data is not None and getattr(page.file, "_content", False) is None
+        if fed:
+            page.file._content = data
         self.cache.forget_lookups()
         listings = self._listings()
         store = self.cache.store
@@ -124,16 +146,13 @@ class PopulateSkip:
                 original(page, config, files, dirty)
         finally:
             used, store.trace = store.trace, None
+            if fed:
+                page.file._content = None
         self.read += 1
-        if stamp is None or self.cache.last_lookups is None or self._listings() != listings:
+        if stamp is None or not fed or self.cache.last_lookups is None or self._listings() != listings:
             return  # (a page the tags plugin found a listing on is read at every build)
-        try:
-            with open(path, "rb") as handle:
-                sha = hashlib.sha256(handle.read()).hexdigest()
-        except OSError:
-            return
-        if _stamp(path) != stamp:
-            return  # written while it was read
+        assert data is not None
+        sha = hashlib.sha256(data).hexdigest()
         record = {
             "markdown": page.markdown,
             "meta": page.meta,
@@ -152,7 +171,7 @@ class PopulateSkip:
         except (TypeError, ValueError):  # a meta value JSON cannot hold (a date): read at every build
             return
         self.cache.store.put("read", self._key(page, sha), text)
-        self.now[page.file.src_uri] = [*stamp, sha]
+        self.now[page.file.src_uri] = [*stamp, sha, int(filestamp.racy(stamp, self.since))]
 
     def _listings(self) -> int:
         return sum(len(getattr(getattr(p, "listings", None), "data", ())) for p in self._tags)
@@ -190,11 +209,18 @@ class PopulateSkip:
             write_atomic(self.record, json.dumps(self.now, sort_keys=True, separators=(",", ":")))
 
 
-def _stamp(path: str) -> list[int] | None:
+def _stat(path: str) -> os.stat_result | None:
     try:
         # The file MkDocs reads: a page may be a symbolic link (docs/changelog.md -> ../CHANGELOG.md),
         # whose own stamp stays the same while the file it leads to is edited.
-        info = os.stat(path)
+        return os.stat(path)
     except OSError:
         return None
-    return [info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size]
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None

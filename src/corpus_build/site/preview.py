@@ -43,6 +43,7 @@ from .. import registry, render
 from ..core.errors import CorpusBuildError
 from ..core.model import Corpus, Source
 from ..core.provenance import write_atomic
+from ..render import mirrortext, reuse
 from . import hosting, search
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -197,6 +198,7 @@ class Preview:
         except CorpusBuildError as exc:
             raise NeedFullBuild("the registry has errors") from exc
         corpus = hosting.with_site_url(corpus, built.config.site_url)
+        marks = mirrortext.mirror_marks(corpus)  # a fetch beside the rebuild: checked when it is done
         old = built.corpus
         if render.nav(corpus) != built.nav_items:
             raise NeedFullBuild("the navigation changed")
@@ -240,6 +242,9 @@ class Preview:
             if not self.shown_early:
                 self._show()  # every page is built: the browsers need not wait for the search files
             self.index_fulltext(built.config, built.files, corpus)
+        if mirrortext.moved_mirrors(marks):  # pages and index may pair two captures: a full build (which checks again)
+            reuse.forget_inputs(Path(built.config.docs_dir))
+            raise NeedFullBuild("a mirror changed during the rebuild")
         self.last = "fast"
         log.info(f"corpus: {len(first)} + {len(result.written)} page(s) rebuilt in {time.perf_counter() - started:.2f} s")
         if self.shown_early:

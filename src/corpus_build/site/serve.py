@@ -202,7 +202,12 @@ class DocsWatch:
 
     def _request_build(self) -> None:
         self.user_changed = True
-        server = self.server
-        with server._rebuild_cond:
-            server._want_rebuild = True
-            server._rebuild_cond.notify_all()
+        request_build(self.server)
+
+
+def request_build(server: Any) -> None:
+    """Ask MkDocs' live server for another build, as a watched file's change does (its private
+    condition, MkDocs 1.6): one made during a build runs once that build is done."""
+    with server._rebuild_cond:
+        server._want_rebuild = True
+        server._rebuild_cond.notify_all()

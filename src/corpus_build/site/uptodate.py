@@ -9,9 +9,13 @@ all of it, and the published site's own files (path, size, modification time, in
 build whose stamp is the same, before the stamp's expiry, and whose site folder still holds
 exactly those files, does nothing: building again would give these very bytes.
 
-Files are compared by size and modification time (as make does), not read: a file changed
-and given back its old time and size is the one change this does not see (`corpus-build
-clean`, or any edit, makes the next build a real one).
+Input files are compared by their stat, not read: inode, size, modification and change time
+(core/filestamp.py: an edit given back its old size and modification time still changes the
+change time). A file the file system stamped at or after the build began (`since`, its clock
+then) may have been written again in the same tick without its stat showing it (racily clean):
+such a file is known by its bytes, hashed into the stamp and at the next check. The site's own
+files are compared by inode, size and modification time: unchanged pages are hard-linked from
+the published site into the next one, which moves their change time and nothing else.
 """
 
 from __future__ import annotations
@@ -27,17 +31,19 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from ..core import filestamp
 from ..core.provenance import write_atomic
 
 STAMP = Path(".corpus-build") / "last-site.json"
-SCHEMA = 1
+SCHEMA = 2  # 2: inputs by change time too, racily clean ones by their bytes (`since`)
 _SKIP_DIRS = {".git", "__pycache__"}
 _ENV = ("CORPUS_BUILD_SITE_URL", "SOURCE_DATE_EPOCH", "CORPUS_BUILD_OFFLINE")
 MAX_WARNINGS = 200
 
 
-def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
-    """Every file under `root`: path, size, modification time.
+def _tree(root: Path, h: Any, skip: set[str] | None = None, since: int | None = None) -> None:
+    """Every file under `root`: path, size, modification time and inode; with `since`, the change
+    time too, and the bytes of a file stamped at or after `since` (racily clean, core/filestamp.py).
 
     Links are followed, as MkDocs follows them when it reads docs/ or a theme folder (a page
     linked to ../CHANGELOG.md is that file's bytes); a linked folder is walked once, by its real
@@ -66,6 +72,19 @@ def _tree(root: Path, h: Any, skip: set[str] | None = None) -> None:
                 h.update(f"!{entry.path[base:]}\0".encode("utf-8", "surrogateescape"))  # a broken link: its coming back is a change
                 continue
             h.update(f"{entry.path[base:]}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}\0".encode("utf-8", "surrogateescape"))
+            if since is not None:
+                _also(h, entry.path, info, since)
+
+
+def _also(h: Any, path: str, info: os.stat_result, since: int) -> None:
+    """An input's change time, and its bytes when its stat cannot vouch for them (racily clean)."""
+    h.update(f"{info.st_ctime_ns}\0".encode())
+    if filestamp.racy(info, since):
+        try:
+            with open(path, "rb") as handle:
+                h.update(hashlib.file_digest(handle, "sha256").digest())
+        except OSError:
+            h.update(b"!unreadable\0")
 
 
 def _read_config(config_file: Path) -> dict[str, Any]:
@@ -140,10 +159,11 @@ def _custom_icons(data: dict[str, Any]) -> list[str]:
     return found
 
 
-def inputs_state(project: Path) -> str:
+def inputs_state(project: Path, since: int) -> str:
     """The user's own inputs (corpus/, mkdocs.yml and what it brings in, the environment it reads)
     as one digest: taken before a build and again after it, a difference means something was
-    edited while the build ran, and what was built may be the older version."""
+    edited while the build ran, and what was built may be the older version. `since`: the file
+    system's clock as the build began (core/filestamp.clock)."""
     project = Path(project).resolve()
     h = hashlib.sha256()
     extra_files, env_names = _config_inputs(project)
@@ -151,16 +171,18 @@ def inputs_state(project: Path) -> str:
     for path in [project / "corpus", *extra_files]:
         h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
         if path.is_dir():
-            _tree(path, h)
+            _tree(path, h, since=since)
         else:
             with suppress(OSError):
                 info = path.stat()
                 h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
+                _also(h, str(path), info, since)
     return h.hexdigest()
 
 
-def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
-    """What the next build would be made of (everything but the site and the clock), as one digest."""
+def fingerprint(project: Path, site_dir: Path, options: dict[str, Any], since: int) -> str:
+    """What the next build would be made of (everything but the site and the clock), as one digest;
+    `since`: the file system's clock as the stamped build began (racily clean files by their bytes)."""
     project = Path(project).resolve()
     h = hashlib.sha256()
     h.update(json.dumps([SCHEMA, _distributions(), sorted(options.items()), str(site_dir)], default=str).encode())
@@ -171,11 +193,12 @@ def fingerprint(project: Path, site_dir: Path, options: dict[str, Any]) -> str:
     for path in [project / "corpus", docs, *extra_files]:
         h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
         if path.is_dir():
-            _tree(path, h, skip={str(site_dir)})
+            _tree(path, h, skip={str(site_dir)}, since=since)
         else:
             with suppress(OSError):
                 info = path.stat()
                 h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
+                _also(h, str(path), info, since)
     # The snapshot the home page compares with ("since the last build"): read, not only stated.
     with suppress(OSError):
         h.update(hashlib.sha256((cache / "last-build.json").read_bytes()).digest())
@@ -216,19 +239,21 @@ def unchanged(project: Path, site_dir: Path, options: dict[str, Any]) -> dict | 
     now = dt.datetime.now(dt.UTC)
     if not isinstance(stamp.get("expires"), (int, float)) or now.timestamp() >= stamp["expires"]:
         return None
-    if stamp.get("inputs") != fingerprint(project, site_dir, options) or stamp.get("site") != site_state(site_dir):
+    since = stamp.get("since")
+    if not isinstance(since, int) or stamp.get("inputs") != fingerprint(project, site_dir, options, since) or stamp.get("site") != site_state(site_dir):
         return None
     return stamp
 
 
 def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, *, home_unchanged: bool, warnings: list[tuple[str, int, str]],
-           inputs_before: str | None = None) -> None:
+           since: int, inputs_before: str | None = None) -> None:
     """After a successful build (the snapshot saved): what the next build compares with.
 
-    `inputs_before`: `inputs_state` as the build began. An edit saved while the build ran may
-    have been read too late: no stamp then, so the next build is a real one.
+    `since`: the file system's clock as the build began (core/filestamp.clock); `inputs_before`:
+    `inputs_state` then. An edit saved while the build ran may have been read too late: no
+    stamp then, so the next build is a real one.
     """
-    if inputs_before is not None and inputs_state(project) != inputs_before:
+    if inputs_before is not None and inputs_state(project, since) != inputs_before:
         forget(project)
         return
     now = dt.datetime.now(dt.UTC)
@@ -239,7 +264,8 @@ def record(project: Path, site_dir: Path, options: dict[str, Any], corpus: Any, 
         "expires": expiry(now),
         # A build whose home page listed changes since the one before: the next one lists none (or others).
         "home_unchanged": home_unchanged,
-        "inputs": fingerprint(project, site_dir, options),
+        "since": since,
+        "inputs": fingerprint(project, site_dir, options, since),
         "site": site_state(site_dir),
         "warnings": warnings[:MAX_WARNINGS],
     }
