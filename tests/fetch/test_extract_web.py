@@ -560,3 +560,22 @@ def test_beside_the_text_a_box_reads_as_text_by_its_paragraphs_score_not_by_its_
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
     assert "版权所有" not in out, out
+
+
+def test_a_box_titled_as_furniture_goes_inside_the_text_and_beside_it_a_section_on_comments_stays():
+    # A sign-up box after the last paragraph inside the text, its class words cancelling out
+    # (`widget_text`: furniture and content), its title saying what it is; a related-stories box
+    # beside the text; and a manual's section titled "Comments in the configuration file", which
+    # is text: a title of more words than a furniture title.
+    signup = ('<section class="widget_text"><div class="box"><h3>Subscribe to email updates</h3>'
+              "<p>Receive our monthly newsletter to stay on top of the latest articles and announcements.</p></div></section>")
+    related = ('<div class="box"><h2>Related articles</h2><p>Five harbours on the coast that changed their breakwaters, '
+               "and what the fishing crews said of them afterwards.</p></div>")
+    section = ("<div><h2>Comments in the configuration file of the harbour authority today</h2><p>A line that opens with a hash sign "
+               "is a comment, and the parser skips it entirely, as it does with empty lines.</p></div>")
+    html = f"<html><body>{NAV}<div class='story'><h1>Breakwater approved</h1>{article()}{section}{signup}</div>{related}</body></html>"
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "is a comment, and the parser skips it" in out
+    assert "monthly newsletter" not in out and "Subscribe to email" not in out
+    assert "Five harbours" not in out

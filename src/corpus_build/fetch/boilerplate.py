@@ -30,7 +30,7 @@ from collections.abc import Callable
 from .chrome import in_flow, text_units
 from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
 from .headings import headings_over_nothing, orphan_headings
-from .inside import about_author, holds_form, left_out_inside, thread_with_form
+from .inside import about_author, holds_form, left_out_inside, thread_with_form, titled_furniture
 
 
 def boilerplate(region, skip: Callable[[object], bool], blocks: Blocks | None = None) -> set:
@@ -69,7 +69,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
                 continue
             if thread_with_form(child):
                 replies.add(child)
-            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half):
+            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half) or titled_furniture(child, blocks, half):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks, half, child not in blocks.score or blocks.final(child) < text_score)

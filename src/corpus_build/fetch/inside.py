@@ -25,6 +25,7 @@ def left_out_inside(el, blocks: Blocks, quarter: int) -> bool:
         or _thread(el, blocks, 2 * quarter)
         or _link_line(el, blocks)
         or (blocks.prose(el) < quarter and _headlines(el, blocks))
+        or titled_furniture(el, blocks, quarter)
     )
 
 
@@ -133,3 +134,50 @@ def _linked_heading(heading) -> bool:
     words = " ".join(heading.text_content().split())
     linked = " ".join(" ".join(a.text_content() for a in heading.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")).split())
     return bool(words) and linked == words
+
+
+# The titles pages give their furniture, in the languages of the pages measured (English, German,
+# French, Spanish, Italian, Polish, Chinese): calls to subscribe, share or comment, and pointers to
+# other pages ("Related articles", "Read also", "Mehr zum Thema", "相关阅读"). A heading is such a
+# title only when it is that phrase and little more (a section "Comments in Python" is text).
+_FURNITURE_TITLE = re.compile(
+    r"^\W*(?:\d+\s+)?(?:"
+    r"subscribe\b|sign\s+up\b|newsletter|get\s+(?:our|the)\s+newsletter|stay\s+(?:up\s+to\s+date|informed|in\s+touch)|"
+    r"related\b|see\s+also\b|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|you\s+(?:may|might)\s+also\s+like|"
+    r"recommended\b|(?:most\s+)?popular\b|trending\b|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
+    r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|join\s+the\s+discussion|comments?\b|"
+    r"abonn|newsletter|ähnliche\s|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|mehr\s+zum\s+thema|auch\s+interessant|"
+    r"das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar|teilen\b|"
+    r"articles?\s+similaires|à\s+lire\s+aussi|commentaires?\b|partager\b|"
+    r"noticias\s+relacionadas|te\s+puede\s+interesar|comentarios?\b|suscr[ií]b|lo\s+más\s+leído|"
+    r"articoli\s+correlati|commenti\b|leggi\s+anche|"
+    r"komentarze\b|zobacz\s+(?:też|także)|czytaj\s+(?:też|także)|"
+    r"相关(?:阅读|新闻|文章|推荐|报道|链接)|推荐阅读|延伸阅读|猜你喜欢|热门|热点|网友评论|评论|分享到"
+    r")",
+    re.IGNORECASE,
+)
+_TITLE_WORDS = 6  # words of a furniture title at most ("You might also like these stories")
+
+
+def furniture_title(heading) -> bool:
+    """Whether a heading is a title pages give their furniture (see _FURNITURE_TITLE): short, and that phrase."""
+    words = " ".join(heading.text_content().split())
+    return 0 < len(words.split()) <= _TITLE_WORDS and len(words) <= 60 and bool(_FURNITURE_TITLE.search(words))
+
+
+def titled_furniture(el, blocks: Blocks, within: int) -> bool:
+    """A box whose first words are a heading naming furniture ("Subscribe to email updates" over a
+    sign-up, "Related articles" over teasers, "评论" over a thread), holding less than `within`
+    characters of prose: what the page itself calls no part of the text, whatever its class says
+    (`widget_text`, where the furniture and the content word cancel out)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in BOXES or blocks.prose(el) >= within:
+        return False
+    for node in el.iter():
+        if node is el or node not in blocks.text or not blocks.text[node]:
+            continue
+        if isinstance(node.tag, str) and node.tag.lower() in HEADINGS:
+            return furniture_title(node)
+        if (node.text or "").strip():
+            return False  # (its first words are no heading)
+    return False
