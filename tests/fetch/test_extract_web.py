@@ -579,3 +579,13 @@ def test_a_box_titled_as_furniture_goes_inside_the_text_and_beside_it_a_section_
     assert "is a comment, and the parser skips it" in out
     assert "monthly newsletter" not in out and "Subscribe to email" not in out
     assert "Five harbours" not in out
+
+
+def test_a_wrapper_of_the_whole_page_with_a_chrome_word_is_not_vetoed_though_its_menus_outweigh_its_text():
+    # The page builder's outermost wrapper is named after a bar it may hold (`announcement-bar-dropzone`)
+    # and holds everything: menus of more link text than the article has prose, and the article.
+    menus = "".join(f'<div class="menu"><ul>{"".join(f"<li><a href=/s{i}/{j}>Section {i} and its long menu entry {j}</a></li>" for j in range(12))}</ul></div>'
+                    for i in range(4))
+    html = f'<html><body><div id="canvasWrapper" class="announcement-bar-dropzone">{menus}<div class="story"><h1>Breakwater approved</h1>{article()}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out

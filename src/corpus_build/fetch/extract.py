@@ -184,7 +184,10 @@ class _Converter:
         word (`content-with-sidebar-wrp`, `article-body pagination-first`, `js_img_share_area`) may
         demote it, never veto it."""
         if el not in self._holds_most:
-            self._holds_most[el] = bool(self.page_text) and 2 * prose_len(el) >= self.page_text and not mostly_links(el)
+            prose = prose_len(el)
+            # (mostly links, it holds most of the prose only as a wrapper of the whole page holds it,
+            # menus and all: that wrapper, holding nearly all of it, is the page, whatever its name)
+            self._holds_most[el] = bool(self.page_text) and 2 * prose >= self.page_text and (10 * prose >= 9 * self.page_text or not mostly_links(el))
         return self._holds_most[el]
 
     def leaves_page(self, href: str) -> bool:
