@@ -589,3 +589,14 @@ def test_a_wrapper_of_the_whole_page_with_a_chrome_word_is_not_vetoed_though_its
     html = f'<html><body><div id="canvasWrapper" class="announcement-bar-dropzone">{menus}<div class="story"><h1>Breakwater approved</h1>{article()}</div></div></body></html>'
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
+
+
+def test_a_class_word_after_no_has_or_category_names_a_property_not_chrome():
+    # The post's own box says it has no share bar and is filed under "social issues"; a column of
+    # prose beside it outweighs it, so it does not hold most of the page's prose either.
+    column = "".join(f"<p>A longer note on another subject entirely, number {i}, written for the column beside the story, with several clauses.</p>"
+                     for i in range(9))
+    for cls in ("no-share post type-post", "post type-post category-social-issues", "post has-sidebar"):
+        html = f'<html><body>{NAV}<div class="{cls}"><h1>Breakwater approved</h1>{article()}</div><div class="column">{column}</div></body></html>'
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (cls, out)
