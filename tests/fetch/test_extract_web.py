@@ -600,3 +600,14 @@ def test_a_class_word_after_no_has_or_category_names_a_property_not_chrome():
         html = f'<html><body>{NAV}<div class="{cls}"><h1>Breakwater approved</h1>{article()}</div><div class="column">{column}</div></body></html>'
         out = markdown(html)
         assert all(s in out for s in SENTENCES), (cls, out)
+
+
+def test_a_header_or_footer_holding_most_of_the_text_is_not_chrome():
+    # A theme that opens <header id="branding"> at the top and closes it after the content (the
+    # parser keeps the whole page inside it); a footer a page builder wraps the article in.
+    for tag in ("header", "footer"):
+        html = f'<html><body><{tag} id="branding">{NAV}<div class="page"><h1>Breakwater approved</h1>{article()}</div></{tag}></body></html>'
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (tag, out)
+    small = f'<html><body><div class="page"><h1>Breakwater approved</h1>{article()}</div><footer><p>Published by the harbour authority press office, all rights reserved.</p></footer></body></html>'
+    assert "press office" not in markdown(small)

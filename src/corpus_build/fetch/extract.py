@@ -171,7 +171,8 @@ class _Converter:
             return True
         if (el.get("role") or "").lower() in _SKIP_ROLES:
             return True
-        if tag == "footer" or (tag == "header" and self.whole_page):
+        # (a tag is a class word in the markup: a <header> a theme wraps the whole page in holds the text)
+        if (tag == "footer" or (tag == "header" and self.whole_page)) and not self.holds_most(el):
             return True
         if tag == "aside" and "footnote" not in (el.get("class") or "") and not box_is_text(el):
             return True
