@@ -139,21 +139,27 @@ def _linked_heading(heading) -> bool:
 # The titles pages give their furniture, in the languages of the pages measured (English, German,
 # French, Spanish, Italian, Polish, Chinese): calls to subscribe, share or comment, and pointers to
 # other pages ("Related articles", "Read also", "Mehr zum Thema", "相关阅读"). A heading is such a
-# title only when it is that phrase and little more (a section "Comments in Python" is text).
+# title only when it opens on that phrase and is short. A word a manual also titles its sections
+# with ("Comments", a language's comment syntax; "Recommended settings"; "See also", its own
+# cross-references; "Teilen") counts only with a count ("12 Comments") or in a phrase no manual
+# uses ("Leave a comment"); "Related", "Popular" only as the whole title.
 _FURNITURE_TITLE = re.compile(
-    r"^\W*(?:\d+\s+)?(?:"
-    r"subscribe\b|sign\s+up\b|newsletter|get\s+(?:our|the)\s+newsletter|stay\s+(?:up\s+to\s+date|informed|in\s+touch)|"
-    r"related\b|see\s+also\b|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|you\s+(?:may|might)\s+also\s+like|"
-    r"recommended\b|(?:most\s+)?popular\b|trending\b|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
-    r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|join\s+the\s+discussion|comments?\b|"
-    r"abonn|newsletter|ähnliche\s|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|mehr\s+zum\s+thema|auch\s+interessant|"
-    r"das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar|teilen\b|"
-    r"articles?\s+similaires|à\s+lire\s+aussi|commentaires?\b|partager\b|"
-    r"noticias\s+relacionadas|te\s+puede\s+interesar|comentarios?\b|suscr[ií]b|lo\s+más\s+leído|"
-    r"articoli\s+correlati|commenti\b|leggi\s+anche|"
-    r"komentarze\b|zobacz\s+(?:też|także)|czytaj\s+(?:też|także)|"
-    r"相关(?:阅读|新闻|文章|推荐|报道|链接)|推荐阅读|延伸阅读|猜你喜欢|热门|热点|网友评论|评论|分享到"
-    r")",
+    r"^\W*(?:"
+    r"subscribe\s+(?:to|for|now)\b|sign\s+up\s+(?:for|to)\b|newsletter|get\s+(?:our|the)\s+newsletter|stay\s+(?:up\s+to\s+date|informed|in\s+touch)|"
+    r"related\s+(?:articles?|posts?|stories|news|content|reading|items)|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|"
+    r"you\s+(?:may|might)\s+also\s+like|recommended\s+(?:for\s+you|reading|articles|stories|posts)|(?:most\s+)?popular\s+(?:articles|stories|posts|news)|"
+    r"trending\s+(?:now|stories|articles)|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
+    r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|post\s+a\s+comment|join\s+the\s+discussion|"
+    r"newsletter\s+abonnieren|jetzt\s+abonnieren|ähnliche\s+(?:artikel|beiträge|themen)|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|"
+    r"mehr\s+zum\s+thema|auch\s+interessant|das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar\s+schreiben|schreiben\s+sie\s+einen\s+kommentar|"
+    r"diesen\s+artikel\s+teilen|articles?\s+similaires|à\s+lire\s+aussi|laisser\s+un\s+commentaire|partager\s+cet\s+article|abonnez-vous|"
+    r"noticias\s+relacionadas|te\s+puede\s+interesar|deja\s+(?:un|tu)\s+comentario|suscr[ií]bete|lo\s+más\s+leído|"
+    r"articoli\s+correlati|leggi\s+anche|lascia\s+un\s+commento|dodaj\s+komentarz|czytaj\s+(?:też|także)|"
+    r"相关(?:阅读|新闻|文章|推荐|报道|链接)|推荐阅读|延伸阅读|猜你喜欢|热门(?:文章|新闻|推荐|评论)|网友评论|发表评论|评论区|分享到"
+    r")"
+    r"|^\W*(?:related|popular|trending|网友评论|热门|热点)\W*$"
+    r"|^\W*\d+\s+(?:comments?|kommentare?|commentaires?|comentarios?|commenti|komentarz\w*|条评论)\W*$"
+    r"|^\W*(?:comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze|评论)\s*[(\[]\d+[)\]]\W*$",
     re.IGNORECASE,
 )
 _TITLE_WORDS = 6  # words of a furniture title at most ("You might also like these stories")
