@@ -611,3 +611,21 @@ def test_a_header_or_footer_holding_most_of_the_text_is_not_chrome():
         assert all(s in out for s in SENTENCES), (tag, out)
     small = f'<html><body><div class="page"><h1>Breakwater approved</h1>{article()}</div><footer><p>Published by the harbour authority press office, all rights reserved.</p></footer></body></html>'
     assert "press office" not in markdown(small)
+
+
+def test_the_texts_core_never_climbs_to_body_over_a_column_of_cards():
+    # Readability's climb from the best candidate to a parent scoring more stops below <body>: the
+    # body scores by every block near the top of the tree, a column of cards of other stories as
+    # much as the text, and a core that is the whole body leaves nothing beside it to judge.
+    from corpus_build.fetch.chrome import measured
+    from corpus_build.fetch.density import Blocks
+
+    note = "<p>A note beside the story, from the desk, with a comma, and another.</p>"
+    cards = "".join(f'<div class="card"><p>A short line of a card about another story, number {i}, on another page, with, commas</p></div>' for i in range(10))
+    html = (f'<html><body><div class="wrap">{note}<div class="left">{note * 2}<div class="story"><h1>Breakwater approved</h1>{article(3)}</div></div></div>'
+            f"{cards}</body></html>")
+    root = lxml.html.fromstring(html)
+    with measured(root):
+        body = root.find(".//body")
+        core = Blocks(body, lambda el: False).core()
+    assert core is not body and core.get("class") in ("story", "left", "wrap")
