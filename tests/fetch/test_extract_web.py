@@ -629,3 +629,14 @@ def test_the_texts_core_never_climbs_to_body_over_a_column_of_cards():
         body = root.find(".//body")
         core = Blocks(body, lambda el: False).core()
     assert core is not body and core.get("class") in ("story", "left", "wrap")
+
+
+def test_inside_the_text_a_box_titled_as_furniture_goes_up_to_half_the_texts_prose():
+    # A portal's "推荐阅读" box of two teasers with long excerpts, inside the story's column: a third
+    # of its prose, more than the quarter a box of links or a class word may take away.
+    teasers = "".join(f"<div><p><strong>Another story, number {i}</strong> An excerpt of that story, long enough to read as a sentence, "
+                      f"and then some more words of it, with a clause or two, for the reader.</p></div>" for i in range(2))
+    html = f'<html><body>{NAV}<div class="left"><h1>Breakwater approved</h1>{article(4)}<div class="box"><h2>推荐阅读</h2>{teasers}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:4]), out
+    assert "An excerpt of that story" not in out and "推荐阅读" not in out, out

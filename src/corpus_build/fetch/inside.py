@@ -25,7 +25,8 @@ def left_out_inside(el, blocks: Blocks, quarter: int) -> bool:
         or _thread(el, blocks, 2 * quarter)
         or _link_line(el, blocks)
         or (blocks.prose(el) < quarter and _headlines(el, blocks))
-        or titled_furniture(el, blocks, quarter)
+        # (a title is the page's own word for the box: it goes unless it holds half the text)
+        or titled_furniture(el, blocks, 2 * quarter)
     )
 
 
