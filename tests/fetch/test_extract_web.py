@@ -572,11 +572,12 @@ def test_a_box_titled_as_furniture_goes_inside_the_text_and_beside_it_a_section_
     related = ('<div class="box"><h2>Related articles</h2><p>Five harbours on the coast that changed their breakwaters, '
                "and what the fishing crews said of them afterwards.</p></div>")
     section = ("<div><h2>Comments in the configuration file of the harbour authority today</h2><p>A line that opens with a hash sign "
-               "is a comment, and the parser skips it entirely, as it does with empty lines.</p></div>")
+               "is a comment, and the parser skips it entirely, as it does with empty lines.</p></div>"
+               "<div><h2>Related Reading</h2><ul><li>The port's own guide to the new breakwater, chapter two</li></ul></div>")
     html = f"<html><body>{NAV}<div class='story'><h1>Breakwater approved</h1>{article()}{section}{signup}</div>{related}</body></html>"
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
-    assert "is a comment, and the parser skips it" in out
+    assert "is a comment, and the parser skips it" in out and "Related Reading" in out and "chapter two" in out
     assert "monthly newsletter" not in out and "Subscribe to email" not in out
     assert "Five harbours" not in out
 

@@ -142,13 +142,14 @@ def _linked_heading(heading) -> bool:
 # other pages ("Related articles", "Read also", "Mehr zum Thema", "相关阅读"). A heading is such a
 # title only when it opens on that phrase and is short. A word a manual also titles its sections
 # with ("Comments", a language's comment syntax; "Recommended settings"; "See also", its own
-# cross-references; "Teilen") counts only with a count ("12 Comments") or in a phrase no manual
-# uses ("Leave a comment"); "Related", "Popular" only as the whole title.
+# cross-references; "Teilen"; "Related reading", git's MyFirstContribution) counts only with a
+# count ("12 Comments") or in a phrase no manual uses ("Leave a comment", "Related articles");
+# "Related", "Popular" only as the whole title.
 _FURNITURE_TITLE = re.compile(
     r"^\W*(?:"
     r"subscribe\s+(?:to|for|now)\b|sign\s+up\s+(?:for|to)\b|newsletter|get\s+(?:our|the)\s+newsletter|stay\s+(?:up\s+to\s+date|informed|in\s+touch)|"
-    r"related\s+(?:articles?|posts?|stories|news|content|reading|items)|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|"
-    r"you\s+(?:may|might)\s+also\s+like|recommended\s+(?:for\s+you|reading|articles|stories|posts)|(?:most\s+)?popular\s+(?:articles|stories|posts|news)|"
+    r"related\s+(?:articles?|posts?|stories|news)\b|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|"
+    r"you\s+(?:may|might)\s+also\s+like|recommended\s+(?:for\s+you|articles|stories|posts)|(?:most\s+)?popular\s+(?:articles|stories|posts|news)|"
     r"trending\s+(?:now|stories|articles)|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
     r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|post\s+a\s+comment|join\s+the\s+discussion|"
     r"newsletter\s+abonnieren|jetzt\s+abonnieren|ähnliche\s+(?:artikel|beiträge|themen)|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|"
