@@ -641,3 +641,19 @@ def test_inside_the_text_a_box_titled_as_furniture_goes_up_to_half_the_texts_pro
     out = markdown(html)
     assert all(s in out for s in SENTENCES[:4]), out
     assert "An excerpt of that story" not in out and "推荐阅读" not in out, out
+
+
+def test_a_last_chinese_line_without_a_full_stop_is_text_when_it_runs_to_six_words_worth():
+    # Chinese writes no spaces: a last line of the text ending on no full stop ("游戏在Steam售价36元，
+    # 支持Windows和MAC，暂时没有简体中文") is six words' worth of characters, a sentence; a dateline
+    # or a byline after it ("2019-09-07 责编：张三") is a few, and goes.
+    paragraphs = "".join(f"<p>{line}</p>" for line in (
+        "今年的新防波堤方案经过三年的公开听证和两次修改设计之后，终于得到了港务局的正式批准。",
+        "工程师们预计，这座建筑将使港内冬季风暴期间的浪高降低一半，渔民们对此表示欢迎。",
+        "工程将于九月开工，如果天气允许，预计在第二年秋天之前完工，总投资由地方政府承担三分之二。",
+        "地方政府承担三分之二的费用，其余部分由港口自身收入在二十年内偿还",
+        "2019-09-07 责编：张三",
+    ))
+    out = markdown(f"<html><body>{NAV}<div class='story'><h1>新防波堤获批</h1>{paragraphs}</div></body></html>")
+    assert "其余部分由港口自身收入在二十年内偿还" in out, out
+    assert "责编" not in out, out

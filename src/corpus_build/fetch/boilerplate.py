@@ -217,12 +217,15 @@ _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
 
 
 _SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_HAN_WORDS = 12  # Chinese characters of a line that reads as a sentence though it ends on none (a dateline, a byline is fewer)
 
 
 def _reads(words: str) -> bool:
     """Whether a short line reads as a sentence: it ends as one, or runs to six words ("This page
-    last modified on …"), where a date, a byline, a credit or a list of tags is a few."""
-    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6
+    last modified on …"), where a date, a byline, a credit or a list of tags is a few. Chinese
+    writes no spaces: twelve of its characters are six words' worth."""
+    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6 or len(_HAN.findall(words)) >= _HAN_WORDS
 
 
 def _label(el, blocks: Blocks) -> bool:
@@ -264,8 +267,8 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
             continue  # (what a heading, code, a table or a list is, its own rules say)
         if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
             return out  # the last sentence of the text
-        if len(words.split()) >= 6:
-            continue  # (a line of six words reads as text, "This page last modified on …": kept, though no sentence's end)
+        if _reads(words):
+            continue  # (a line of six words reads as text, "This page last modified on …", "游戏在Steam售价36元…": kept, though no sentence's end)
         if sum(1 for a in unit.iter("a") if a.get("href") is not None) < 2:  # (a line of links is the link rules' to judge)
             out.add(unit)
     return set()  # no sentence at all: nothing to tell the text's ends by
