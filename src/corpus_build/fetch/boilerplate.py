@@ -5,7 +5,8 @@ the rules for what stands inside it are in fetch/inside.py, those for what stand
 What is left out is what stands beside the text and does not read like it:
 - beside the core, and beside each container on the way from the region down to it: blocks that
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
-  related items, sharing, promotions and the like, and feeds (items that each open on a link to
+  related items, sharing, promotions and the like, or titled so (fetch/inside.py: titled_furniture),
+  and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own), and columns of boxes each named as
   furniture (widgets), whatever their names' other words;
 - inside the core: fetch/inside.py.

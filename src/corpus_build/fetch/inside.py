@@ -4,7 +4,9 @@ the core's own boxes, each a small part of its text.
 Lists and boxes of links holding a small part of the text, the boxes named as furniture
 (`Blocks.furniture`), lists of other stories under their headlines (each item's heading a link
 away), boxes holding a form, a comment thread its class names (under half the prose), an author's
-box, and a paragraph among paragraphs that is headlines' links to other pages ("Read also: ...").
+box, a paragraph among paragraphs that is headlines' links to other pages ("Read also: ..."), and a
+box whose title names it as furniture ("Subscribe to email updates", "Related articles", "相关阅读";
+under half the text's prose: the title is the page's own word for it).
 A comment thread holding its reply form (`thread_with_form`) goes wherever it stands, beside the core too.
 """
 
