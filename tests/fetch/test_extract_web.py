@@ -560,3 +560,100 @@ def test_beside_the_text_a_box_reads_as_text_by_its_paragraphs_score_not_by_its_
     out = markdown(html)
     assert all(s in out for s in SENTENCES), out
     assert "版权所有" not in out, out
+
+
+def test_a_box_titled_as_furniture_goes_inside_the_text_and_beside_it_a_section_on_comments_stays():
+    # A sign-up box after the last paragraph inside the text, its class words cancelling out
+    # (`widget_text`: furniture and content), its title saying what it is; a related-stories box
+    # beside the text; and a manual's section titled "Comments in the configuration file", which
+    # is text: a title of more words than a furniture title.
+    signup = ('<section class="widget_text"><div class="box"><h3>Subscribe to email updates</h3>'
+              "<p>Receive our monthly newsletter to stay on top of the latest articles and announcements.</p></div></section>")
+    related = ('<div class="box"><h2>Related articles</h2><p>Five harbours on the coast that changed their breakwaters, '
+               "and what the fishing crews said of them afterwards.</p></div>")
+    section = ("<div><h2>Comments in the configuration file of the harbour authority today</h2><p>A line that opens with a hash sign "
+               "is a comment, and the parser skips it entirely, as it does with empty lines.</p></div>"
+               "<div><h2>Related Reading</h2><ul><li>The port's own guide to the new breakwater, chapter two</li></ul></div>")
+    html = f"<html><body>{NAV}<div class='story'><h1>Breakwater approved</h1>{article()}{section}{signup}</div>{related}</body></html>"
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    assert "is a comment, and the parser skips it" in out and "Related Reading" in out and "chapter two" in out
+    assert "monthly newsletter" not in out and "Subscribe to email" not in out
+    assert "Five harbours" not in out
+
+
+def test_a_wrapper_of_the_whole_page_with_a_chrome_word_is_not_vetoed_though_its_menus_outweigh_its_text():
+    # The page builder's outermost wrapper is named after a bar it may hold (`announcement-bar-dropzone`)
+    # and holds everything: menus of more link text than the article has prose, and the article.
+    menus = "".join(f'<div class="menu"><ul>{"".join(f"<li><a href=/s{i}/{j}>Section {i} and its long menu entry {j}</a></li>" for j in range(12))}</ul></div>'
+                    for i in range(4))
+    html = f'<html><body><div id="canvasWrapper" class="announcement-bar-dropzone">{menus}<div class="story"><h1>Breakwater approved</h1>{article()}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+
+
+def test_a_class_word_after_no_has_or_category_names_a_property_not_chrome():
+    # The post's own box says it has no share bar and is filed under "social issues"; a column of
+    # prose beside it outweighs it, so it does not hold most of the page's prose either.
+    column = "".join(f"<p>A longer note on another subject entirely, number {i}, written for the column beside the story, with several clauses.</p>"
+                     for i in range(9))
+    for cls in ("no-share post type-post", "post type-post category-social-issues", "post has-sidebar"):
+        html = f'<html><body>{NAV}<div class="{cls}"><h1>Breakwater approved</h1>{article()}</div><div class="column">{column}</div></body></html>'
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (cls, out)
+
+
+def test_a_header_or_footer_holding_most_of_the_text_is_not_chrome():
+    # A theme that opens <header id="branding"> at the top and closes it after the content (the
+    # parser keeps the whole page inside it); a footer a page builder wraps the article in.
+    for tag in ("header", "footer"):
+        html = f'<html><body><{tag} id="branding">{NAV}<div class="page"><h1>Breakwater approved</h1>{article()}</div></{tag}></body></html>'
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (tag, out)
+    small = f'<html><body><div class="page"><h1>Breakwater approved</h1>{article()}</div><footer><p>Published by the harbour authority press office, all rights reserved.</p></footer></body></html>'
+    assert "press office" not in markdown(small)
+
+
+def test_the_texts_core_never_climbs_to_body_over_a_column_of_cards():
+    # Readability's climb from the best candidate to a parent scoring more stops below <body>: the
+    # body scores by every block near the top of the tree, a column of cards of other stories as
+    # much as the text, and a core that is the whole body leaves nothing beside it to judge.
+    from corpus_build.fetch.chrome import measured
+    from corpus_build.fetch.density import Blocks
+
+    note = "<p>A note beside the story, from the desk, with a comma, and another.</p>"
+    cards = "".join(f'<div class="card"><p>A short line of a card about another story, number {i}, on another page, with, commas</p></div>' for i in range(10))
+    html = (f'<html><body><div class="wrap">{note}<div class="left">{note * 2}<div class="story"><h1>Breakwater approved</h1>{article(3)}</div></div></div>'
+            f"{cards}</body></html>")
+    root = lxml.html.fromstring(html)
+    with measured(root):
+        body = root.find(".//body")
+        core = Blocks(body, lambda el: False).core()
+    assert core is not body and core.get("class") in ("story", "left", "wrap")
+
+
+def test_inside_the_text_a_box_titled_as_furniture_goes_up_to_half_the_texts_prose():
+    # A portal's "推荐阅读" box of two teasers with long excerpts, inside the story's column: a third
+    # of its prose, more than the quarter a box of links or a class word may take away.
+    teasers = "".join(f"<div><p><strong>Another story, number {i}</strong> An excerpt of that story, long enough to read as a sentence, "
+                      f"and then some more words of it, with a clause or two, for the reader.</p></div>" for i in range(2))
+    html = f'<html><body>{NAV}<div class="left"><h1>Breakwater approved</h1>{article(4)}<div class="box"><h2>推荐阅读</h2>{teasers}</div></div></body></html>'
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:4]), out
+    assert "An excerpt of that story" not in out and "推荐阅读" not in out, out
+
+
+def test_a_last_chinese_line_without_a_full_stop_is_text_when_it_runs_to_six_words_worth():
+    # Chinese writes no spaces: a last line of the text ending on no full stop ("游戏在Steam售价36元，
+    # 支持Windows和MAC，暂时没有简体中文") is six words' worth of characters, a sentence; a dateline
+    # or a byline after it ("2019-09-07 责编：张三") is a few, and goes.
+    paragraphs = "".join(f"<p>{line}</p>" for line in (
+        "今年的新防波堤方案经过三年的公开听证和两次修改设计之后，终于得到了港务局的正式批准。",
+        "工程师们预计，这座建筑将使港内冬季风暴期间的浪高降低一半，渔民们对此表示欢迎。",
+        "工程将于九月开工，如果天气允许，预计在第二年秋天之前完工，总投资由地方政府承担三分之二。",
+        "地方政府承担三分之二的费用，其余部分由港口自身收入在二十年内偿还",
+        "2019-09-07 责编：张三",
+    ))
+    out = markdown(f"<html><body>{NAV}<div class='story'><h1>新防波堤获批</h1>{paragraphs}</div></body></html>")
+    assert "其余部分由港口自身收入在二十年内偿还" in out, out
+    assert "责编" not in out, out

@@ -5,7 +5,8 @@ the rules for what stands inside it are in fetch/inside.py, those for what stand
 What is left out is what stands beside the text and does not read like it:
 - beside the core, and beside each container on the way from the region down to it: blocks that
   are mostly links (related stories, headline lists, tag clouds, menus) or named as comments,
-  related items, sharing, promotions and the like, and feeds (items that each open on a link to
+  related items, sharing, promotions and the like, or titled so (fetch/inside.py: titled_furniture),
+  and feeds (items that each open on a link to
   another page, with a date or an excerpt of their own), and columns of boxes each named as
   furniture (widgets), whatever their names' other words;
 - inside the core: fetch/inside.py.
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from .chrome import in_flow, text_units
 from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
 from .headings import headings_over_nothing, orphan_headings
-from .inside import about_author, holds_form, left_out_inside, thread_with_form
+from .inside import about_author, holds_form, left_out_inside, thread_with_form, titled_furniture
 
 
 def boilerplate(region, skip: Callable[[object], bool], blocks: Blocks | None = None) -> set:
@@ -69,7 +70,7 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
                 continue
             if thread_with_form(child):
                 replies.add(child)
-            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half):
+            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half) or titled_furniture(child, blocks, half):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks, half, child not in blocks.score or blocks.final(child) < text_score)
@@ -217,12 +218,15 @@ _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
 
 
 _SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_HAN_WORDS = 12  # Chinese characters of a line that reads as a sentence though it ends on none (a dateline, a byline is fewer)
 
 
 def _reads(words: str) -> bool:
     """Whether a short line reads as a sentence: it ends as one, or runs to six words ("This page
-    last modified on …"), where a date, a byline, a credit or a list of tags is a few."""
-    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6
+    last modified on …"), where a date, a byline, a credit or a list of tags is a few. Chinese
+    writes no spaces: twelve of its characters are six words' worth."""
+    return bool(_SENTENCE_END.search(words)) or len(words.split()) >= 6 or len(_HAN.findall(words)) >= _HAN_WORDS
 
 
 def _label(el, blocks: Blocks) -> bool:
@@ -264,8 +268,8 @@ def _loose_ends(core, blocks: Blocks, skip: Callable[[object], bool], found: set
             continue  # (what a heading, code, a table or a list is, its own rules say)
         if blocks.text[unit] >= _SHORT or _SENTENCE_END.search(words):
             return out  # the last sentence of the text
-        if len(words.split()) >= 6:
-            continue  # (a line of six words reads as text, "This page last modified on …": kept, though no sentence's end)
+        if _reads(words):
+            continue  # (a line of six words reads as text, "This page last modified on …", "游戏在Steam售价36元…": kept, though no sentence's end)
         if sum(1 for a in unit.iter("a") if a.get("href") is not None) < 2:  # (a line of links is the link rules' to judge)
             out.add(unit)
     return set()  # no sentence at all: nothing to tell the text's ends by

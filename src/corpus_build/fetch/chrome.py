@@ -60,14 +60,26 @@ SEQUENCE_RELS = {"next", "prev", "previous", "up", "first", "last", "start", "co
 
 @functools.lru_cache(maxsize=4096)
 def _class_tokens(value: str) -> frozenset[str]:
-    """The chrome words a class attribute holds: its words, or their parts split at - and _."""
+    """The chrome words a class attribute holds: its words, or their parts split at - and _; not
+    a part after a word that makes the class a property of the box rather than its purpose
+    (`no-share`, `hide-social-icons`, `has-sidebar`, `with-related`: a post without a share bar,
+    a layout with a sidebar beside it), or names a topic the post is filed under (`category-social-issues`)."""
     found: set[str] = set()
     for word in value.lower().split():
         if word in SKIP_TOKENS:
             found.add(word)
-        else:
-            found.update(part for part in re.split(r"[-_]", word) if part in SKIP_TOKENS)
+            continue
+        parts = re.split(r"[-_]", word)
+        for i, part in enumerate(parts):
+            if part in SKIP_TOKENS and not _PROPERTY_WORDS.intersection(parts[:i]):
+                found.add(part)
     return frozenset(found)
+
+
+# Words before a chrome word in a class that say what the box has or hides, not what it is, and
+# the words blog engines put before the topics a post is filed under (`category-social-issues`).
+_PROPERTY_WORDS = {"no", "not", "without", "hide", "hidden", "has", "have", "with", "show", "disable", "disabled", "enable", "enabled",
+                   "category", "tag", "topic"}
 
 
 def dense_len(text: str) -> int:

@@ -163,6 +163,10 @@ class Blocks:
         threshold = last / 3
         parent = top.getparent()
         while parent is not None and top is not self.region:
+            # (as readability's climb, never to <body>: it scores by all the page's blocks near the
+            # top of the tree, a column of teasers as much as the text)
+            if parent is self.region and isinstance(parent.tag, str) and parent.tag.lower() == "body":
+                break
             if parent in self.score:
                 score = self.final(parent)
                 if score < threshold:

@@ -171,7 +171,8 @@ class _Converter:
             return True
         if (el.get("role") or "").lower() in _SKIP_ROLES:
             return True
-        if tag == "footer" or (tag == "header" and self.whole_page):
+        # (a tag is a class word in the markup: a <header> a theme wraps the whole page in holds the text)
+        if (tag == "footer" or (tag == "header" and self.whole_page)) and not self.holds_most(el):
             return True
         if tag == "aside" and "footnote" not in (el.get("class") or "") and not box_is_text(el):
             return True
@@ -184,7 +185,10 @@ class _Converter:
         word (`content-with-sidebar-wrp`, `article-body pagination-first`, `js_img_share_area`) may
         demote it, never veto it."""
         if el not in self._holds_most:
-            self._holds_most[el] = bool(self.page_text) and 2 * prose_len(el) >= self.page_text and not mostly_links(el)
+            prose = prose_len(el)
+            # (mostly links, it holds most of the prose only as a wrapper of the whole page holds it,
+            # menus and all: that wrapper, holding nearly all of it, is the page, whatever its name)
+            self._holds_most[el] = bool(self.page_text) and 2 * prose >= self.page_text and (10 * prose >= 9 * self.page_text or not mostly_links(el))
         return self._holds_most[el]
 
     def leaves_page(self, href: str) -> bool:

@@ -4,7 +4,9 @@ the core's own boxes, each a small part of its text.
 Lists and boxes of links holding a small part of the text, the boxes named as furniture
 (`Blocks.furniture`), lists of other stories under their headlines (each item's heading a link
 away), boxes holding a form, a comment thread its class names (under half the prose), an author's
-box, and a paragraph among paragraphs that is headlines' links to other pages ("Read also: ...").
+box, a paragraph among paragraphs that is headlines' links to other pages ("Read also: ..."), and a
+box whose title names it as furniture ("Subscribe to email updates", "Related articles", "相关阅读";
+under half the text's prose: the title is the page's own word for it).
 A comment thread holding its reply form (`thread_with_form`) goes wherever it stands, beside the core too.
 """
 
@@ -25,6 +27,8 @@ def left_out_inside(el, blocks: Blocks, quarter: int) -> bool:
         or _thread(el, blocks, 2 * quarter)
         or _link_line(el, blocks)
         or (blocks.prose(el) < quarter and _headlines(el, blocks))
+        # (a title is the page's own word for the box: it goes unless it holds half the text)
+        or titled_furniture(el, blocks, 2 * quarter)
     )
 
 
@@ -133,3 +137,57 @@ def _linked_heading(heading) -> bool:
     words = " ".join(heading.text_content().split())
     linked = " ".join(" ".join(a.text_content() for a in heading.iter("a") if (a.get("href") or "#").lstrip()[:1] not in ("#", "")).split())
     return bool(words) and linked == words
+
+
+# The titles pages give their furniture, in the languages of the pages measured (English, German,
+# French, Spanish, Italian, Polish, Chinese): calls to subscribe, share or comment, and pointers to
+# other pages ("Related articles", "Read also", "Mehr zum Thema", "相关阅读"). A heading is such a
+# title only when it opens on that phrase and is short. A word a manual also titles its sections
+# with ("Comments", a language's comment syntax; "Recommended settings"; "See also", its own
+# cross-references; "Teilen"; "Related reading", git's MyFirstContribution) counts only with a
+# count ("12 Comments") or in a phrase no manual uses ("Leave a comment", "Related articles");
+# "Related", "Popular" only as the whole title.
+_FURNITURE_TITLE = re.compile(
+    r"^\W*(?:"
+    r"subscribe\s+(?:to|for|now)\b|sign\s+up\s+(?:for|to)\b|newsletter|get\s+(?:our|the)\s+newsletter|stay\s+(?:up\s+to\s+date|informed|in\s+touch)|"
+    r"related\s+(?:articles?|posts?|stories|news)\b|read\s+(?:also|more|next)\b|more\s+(?:from|stories|news|articles|on\s+this)\b|"
+    r"you\s+(?:may|might)\s+also\s+like|recommended\s+(?:for\s+you|articles|stories|posts)|(?:most\s+)?popular\s+(?:articles|stories|posts|news)|"
+    r"trending\s+(?:now|stories|articles)|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
+    r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|post\s+a\s+comment|join\s+the\s+discussion|"
+    r"newsletter\s+abonnieren|jetzt\s+abonnieren|ähnliche\s+(?:artikel|beiträge|themen)|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|"
+    r"mehr\s+zum\s+thema|auch\s+interessant|das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar\s+schreiben|schreiben\s+sie\s+einen\s+kommentar|"
+    r"diesen\s+artikel\s+teilen|articles?\s+similaires|à\s+lire\s+aussi|laisser\s+un\s+commentaire|partager\s+cet\s+article|abonnez-vous|"
+    r"noticias\s+relacionadas|te\s+puede\s+interesar|deja\s+(?:un|tu)\s+comentario|suscr[ií]bete|lo\s+más\s+leído|"
+    r"articoli\s+correlati|leggi\s+anche|lascia\s+un\s+commento|dodaj\s+komentarz|czytaj\s+(?:też|także)|"
+    r"相关(?:阅读|新闻|文章|推荐|报道|链接)|推荐阅读|延伸阅读|猜你喜欢|热门(?:文章|新闻|推荐|评论)|网友评论|发表评论|评论区|分享到"
+    r")"
+    r"|^\W*(?:related|popular|trending|网友评论|热门|热点)\W*$"
+    r"|^\W*\d+\s+(?:comments?|kommentare?|commentaires?|comentarios?|commenti|komentarz\w*|条评论)\W*$"
+    r"|^\W*(?:comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze|评论)\s*[(\[]\d+[)\]]\W*$",
+    re.IGNORECASE,
+)
+_TITLE_WORDS = 6  # words of a furniture title at most ("You might also like these stories")
+
+
+def furniture_title(heading) -> bool:
+    """Whether a heading is a title pages give their furniture (see _FURNITURE_TITLE): short, and that phrase."""
+    words = " ".join(heading.text_content().split())
+    return 0 < len(words.split()) <= _TITLE_WORDS and len(words) <= 60 and bool(_FURNITURE_TITLE.search(words))
+
+
+def titled_furniture(el, blocks: Blocks, within: int) -> bool:
+    """A box whose first words are a heading naming furniture ("Subscribe to email updates" over a
+    sign-up, "Related articles" over teasers, "评论" over a thread), holding less than `within`
+    characters of prose: what the page itself calls no part of the text, whatever its class says
+    (`widget_text`, where the furniture and the content word cancel out)."""
+    tag = el.tag.lower() if isinstance(el.tag, str) else ""
+    if tag not in BOXES or blocks.prose(el) >= within:
+        return False
+    for node in el.iter():
+        if node is el or node not in blocks.text or not blocks.text[node]:
+            continue
+        if isinstance(node.tag, str) and node.tag.lower() in HEADINGS:
+            return furniture_title(node)
+        if (node.text or "").strip():
+            return False  # (its first words are no heading)
+    return False
