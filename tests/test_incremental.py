@@ -20,7 +20,7 @@ import pytest
 
 from corpus_build import site
 from corpus_build.cli import main
-from corpus_build.site import buildcache
+from corpus_build.site import buildcache, engines, sitedir
 from tests.corpus_fixture import SOURCES_ASCEND, SOURCES_GPU, write_project
 
 pytestmark = pytest.mark.slow
@@ -264,6 +264,26 @@ def test_a_rebuild_links_unchanged_files_from_the_published_site_and_writes_the_
     assert outside.read_bytes() == planted_bytes  # the file outside the site is as it was
     assert shared.stat().st_ino != elsewhere.stat().st_ino and shared.read_bytes() == elsewhere.read_bytes()
     _assert_same_site(published, _clean_build(tmp_path / "clean", project / "corpus"), "a linked rebuild")
+
+
+def test_files_written_outside_mkdocs_writers_are_linked_when_their_bytes_are_the_same(tmp_path):
+    # The sitemap, tags.json, the portable 404 page, search_config.json and the marker were written
+    # anew by every build (issue 38: files written count against a rebuild), though they rarely change.
+    project = write_project(tmp_path / "project")
+    site.build(project, strict=True)
+    published = project / "site"
+    names = [name for name in engines.REWRITTEN if (published / name).is_file()]
+    assert {"404.html", "sitemap.xml.gz", "search/search_config.json", sitedir.MARKER} <= set(names)
+    inode = {name: (published / name).stat().st_ino for name in names}
+    (published / "tags.json").write_bytes((published / "tags.json").read_bytes() + b" ")  # the bytes decide
+    _edit(project / "corpus", "01-gpu/sources.yaml", "Second line of the note.", "Second line of the note, edited.")
+
+    site.build(project, strict=True)
+    relinked = {name for name in names if (published / name).stat().st_ino == inode[name]}
+    assert relinked == set(names) - {"tags.json"}, relinked
+    assert all((published / name).stat().st_nlink == 1 for name in names)
+    assert not [p.name for p in published.rglob(".*.link")]
+    _assert_same_site(published, _clean_build(tmp_path / "clean", project / "corpus"), "a note edited")
 
 
 @pytest.mark.parametrize("damage", ["not a database", "truncated"])

@@ -209,6 +209,7 @@ def build(
             if before_swap is not None:
                 before_swap(staging)
             sitedir.mark(staging)
+            _relink_rewritten(final, staging)
             # The old site stays whole until the new one has taken its name (core/swapdir.py).
             swapdir.replace(staging, final)
         except BaseException:
@@ -419,6 +420,37 @@ def _build_zensical(project: Path, site_dir: Path, *, strict: bool, quiet: bool,
     from . import zensical  # the plugin's steps that need no MkDocs: search tuning, the allow-list
 
     zensical.finish(project, site_dir, corpus, _read_config(project / "mkdocs.yml"))
+
+
+# Files every build writes by other means than MkDocs' writers (so `_unchanged_files_linked` does not
+# see them): the sitemap (gzip, by MkDocs), Material's tags.json, ours after the engine (the portable
+# 404 page, search_config.json, the site's marker). Their bytes rarely change.
+REWRITTEN = ("404.html", "sitemap.xml.gz", "tags.json", "search/search_config.json", sitedir.MARKER)
+
+
+def _relink_rewritten(published: Path, staging: Path) -> None:
+    """Each of REWRITTEN that the build wrote with the bytes the published site has: the published
+    file linked in its place (what a site's reader or a sync tool sees as unchanged, as every other
+    unchanged file is). Replaced under a new name, so the staging folder never lacks the file."""
+    for name in REWRITTEN:
+        mine, theirs = staging / name, published / name
+        try:
+            info = os.lstat(mine)
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or _shareable(theirs, info.st_size) is None:
+                continue
+            if mine.read_bytes() != theirs.read_bytes():
+                continue
+            spare = mine.with_name(f".{mine.name}.link")
+            with suppress(FileNotFoundError):
+                os.unlink(spare)
+            os.link(theirs, spare, follow_symlinks=False)
+        except OSError:
+            continue  # written, as before: nothing lost
+        try:
+            os.replace(spare, mine)
+        except OSError:
+            with suppress(OSError):
+                os.unlink(spare)
 
 
 def _check_complete(project: Path, site_dir: Path, corpus: Corpus | None) -> None:
