@@ -169,3 +169,35 @@ def test_a_checked_host_is_reached_at_its_checked_address_with_its_own_name_in_h
         assert sni[-1] == "other.example" and len(seen) == 1
     finally:
         server.shutdown()
+
+
+def test_a_cited_host_on_the_local_network_is_fetched_though_a_public_page_named_it_first(server, monkeypatch, tmp_path, options):
+    """A host refused as a public page's image (it resolves into the local network) is still the
+    user's own source when cited directly (an intranet wiki): refusing the page's image must not
+    make the run refuse every later connection to that host, so the outcome never depends on
+    which source happened to be fetched first."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name in ("public.example", "wiki.example"):  # both on this machine; only wiki.example is ever checked
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.base.rsplit(":", 1)[1]
+    server.add("/logo.png", PNG_1X1, content_type="image/png")
+    server.add("/wiki", f"<!DOCTYPE html><html lang='en'><head><title>Wiki</title></head><body><main><h1>Wiki</h1><p>{PARA}</p></main></body></html>")
+    server.add("/guide", f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title></head>"
+                         f"<body><main><h1>Kernel guide</h1><p>{PARA}</p><img src='http://wiki.example:{port}/logo.png' alt='a'>"
+                         f"<p>{PARA}</p></main></body></html>")
+    corpus = registry.load(write_corpus(tmp_path, [
+        {"id": "guide", "url": f"http://public.example:{port}/guide", "kind": "docs"},
+        {"id": "wiki", "url": f"http://wiki.example:{port}/wiki", "kind": "docs"},
+    ]))
+    results = fetch_corpus(corpus, replace(options, browser="never", retries=0, jobs=1))
+    by_id = {result.id: result for result in results}
+    assert by_id["guide"].status is Status.OK, by_id["guide"].error
+    assert server.count("/logo.png") == 0  # the public page's image is refused, as before
+    assert by_id["wiki"].status is Status.OK, by_id["wiki"].error  # the user's own citation is not
+    assert server.count("/wiki") == 1
