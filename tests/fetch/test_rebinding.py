@@ -12,6 +12,7 @@ rebind.example answers a public address once, then 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from dataclasses import replace
 
@@ -201,3 +202,59 @@ def test_a_cited_host_on_the_local_network_is_fetched_though_a_public_page_named
     assert server.count("/logo.png") == 0  # the public page's image is refused, as before
     assert by_id["wiki"].status is Status.OK, by_id["wiki"].error  # the user's own citation is not
     assert server.count("/wiki") == 1
+
+
+def test_a_checked_host_whose_first_address_never_answers_is_reached_at_the_next_without_waiting_the_timeout(monkeypatch):
+    """Happy eyeballs (RFC 8305), as anyio does for a host name: a dual-stack host whose first
+    answer is unreachable (a network with broken IPv6 drops the packets) is connected to at the
+    next address a moment later, not after the whole connect timeout for every new connection.
+    The unreachable address is a real listener on 127.0.0.2 whose queue is full (its SYNs are
+    dropped); 127.0.0.1 counts as public here (is_local is the backend's argument)."""
+    import asyncio
+    import time
+
+    from corpus_build.fetch import connect
+
+    good = socket.socket()
+    good.bind(("127.0.0.1", 0))
+    good.listen(16)
+    port = good.getsockname()[1]
+    stalled = socket.socket()
+    try:
+        stalled.bind(("127.0.0.2", port))
+    except OSError:
+        pytest.skip("127.0.0.2 is not usable here")
+    stalled.listen(0)
+    fillers = []
+    for _ in range(4):  # fill its accept queue: further connections hang, as to a dropped address
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.2", port))
+        fillers.append(filler)
+    answers: dict[str, list[str]] = {"one.example": ["127.0.0.1"], "dual.example": ["127.0.0.2", "127.0.0.1"]}
+
+    def getaddrinfo(host, port_, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port_ or 0))) for address in answers[name]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    backend = connect.PinnedBackend({"one.example", "dual.example"}, lambda address: False, lambda host: None)
+    timeout = 8.0
+
+    async def seconds_to_connect(host: str) -> float:
+        started = time.perf_counter()
+        stream = await backend.connect_tcp(host, port, timeout=timeout)
+        elapsed = time.perf_counter() - started
+        assert stream.get_extra_info("server_addr")[0] == "127.0.0.1"
+        await stream.aclose()
+        return elapsed
+
+    try:
+        baseline = asyncio.run(seconds_to_connect("one.example"))
+        dual = asyncio.run(seconds_to_connect("dual.example"))
+    finally:
+        for sock in (good, stalled, *fillers):
+            sock.close()
+    print(f"connect: {dual:.3f} s with the first address unreachable, {baseline:.3f} s with one address")
+    assert dual - baseline < timeout / 4, f"{dual:.2f} s against {baseline:.2f} s for one address: waited for the unreachable one"
