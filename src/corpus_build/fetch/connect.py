@@ -85,7 +85,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
             raise httpcore.ConnectError(f"{host} resolves to no address")
         return await self._first_to_connect([address for address, _checked in answers], port, timeout, local_address, socket_options)
 
-    async def _first_to_connect(self, addresses: list[str], port: int, timeout: float | None, local_address: str | None,
+    async def _first_to_connect(self, addresses: list[str], port: int, timeout: float | None, local_address: str | None,  # noqa: ASYNC109 (each attempt's own, as httpcore takes it)
                                 socket_options: Iterable[httpcore.SOCKET_OPTION] | None) -> httpcore.AsyncNetworkStream:
         """Happy eyeballs (RFC 8305), as anyio does when given the name: the addresses in turn, the next
         one started HAPPY_EYEBALLS_DELAY after the last (or as soon as it fails), the first to connect
