@@ -258,3 +258,30 @@ def test_a_checked_host_whose_first_address_never_answers_is_reached_at_the_next
             sock.close()
     print(f"connect: {dual:.3f} s with the first address unreachable, {baseline:.3f} s with one address")
     assert dual - baseline < timeout / 4, f"{dual:.2f} s against {baseline:.2f} s for one address: waited for the unreachable one"
+
+
+def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(server, monkeypatch, tmp_path, options):
+    """The check saw the host as urlsplit spells it (réb.example); httpx connects to its IDNA form
+    (xn--rb-bja.example). Guarded under the first name only, the connection was never pinned:
+    the name resolved again, to 127.0.0.1, and the request went inside."""
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name == "public.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
+        if name.encode("idna").decode() != "xn--rb-bja.example":
+            return real(host, port, *args, **kwargs)
+        asked.append(name)
+        address = PUBLIC if len(asked) == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.base.rsplit(":", 1)[1]
+    server.add("/secret", "<html><head><title>Internal admin</title></head><body><p>secret</p></body></html>")
+    server.routes["/page"] = lambda request: Reply(302, b"", {"Location": f"http://réb.example:{port}/secret"})
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "doc", "url": f"http://public.example:{port}/page"}]))
+    [result] = fetch_corpus(corpus, replace(options, retries=0))
+    assert server.count("/secret") == 0, "connected to 127.0.0.1 after checking a public answer"
+    assert result.status is Status.FAILED and "refused" in result.error, result.error

@@ -25,8 +25,23 @@ import socket
 from collections.abc import Callable, Collection, Iterable
 
 import httpcore
+import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def host_key(host: str) -> str:
+    """A host name as the connection sees it: lower case, no final dot, and in its IDNA (ASCII)
+    form. The check sees a redirect's host as urlsplit spells it (réb.example), while httpx
+    connects to xn--rb-bja.example: guarded under the first spelling only, the second was never
+    pinned, and resolved again (DNS rebinding through any non-ASCII name)."""
+    host = host.lower().rstrip(".")
+    if host.isascii():
+        return host
+    try:
+        return httpx.URL(f"http://{host}/").raw_host.decode("ascii").lower().rstrip(".")
+    except (httpx.InvalidURL, UnicodeError, ValueError):  # no IDNA form: httpx cannot connect to it either
+        return host
 
 
 class LocalAddressRefused(Exception):
@@ -68,7 +83,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,  # noqa: ASYNC109 (httpcore's signature)
                           socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> httpcore.AsyncNetworkStream:
-        if host.lower().rstrip(".") not in self._guarded:
+        if host_key(host) not in self._guarded:
             return await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
         try:
             async with asyncio.timeout(timeout):

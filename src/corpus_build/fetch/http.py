@@ -235,7 +235,7 @@ class HostVerdicts:
             # Only a host found public is guarded, before the request this verdict lets through connects.
             # A local one is refused here already; guarding it too would refuse the user's own citation
             # of it (an intranet wiki a public page also names) for the rest of the run.
-            self.guarded.add(host.lower().rstrip("."))
+            self.guarded.add(connect.host_key(host))
         return local
 
     async def _ask(self, host: str) -> bool:
