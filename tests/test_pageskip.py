@@ -176,3 +176,45 @@ def buildcache_dir(project: Path) -> Path:
     from corpus_build.site import buildcache
 
     return project / buildcache.CACHE_DIR
+
+
+def test_a_mirror_page_put_back_and_rewritten_before_its_template_stops_the_build_with_the_site_kept(tmp_path, caplog, monkeypatch):
+    """A mirror's text page put back from the cache took its text blocks by reading its file again
+    when its template was built, long after the read step: a `corpus-build render` (another
+    capture) writing the file in between paired the cached page's block places with the new
+    file's blocks, and the build died on 'the place of a mirror text block is gone' (or, had the
+    new file no block, published the page without its text). The build stops with what to do instead,
+    and the published site stays the last one, whole."""
+    import mkdocs.commands.build as mkdocs_build
+
+    from tests.test_mirror_pages import write_mirrors
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+    project = write_mirrors(write_project(tmp_path / "edited"), "http://127.0.0.1:9")
+    site.build(project, strict=True, quiet=False)
+    _edit(project / "corpus", "01-gpu/section.yaml", "title: GPU hardware", "title: GPU hardware and more")  # every template again
+    text_page = project / "docs" / "sources" / "cuda-guide" / "text.md"
+    real_build_page = mkdocs_build._build_page
+    rewritten: list[str] = []
+
+    def build_page(page, *args, **kwargs):  # MkDocs' template step, after every page was read or put back
+        if page.file.src_uri == "sources/cuda-guide/text.md" and not rewritten:
+            old = text_page.read_text(encoding="utf-8")
+            text_page.write_text(old.replace("What the page said.", "What another capture said."), encoding="utf-8")
+            rewritten.append(old)
+        return real_build_page(page, *args, **kwargs)
+
+    monkeypatch.setattr(mkdocs_build, "_build_page", build_page)
+    from corpus_build.core.errors import SiteError
+
+    with pytest.raises(SiteError, match="the mkdocs build failed"):
+        _rebuild(project, caplog)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("cuda-guide/text.md: the page was rewritten while the site was built" in m and "build again" in m for m in said), said
+    assert rewritten  # (the error comes from the page put back: one read gets its blocks with its Markdown)
+    shown = project / "site" / "sources" / "cuda-guide" / "text" / "index.html"
+    assert "What the page said." in shown.read_text(encoding="utf-8")  # the published site: the last one, whole
+    monkeypatch.setattr(mkdocs_build, "_build_page", real_build_page)
+    _rebuild(project, caplog)  # the render puts its own page back; the build after it is whole
+    assert "What the page said." in shown.read_text(encoding="utf-8") and "cb-block" not in shown.read_text(encoding="utf-8")

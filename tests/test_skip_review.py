@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -185,12 +186,12 @@ EMOJI = """  - pymdownx.emoji:
 ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path d="{}"/></svg>'
 
 
-def _cli_build(project: Path) -> None:
+def _cli_build(project: Path, timeout: float = 600) -> None:
     """`corpus-build build` in a process of its own, run from the project (Material keeps the icons it
     read for as long as its process lives, and finds custom_icons from the current folder)."""
     env = {**os.environ, "SOURCE_DATE_EPOCH": "1793000000"}
     done = subprocess.run([sys.executable, "-m", "corpus_build", "--project", str(project), "build", "--strict"],
-                          cwd=project, capture_output=True, text=True, env=env, timeout=600)
+                          cwd=project, capture_output=True, text=True, env=env, timeout=timeout)
     assert done.returncode == 0, done.stderr[-2000:]
 
 
@@ -451,3 +452,20 @@ def test_nothing_changed_sees_a_note_edited_within_the_tick_of_the_last_build(tm
     monkeypatch.setattr(registry_reader, "_SECTIONS", {})
     assert main(["--project", str(project), "build", "--strict"]) == 0
     assert "Second line of the NOTE." in (project / "site" / "sources" / "tilelang" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_nothing_changed_check_never_opens_a_named_pipe_beside_the_inputs(tmp_path):
+    """A named pipe made in corpus/ after a build (a tool's log pipe, `mkfifo`): its times are newer
+    than the last build's clock, so the check took it for racily clean and opened it to hash its
+    bytes, and open() waits for a writer: `corpus-build build` hung for ever. Only regular files'
+    bytes are read; a pipe is known by its stat, as MkDocs never reads one in corpus/."""
+    project = write_project(tmp_path / "piped")
+    first = time.perf_counter()
+    _cli_build(project)
+    took = time.perf_counter() - first
+    os.mkfifo(project / "corpus" / "notes.pipe")
+    try:
+        _cli_build(project, timeout=max(60.0, 10 * took))  # a ratio of the first build, with room for a busy machine
+    except subprocess.TimeoutExpired:
+        pytest.fail("`corpus-build build` hung on the pipe in corpus/")

@@ -246,3 +246,23 @@ def test_the_scaffolds_corpus_gitignore_ignores_a_killed_writes_temp_files(tmp_p
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     checked = subprocess.run(["git", "check-ignore", "-q", f"corpus/{name}"], cwd=repo)
     assert checked.returncode == 0, name
+
+
+def test_loading_the_registry_beside_a_parked_mirror_out_of_corpus_takes_no_lock_and_writes_nothing(make_corpus, tmp_path):
+    """A raw/ linked out of corpus/ (mirrors on another disk) is never renamed in by put_back; a
+    parked folder there made every registry load take the run lock for nothing, rewriting
+    corpus/.fetch.lock each time: a file event under `mkdocs serve`'s watch of corpus/ (another
+    build, which loads the registry again), and a fetch started meanwhile waiting on it."""
+    corpus = make_corpus([{"id": "doc", "url": "https://example.org/doc"}])
+    outside = tmp_path / "elsewhere" / "raw"
+    (outside / ".doc.old-4242").mkdir(parents=True)
+    raw = corpus.root / "01-main" / "raw"
+    if raw.exists():
+        raw.rmdir()
+    raw.symlink_to(outside, target_is_directory=True)
+    from corpus_build import registry
+
+    registry.load(corpus.root)
+    registry.load(corpus.root)
+    assert not (corpus.root / ".fetch.lock").exists()
+    assert sorted(p.name for p in outside.iterdir()) == [".doc.old-4242"]  # nothing renamed out there

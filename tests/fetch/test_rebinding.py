@@ -12,6 +12,7 @@ rebind.example answers a public address once, then 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from dataclasses import replace
 
@@ -169,3 +170,118 @@ def test_a_checked_host_is_reached_at_its_checked_address_with_its_own_name_in_h
         assert sni[-1] == "other.example" and len(seen) == 1
     finally:
         server.shutdown()
+
+
+def test_a_cited_host_on_the_local_network_is_fetched_though_a_public_page_named_it_first(server, monkeypatch, tmp_path, options):
+    """A host refused as a public page's image (it resolves into the local network) is still the
+    user's own source when cited directly (an intranet wiki): refusing the page's image must not
+    make the run refuse every later connection to that host, so the outcome never depends on
+    which source happened to be fetched first."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name in ("public.example", "wiki.example"):  # both on this machine; only wiki.example is ever checked
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.base.rsplit(":", 1)[1]
+    server.add("/logo.png", PNG_1X1, content_type="image/png")
+    server.add("/wiki", f"<!DOCTYPE html><html lang='en'><head><title>Wiki</title></head><body><main><h1>Wiki</h1><p>{PARA}</p></main></body></html>")
+    server.add("/guide", f"<!DOCTYPE html><html lang='en'><head><title>Kernel guide</title></head>"
+                         f"<body><main><h1>Kernel guide</h1><p>{PARA}</p><img src='http://wiki.example:{port}/logo.png' alt='a'>"
+                         f"<p>{PARA}</p></main></body></html>")
+    corpus = registry.load(write_corpus(tmp_path, [
+        {"id": "guide", "url": f"http://public.example:{port}/guide", "kind": "docs"},
+        {"id": "wiki", "url": f"http://wiki.example:{port}/wiki", "kind": "docs"},
+    ]))
+    results = fetch_corpus(corpus, replace(options, browser="never", retries=0, jobs=1))
+    by_id = {result.id: result for result in results}
+    assert by_id["guide"].status is Status.OK, by_id["guide"].error
+    assert server.count("/logo.png") == 0  # the public page's image is refused, as before
+    assert by_id["wiki"].status is Status.OK, by_id["wiki"].error  # the user's own citation is not
+    assert server.count("/wiki") == 1
+
+
+def test_a_checked_host_whose_first_address_never_answers_is_reached_at_the_next_without_waiting_the_timeout(monkeypatch):
+    """Happy eyeballs (RFC 8305), as anyio does for a host name: a dual-stack host whose first
+    answer is unreachable (a network with broken IPv6 drops the packets) is connected to at the
+    next address a moment later, not after the whole connect timeout for every new connection.
+    The unreachable address is a real listener on 127.0.0.2 whose queue is full (its SYNs are
+    dropped); 127.0.0.1 counts as public here (is_local is the backend's argument)."""
+    import asyncio
+    import time
+
+    from corpus_build.fetch import connect
+
+    good = socket.socket()
+    good.bind(("127.0.0.1", 0))
+    good.listen(16)
+    port = good.getsockname()[1]
+    stalled = socket.socket()
+    try:
+        stalled.bind(("127.0.0.2", port))
+    except OSError:
+        pytest.skip("127.0.0.2 is not usable here")
+    stalled.listen(0)
+    fillers = []
+    for _ in range(4):  # fill its accept queue: further connections hang, as to a dropped address
+        filler = socket.socket()
+        filler.setblocking(False)
+        with contextlib.suppress(BlockingIOError):
+            filler.connect(("127.0.0.2", port))
+        fillers.append(filler)
+    answers: dict[str, list[str]] = {"one.example": ["127.0.0.1"], "dual.example": ["127.0.0.2", "127.0.0.1"]}
+
+    def getaddrinfo(host, port_, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port_ or 0))) for address in answers[name]]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    backend = connect.PinnedBackend({"one.example", "dual.example"}, lambda address: False, lambda host: None)
+    timeout = 8.0
+
+    async def seconds_to_connect(host: str) -> float:
+        started = time.perf_counter()
+        stream = await backend.connect_tcp(host, port, timeout=timeout)
+        elapsed = time.perf_counter() - started
+        assert stream.get_extra_info("server_addr")[0] == "127.0.0.1"
+        await stream.aclose()
+        return elapsed
+
+    try:
+        baseline = asyncio.run(seconds_to_connect("one.example"))
+        dual = asyncio.run(seconds_to_connect("dual.example"))
+    finally:
+        for sock in (good, stalled, *fillers):
+            sock.close()
+    print(f"connect: {dual:.3f} s with the first address unreachable, {baseline:.3f} s with one address")
+    assert dual - baseline < timeout / 4, f"{dual:.2f} s against {baseline:.2f} s for one address: waited for the unreachable one"
+
+
+def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(server, monkeypatch, tmp_path, options):
+    """The check saw the host as urlsplit spells it (réb.example); httpx connects to its IDNA form
+    (xn--rb-bja.example). Guarded under the first name only, the connection was never pinned:
+    the name resolved again, to 127.0.0.1, and the request went inside."""
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name == "public.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
+        if name.encode("idna").decode() != "xn--rb-bja.example":
+            return real(host, port, *args, **kwargs)
+        asked.append(name)
+        address = PUBLIC if len(asked) == 1 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.base.rsplit(":", 1)[1]
+    server.add("/secret", "<html><head><title>Internal admin</title></head><body><p>secret</p></body></html>")
+    server.routes["/page"] = lambda request: Reply(302, b"", {"Location": f"http://réb.example:{port}/secret"})
+    corpus = registry.load(write_corpus(tmp_path, [{"id": "doc", "url": f"http://public.example:{port}/page"}]))
+    [result] = fetch_corpus(corpus, replace(options, retries=0))
+    assert server.count("/secret") == 0, "connected to 127.0.0.1 after checking a public answer"
+    assert result.status is Status.FAILED and "refused" in result.error, result.error

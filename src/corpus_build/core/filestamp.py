@@ -39,9 +39,15 @@ def clock(folder: Path) -> int:
     probe = Path(folder) / f".clock-probe-{os.getpid()}"
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        with open(probe, "wb") as handle:
-            handle.write(b"\n")
-        info = os.stat(probe)
+        # Made anew, never opened through what has its name: the cache folder comes from outside
+        # (CI restores it), and a link planted there would have the probe write onto its target.
+        probe.unlink(missing_ok=True)
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        try:
+            os.write(fd, b"\n")
+        finally:
+            os.close(fd)
+        info = os.stat(probe, follow_symlinks=False)  # after the close: a file server's stamp, not the client's
     except OSError:
         return wall - _FALLBACK_MARGIN_NS
     finally:

@@ -86,14 +86,17 @@ def put_back(root: Path, folders: Iterable[tuple[Path, Collection[str]]]) -> lis
     no fetch holds the lock (a fetch going on may be between its two renames this very moment,
     and it puts back a dead run's folders itself when it starts). When a fetch holds it, or the
     corpus is read-only, nothing is done and nothing is said; the next load tries again."""
-    folders = list(folders)
-    if not any(_orphans(folder, names) for folder, names in folders):
+    # Only where a rename can happen, looked at before the lock: a parked folder that can never be
+    # put back (in a raw/ linked out of corpus/, in a folder we may not write) would otherwise have
+    # every load take the run lock for nothing, and rewrite corpus/.fetch.lock each time: a file
+    # event under `mkdocs serve`'s watch of corpus/, so another build, another load, for ever.
+    folders = [(folder, names) for folder, names in folders if _orphans(folder, names)]
+    folders = [(folder, names) for folder, names in folders if safepath.is_inside(folder, root) and os.access(folder, os.W_OK)]
+    if not folders:
         return []
     restored: list[Path] = []
     with suppress(UsageError), run_lock(root, RESTORER, wait=BRIEF_WAIT):  # UsageError: held by a fetch, or read-only
         for folder, names in folders:
-            if not safepath.is_inside(folder, root):  # a raw/ linked out of corpus/: nothing renamed out there
-                continue
             for parked, target in _orphans(folder, names):  # again, under the lock
                 try:
                     os.rename(parked, target)

@@ -25,8 +25,23 @@ import socket
 from collections.abc import Callable, Collection, Iterable
 
 import httpcore
+import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def host_key(host: str) -> str:
+    """A host name as the connection sees it: lower case, no final dot, and in its IDNA (ASCII)
+    form. The check sees a redirect's host as urlsplit spells it (réb.example), while httpx
+    connects to xn--rb-bja.example: guarded under the first spelling only, the second was never
+    pinned, and resolved again (DNS rebinding through any non-ASCII name)."""
+    host = host.lower().rstrip(".")
+    if host.isascii():
+        return host
+    try:
+        return httpx.URL(f"http://{host}/").raw_host.decode("ascii").lower().rstrip(".")
+    except (httpx.InvalidURL, UnicodeError, ValueError):  # no IDNA form: httpx cannot connect to it either
+        return host
 
 
 class LocalAddressRefused(Exception):
@@ -46,6 +61,17 @@ async def resolve(host: str, port: int) -> list[tuple[str, str]]:
     return [(address, address.split("%")[0]) for address in found]  # (an IPv6 scope stays for connecting)
 
 
+HAPPY_EYEBALLS_DELAY = 0.25  # seconds before the next address is tried beside the last (RFC 8305; anyio's default)
+
+
+def _interleaved(addresses: list[str]) -> list[str]:
+    """The resolver's order, families alternating from its first answer's (RFC 8305 section 4)."""
+    first = [a for a in addresses if (":" in a) == (":" in addresses[0])]
+    other = [a for a in addresses if (":" in a) != (":" in addresses[0])]
+    mixed = [a for pair in zip(first, other, strict=False) for a in pair]
+    return mixed + first[len(mixed) // 2:] + other[len(mixed) // 2:]
+
+
 class PinnedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend, resolving checked hosts itself (module docstring)."""
 
@@ -57,7 +83,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,  # noqa: ASYNC109 (httpcore's signature)
                           socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> httpcore.AsyncNetworkStream:
-        if host.lower().rstrip(".") not in self._guarded:
+        if host_key(host) not in self._guarded:
             return await self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
         try:
             async with asyncio.timeout(timeout):
@@ -70,13 +96,39 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
             if self._is_local(ipaddress.ip_address(checked)):
                 self._on_local(host)
                 raise LocalAddressRefused(host, checked)
-        error: Exception = httpcore.ConnectError(f"{host} resolves to no address")
-        for address, _checked in answers:  # each checked address in turn, as the resolver ordered them
-            try:
-                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                error = exc
-        raise error
+        if not answers:
+            raise httpcore.ConnectError(f"{host} resolves to no address")
+        return await self._first_to_connect([address for address, _checked in answers], port, timeout, local_address, socket_options)
+
+    async def _first_to_connect(self, addresses: list[str], port: int, timeout: float | None, local_address: str | None,  # noqa: ASYNC109 (each attempt's own, as httpcore takes it)
+                                socket_options: Iterable[httpcore.SOCKET_OPTION] | None) -> httpcore.AsyncNetworkStream:
+        """Happy eyeballs (RFC 8305), as anyio does when given the name: the addresses in turn, the next
+        one started HAPPY_EYEBALLS_DELAY after the last (or as soon as it fails), the first to connect
+        kept and the others cancelled. One after another instead, a dual-stack host on a network that
+        drops IPv6 cost the whole connect timeout for each new connection before IPv4 was tried."""
+        waiting = _interleaved(addresses)
+        running: set[asyncio.Task[httpcore.AsyncNetworkStream]] = set()
+        error: BaseException = httpcore.ConnectError("no address to connect to")
+        try:
+            while waiting or running:
+                if waiting:
+                    running.add(asyncio.ensure_future(self._inner.connect_tcp(waiting.pop(0), port, timeout, local_address, socket_options)))
+                done, _ = await asyncio.wait(running, timeout=HAPPY_EYEBALLS_DELAY if waiting else None, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    running.discard(task)
+                    failure = task.exception()
+                    if failure is None:
+                        return task.result()
+                    if not isinstance(failure, (httpcore.ConnectError, httpcore.ConnectTimeout)):
+                        raise failure
+                    error = failure
+            raise error
+        finally:
+            for task in running:
+                task.cancel()
+            for outcome in await asyncio.gather(*running, return_exceptions=True):  # one that connected meanwhile: closed
+                if isinstance(outcome, httpcore.AsyncNetworkStream):
+                    await outcome.aclose()
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,  # noqa: ASYNC109 (httpcore's signature)
                                   socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None) -> httpcore.AsyncNetworkStream:

@@ -205,8 +205,10 @@ class HostVerdicts:
     local answer therefore stands for the whole run (the host stays refused even if it later
     answers a public address), and a public one only for PUBLIC_TTL seconds, after which the
     host is resolved again. The check alone is no proof against rebinding (the name is resolved
-    again when connecting): every host asked about joins `guarded`, whose connections resolve
-    the name themselves and go only to addresses found public then (fetch/connect.py).
+    again when connecting): every host found public joins `guarded`, whose connections resolve
+    the name themselves and go only to addresses found public then (fetch/connect.py). A host
+    found local is not guarded: the check refuses what a public page asks of it, and a source
+    the user cites there (an intranet wiki) connects as any cited host does.
     """
 
     def __init__(self, ttl: float = PUBLIC_TTL):
@@ -221,7 +223,6 @@ class HostVerdicts:
         self._local.update((host.lower(), host.lower().rstrip(".")))
 
     async def __call__(self, host: str) -> bool:
-        self.guarded.add(host.lower().rstrip("."))
         if host in self._local:
             return True
         if time.monotonic() < self._public_until.get(host, 0.0):
@@ -229,7 +230,13 @@ class HostVerdicts:
         asking = self._asking.get(host)
         if asking is None:
             asking = self._asking[host] = asyncio.ensure_future(self._ask(host))
-        return await asyncio.shield(asking)  # one caller cancelled does not cancel the others' lookup
+        local = await asyncio.shield(asking)  # one caller cancelled does not cancel the others' lookup
+        if not local:
+            # Only a host found public is guarded, before the request this verdict lets through connects.
+            # A local one is refused here already; guarding it too would refuse the user's own citation
+            # of it (an intranet wiki a public page also names) for the rest of the run.
+            self.guarded.add(connect.host_key(host))
+        return local
 
     async def _ask(self, host: str) -> bool:
         try:

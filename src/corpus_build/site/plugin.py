@@ -315,7 +315,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             output = slim.html(output)  # the theme's indentation is a third of every page (slim.py)
         if self._blocks is not None:
             if self._read_skip is not None:  # a page put back without reading it: its blocks are still in its file
-                self._read_skip.take_blocks(page, self._blocks.take)
+                try:
+                    self._read_skip.take_blocks(page, self._blocks.take)
+                except populateskip.PageChanged as exc:
+                    raise PluginError(f"corpus: {exc}") from None
             output = self._blocks.put_back(output, page.file.src_uri)  # the mirror text blocks, cleaned (mirrorblocks.py)
         output = page_lang(output, page.meta.get("lang") if page.meta else None)
         return serve.inject(output, serve.banner(self._errors, config.theme["language"])) if self._errors else output

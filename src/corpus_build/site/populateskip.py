@@ -54,6 +54,10 @@ _OURS = (__name__.rsplit(".", 1)[0] + ".plugin",)
 _EVENTS = ("pre_page", "page_read_source", "page_markdown", "page_content")
 
 
+class PageChanged(Exception):
+    """A page put back from the cache was rewritten before its template was built (take_blocks)."""
+
+
 class PopulateSkip:
     """One build's skipping of the reading step: install() before MkDocs reads its pages (on_nav)."""
 
@@ -66,7 +70,7 @@ class PopulateSkip:
         self.last: dict[str, list[Any]] = {}
         self.now: dict[str, list[Any]] = {}
         self.skipped = self.read = 0
-        self.blocks_left: set[str] = set()  # pages whose mirror text blocks are still in their file (take_blocks)
+        self.blocks_left: dict[str, str] = {}  # pages put back whose mirror text blocks are still in their file: its sha256 (take_blocks)
         self._tags: list[Any] = []
         self._module: Any = None
         self._original: Any = None
@@ -193,16 +197,26 @@ class PopulateSkip:
             config._current_page = None
         buildcache.put_rendered(page, record, files)
         if record["blocks"]:
-            self.blocks_left.add(page.file.src_uri)
+            self.blocks_left[page.file.src_uri] = sha
         for kind, key in record["used"]:
             self.cache.keep(kind, key)
         return True
 
     def take_blocks(self, page: Any, take: Callable[[str, str], str]) -> None:
         """Before a page read from the cache is built: its mirror text blocks, from its file, for on_post_page."""
-        if page.file.src_uri in self.blocks_left:
-            self.blocks_left.discard(page.file.src_uri)
-            take(Path(page.file.abs_src_path).read_text(encoding="utf-8"), page.file.src_uri)
+        sha = self.blocks_left.pop(page.file.src_uri, None)
+        if sha is None:
+            return
+        # Read now, long after the page was put back for the bytes `sha`: a `corpus-build render` may
+        # have written another capture's page meanwhile, whose blocks do not fit the places the cached
+        # page keeps for them (a page without its text, or no place for a block). Held from the read
+        # step instead, every mirror page's text would sit in memory at once (mirrorblocks.py spools it).
+        path = Path(page.file.abs_src_path)
+        data = _read(str(path))
+        if data is None or hashlib.sha256(data).hexdigest() != sha:
+            raise PageChanged(f"{path}: the page was rewritten while the site was built (a `corpus-build render` running?); "
+                              "its text may no longer fit what was built: build again once it is done")
+        take(data.decode("utf-8", "surrogateescape"), page.file.src_uri)
 
     def save(self) -> None:
         with suppress(OSError):

@@ -25,6 +25,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -82,10 +83,14 @@ def _tree(root: Path, h: Any, skip: set[str] | None = None, since: int | None = 
 def _also(h: Any, path: str, info: os.stat_result, since: int) -> None:
     """An input's change time, and its bytes when its stat cannot vouch for them (racily clean)."""
     h.update(f"{info.st_ctime_ns}\0".encode())
-    if filestamp.racy(info, since):
+    # Only a regular file's bytes: opening a named pipe waits for a writer (the build hung on a
+    # pipe made in corpus/), a device may never end. Those are known by their stat; O_NONBLOCK
+    # for one swapped in between the stat and the open.
+    if filestamp.racy(info, since) and stat.S_ISREG(info.st_mode):
         try:
-            with open(path, "rb") as handle:
-                h.update(hashlib.file_digest(handle, "sha256").digest())
+            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as handle:
+                if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    h.update(hashlib.file_digest(handle, "sha256").digest())
         except OSError:
             h.update(b"!unreadable\0")
 
