@@ -231,19 +231,21 @@ class _Runs:
             self._shared_keys = {v: k for k, v in texts.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(texts, dict) else {}
         key = self._shared_keys.get(text)
         found = self.shared.analysis(key) if key is not None else None
-        # (The cache folder comes from outside: an analysis of another shape is made again.)
-        if isinstance(found, list) and len(found) == 2 and isinstance(found[0], list) and isinstance(found[1], str) \
-                and all(isinstance(row, list) and len(row) == 5 for row in found[0]):
-            return found[0], found[1]
-        return None
+        return (found[0], found[1]) if _analysis_shaped(found, 5) else None
 
     def entries(self, url: str, group: list) -> None:
-        data = json.dumps([[e.url, e.anchor, e.title, e.text, e.keys, e.boost, e.fields] for e in group], ensure_ascii=False)
+        # Everything fulltext.analyse_entry reads, not the address: the offline copy's entries are the
+        # site's at other addresses, and take the site's analyses by this key (its store has the same salt).
+        data = json.dumps([[e.anchor, e.title, e.text, e.keys, e.boost, e.fields] for e in group], ensure_ascii=False)
         key = self.store.key(b"entries\0" + data.encode("utf-8"))
         self.sources[key] = lambda: self._analyse_entries(group)
         run = self._known(key, url, group[0].title)
         if run is None:
-            run = self._made(key, url, group[0].title, *self._analyse_entries(group))
+            found = self.shared.analysis(key) if self.shared is not None and self.shared.state is not None else None
+            if _analysis_shaped(found, 7):
+                run = self._made(key, url, group[0].title, found[0], found[1], analysed=False)
+            else:
+                run = self._made(key, url, group[0].title, *self._analyse_entries(group))
         self.own[url] = run
 
     def _analyse_entries(self, group: list) -> tuple[list[list], str]:
@@ -283,6 +285,13 @@ class _Runs:
         run = Run.of(url, title, key, rows, used)
         self.known[key] = run
         return run
+
+
+def _analysis_shaped(found: object, width: int) -> bool:
+    """[rows, characters used], each row a list of `width` (5: a page's passage, 7: an entry): the cache folder
+    comes from outside, an analysis of another shape is made again."""
+    return (isinstance(found, list) and len(found) == 2 and isinstance(found[0], list) and isinstance(found[1], str)
+            and all(isinstance(row, list) and len(row) == width for row in found[0]))
 
 
 class _Index:
