@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
+from typing import TypeGuard
 
 from ..core.provenance import write_atomic
 from . import crossterms, fulltext
@@ -287,7 +288,7 @@ class _Runs:
         return run
 
 
-def _analysis_shaped(found: object, width: int) -> bool:
+def _analysis_shaped(found: object, width: int) -> TypeGuard[list]:
     """[rows, characters used], each row a list of `width` (5: a page's passage, 7: an entry): the cache folder
     comes from outside, an analysis of another shape is made again."""
     return (isinstance(found, list) and len(found) == 2 and isinstance(found[0], list) and isinstance(found[1], str)
