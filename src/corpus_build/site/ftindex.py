@@ -6,7 +6,9 @@ each term shard's rows with the whole postings of its terms, and a state naming 
 content hash, first number, passage sizes and characters: not their passages), the shards and
 the passage files. A rebuild then
 
-- reads every page (its bytes name its analysis) and analyses only the new ones;
+- reads every page (its bytes name its analysis) and analyses only the new ones; the offline copy's
+  index (another store: its pages have other addresses and links) first takes the site's analysis of
+  the same passages or entries, which the site's state names (`texts`, by fulltext.passages_key);
 - numbers the runs (fulltext.Layout, fulltext._entry_slots) and compares them with the state: a
   run changed when its content or its first number did;
 - finds the terms of the changed runs (their old analysis and their new one), re-encodes only
