@@ -6,6 +6,7 @@ terms of their passages encoded, no cache of the whole corpus read."""
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import marshal
 import shutil
@@ -195,7 +196,9 @@ def test_a_store_with_files_missing_or_broken_makes_everything_again(tmp_path, s
 @pytest.mark.slow
 def test_the_site_and_its_offline_copy_each_start_from_their_own_last_index(tmp_path, caplog):
     """`offline: true` indexes the site, then the offline copy (other addresses: page.html), at
-    every build: each from its own last build, so a rebuild analyses the edited page only, twice."""
+    every build: each from its own last build, and the copy takes the site's analyses of the pages
+    it shares with it (the same passages, other links), so a page is analysed once a build, by the
+    site's index; the copy's index is the one it makes analysing every page itself."""
     import logging
     import re
 
@@ -207,14 +210,63 @@ def test_the_site_and_its_offline_copy_each_start_from_their_own_last_index(tmp_
     project = write_fulltext_project(tmp_path / "p", documents)
     corpus_yaml = project / "corpus" / "corpus.yaml"
     corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
+
+    def counts() -> list[tuple[int, int]]:  # (runs analysed, runs as before): the site's index, then the copy's
+        runs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("corpus: full text of")]
+        caplog.clear()
+        return [(int(m.group(1)), int(m.group(2))) for m in (re.search(r"\((\d+) page\(s\) analysed, (\d+) as before", line) for line in runs) if m]
+
+    def analysed() -> list[int]:
+        return [a for a, _b in counts()]
+
     assert main(["--project", str(project), "build"]) == 0
+    first = counts()
+    (site_made, site_kept), (copy_made, copy_kept) = first
+    # Runs are pages and the entries of each address: the copy takes the pages' and most entries' (not the
+    # folder index pages', which search.py weighs by address: 0.1 at `chapters/`, 1.0 at `chapters/index.html`).
+    assert site_kept == 0 and copy_made + copy_kept == site_made and copy_kept > 6 + (site_made - 6) // 2, first
     text_md = next((project / "corpus").glob("*/raw/doc-2/text.md"))
     text_md.write_text(text_md.read_text(encoding="utf-8") + "\n\n## Added\n\nA zanzibar section.\n", encoding="utf-8")
-    caplog.set_level(logging.INFO, logger="mkdocs.plugins.corpus")
     assert main(["--project", str(project), "build"]) == 0
-    runs = [r.getMessage() for r in caplog.records if r.getMessage().startswith("corpus: full text of")]
-    analysed = [int(m.group(1)) for m in (re.search(r"\((\d+) page\(s\) analysed", line) for line in runs) if m]
-    assert analysed == [1, 1], runs  # the site's index, then the copy's
+    assert analysed() == [1, 0]
+    copy_index = project / ".corpus-build" / "offline-site" / fulltext.FOLDER
+    assert "zanzibar" in "".join(p.read_text(encoding="utf-8") for p in copy_index.glob("p-*.js"))
+
+
+
+def test_a_copy_takes_the_analyses_of_the_same_passages_from_the_site_and_writes_what_it_would_alone(tmp_path, small_limits):
+    """The offline copy's pages are the site's with other links and addresses (page.html): its index takes
+    the site's analyses of the same passages (ftindex.build's `shared`), reads nothing else of the site's
+    store, and writes the files it writes analysing every page itself. A page whose text differs is analysed."""
+    fold = default_fold(())
+
+    def pages(root: Path, copy: bool) -> list[fulltext.Page]:
+        out = []
+        for n in range(8):
+            url = f"sources/s{n}/text.html" if copy else f"sources/s{n}/text/"
+            link = f'<p>See <a href="{"../s1/text.html" if copy else "../../s1/text/"}">the other</a>.</p>'
+            extra = link + ("<p>only in the copy</p>" if copy and n == 5 else "")
+            path = root / (url if copy else url + "index.html")
+            write_page(path, n, extra)
+            out.append(fulltext.Page(url, f"Page {n}", path))
+        return out
+
+    cache = tmp_path / "cache"
+    site = ftindex.build(tmp_path / "site", pages(tmp_path / "site", False), fold, cache, [entry(n) for n in range(3)])
+    assert site.analysed == 8 + 3
+    copy_pages = pages(tmp_path / "copy", True)
+    # The copy's entries: the site's at page.html addresses, one with a note of its own.
+    copy_entries = [dataclasses.replace(entry(n, note="a note the copy alone has" if n == 2 else ""), url=f"sources/s{n}.html") for n in range(3)]
+    copy = ftindex.build(tmp_path / "copy", copy_pages, fold, cache / "offline", copy_entries, shared=cache)
+    assert (copy.analysed, copy.reused) == (1 + 1, 7 + 2)  # s5's text and s2's entry differ
+    alone = ftindex.build(tmp_path / "alone", copy_pages, fold, None, copy_entries)
+    assert alone.analysed == 8 + 3
+    assert files(tmp_path / "copy" / fulltext.FOLDER) == files(tmp_path / "alone" / fulltext.FOLDER)
+    # Rebuilt, the copy starts from its own last index: nothing analysed, the same files.
+    again = ftindex.build(tmp_path / "copy", copy_pages, fold, cache / "offline", copy_entries, shared=cache)
+    assert again.analysed == 0
+    assert files(tmp_path / "copy" / fulltext.FOLDER) == files(tmp_path / "alone" / fulltext.FOLDER)
 
 
 def test_postings_spliced_by_range_are_the_postings_filtered_and_sorted():

@@ -6,7 +6,9 @@ each term shard's rows with the whole postings of its terms, and a state naming 
 content hash, first number, passage sizes and characters: not their passages), the shards and
 the passage files. A rebuild then
 
-- reads every page (its bytes name its analysis) and analyses only the new ones;
+- reads every page (its bytes name its analysis) and analyses only the new ones; the offline copy's
+  index (another store: its pages have other addresses and links) first takes the site's analysis of
+  the same passages or entries, which the site's state names (`texts`, by fulltext.passages_key);
 - numbers the runs (fulltext.Layout, fulltext._entry_slots) and compares them with the state: a
   run changed when its content or its first number did;
 - finds the terms of the changed runs (their old analysis and their new one), re-encodes only
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 from pathlib import Path
+from typing import TypeGuard
 
 from ..core.provenance import write_atomic
 from . import crossterms, fulltext
@@ -79,16 +82,21 @@ class _Stale(Exception):
 
 
 def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Path | None = None, entries: Iterable = (),
-          search_terms: Iterable[Iterable[str]] = (), digests: fulltext.PageDigests | None = None) -> fulltext.Stats:
+          search_terms: Iterable[Iterable[str]] = (), digests: fulltext.PageDigests | None = None,
+          shared: Path | None = None) -> fulltext.Stats:
     """Index `pages` (built files under site_dir) and `entries` (search.Entry) into site_dir/search/fulltext/,
     with the table of the field's terms in both languages (crossterms.py; `search_terms`: the corpus's own).
-    `cache_dir`: where the last build's store (fulltext-store/) and layout are kept; None: nowhere (a build from nothing)."""
+    `cache_dir`: where the last build's store (fulltext-store/) and layout are kept; None: nowhere (a build from nothing).
+    `shared`: another index's cache_dir (the site's, for its offline copy) whose analyses of the same passages are
+    taken, not made again; it is only read."""
     started = time.process_time()
     folder = site_dir / fulltext.FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    store = Store(cache_dir / "fulltext-store" if cache_dir else None, _salt(fold))
+    salt = _salt(fold)
+    store = Store(cache_dir / "fulltext-store" if cache_dir else None, salt)
     layout = fulltext.Layout(cache_dir / "fulltext-layout.json" if cache_dir else None)
-    runs = _Runs(store, fold, digests or fulltext.PageDigests(site_dir))
+    runs = _Runs(store, fold, digests or fulltext.PageDigests(site_dir),
+                 Store(shared / "fulltext-store", salt) if shared is not None and shared != cache_dir else None)
     for page in pages:
         runs.page(page)
     grouped: dict[str, list] = {}
@@ -128,6 +136,7 @@ def build(site_dir: Path, pages: list[fulltext.Page], fold: Fold, cache_dir: Pat
     layout.save(writer.names)
     store.save({"version": STATE_VERSION, "mean": mean, "space": space, "empty": sorted(runs.empty),
                 "runs": {f"{kind}:{url}": (first, *_fields(run)) for (kind, url), (first, run) in placed.items()},
+                "texts": {run.key: runs.texts[run.key] for (kind, _url), (_first, run) in placed.items() if kind == "p" and run.key in runs.texts},
                 "shards": index.shards, "chunks": index.chunks, "stamps": writer.stamps(), "terms": (terms_key, terms)},
                {run.key for _first, run in placed.values()}, {s[2] for s in index.shards})
     return fulltext.Stats(runs.read, total, index.terms, len(writer.names) + 1, len(writer.names - layout.files) + 1,
@@ -166,9 +175,15 @@ def _fields(run: Run) -> tuple:
 class _Runs:
     """The build's runs, each analysed only when the store has no analysis of its content."""
 
-    def __init__(self, store: Store, fold: Fold, digests: fulltext.PageDigests):
-        self.store, self.fold, self.digests = store, fold, digests
+    def __init__(self, store: Store, fold: Fold, digests: fulltext.PageDigests, shared: Store | None = None):
+        self.store, self.fold, self.digests, self.shared = store, fold, digests, shared
         state = store.state or {}
+        # Each page run's passages_key (hex), by its key: what another index (the offline copy's) names the
+        # analysis by, since the copy's pages have other bytes (their links) and the same passages.
+        known_texts = state.get("texts")
+        self.known_texts: dict = known_texts if isinstance(known_texts, dict) else {}
+        self.texts: dict[str, str] = {}
+        self._shared_keys: dict[str, str] | None = None  # the shared store's keys by passages_key, once read
         self.known: dict[str, Run] = {}  # the last build's runs, by content
         for value in state.get("runs", {}).values():
             run = Run(*value[1:])
@@ -198,20 +213,42 @@ class _Runs:
                 data = page.path.read_bytes()
             except OSError:
                 return
-            rows, used = fulltext.analyse(data.decode("utf-8", "replace"), self.fold)
+            found = fulltext.passages(data.decode("utf-8", "replace"))
+            text = self.texts[key] = fulltext.passages_key(found).hex()
+            analysis = self._shared(text)
+            rows, used = analysis if analysis is not None else fulltext.analyse_passages(found, self.fold)
             if not rows:
                 self.empty.add(key)
                 return
-            run = self._made(key, page.url, page.title, rows, used)
+            run = self._made(key, page.url, page.title, rows, used, analysed=analysis is None)
+        elif isinstance(self.known_texts.get(key), str):
+            self.texts[key] = self.known_texts[key]
         self.found[page.url] = run
 
+    def _shared(self, text: str) -> tuple[list[list], str] | None:
+        """The shared store's analysis of these passages (by their passages_key), when it holds one."""
+        if self.shared is None or self.shared.state is None:
+            return None
+        if self._shared_keys is None:
+            texts = self.shared.state.get("texts")
+            self._shared_keys = {v: k for k, v in texts.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(texts, dict) else {}
+        key = self._shared_keys.get(text)
+        found = self.shared.analysis(key) if key is not None else None
+        return (found[0], found[1]) if _analysis_shaped(found, 5) else None
+
     def entries(self, url: str, group: list) -> None:
-        data = json.dumps([[e.url, e.anchor, e.title, e.text, e.keys, e.boost, e.fields] for e in group], ensure_ascii=False)
+        # Everything fulltext.analyse_entry reads, not the address: the offline copy's entries are the
+        # site's at other addresses, and take the site's analyses by this key (its store has the same salt).
+        data = json.dumps([[e.anchor, e.title, e.text, e.keys, e.boost, e.fields] for e in group], ensure_ascii=False)
         key = self.store.key(b"entries\0" + data.encode("utf-8"))
         self.sources[key] = lambda: self._analyse_entries(group)
         run = self._known(key, url, group[0].title)
         if run is None:
-            run = self._made(key, url, group[0].title, *self._analyse_entries(group))
+            found = self.shared.analysis(key) if self.shared is not None and self.shared.state is not None else None
+            if _analysis_shaped(found, 7):
+                run = self._made(key, url, group[0].title, found[0], found[1], analysed=False)
+            else:
+                run = self._made(key, url, group[0].title, *self._analyse_entries(group))
         self.own[url] = run
 
     def _analyse_entries(self, group: list) -> tuple[list[list], str]:
@@ -242,12 +279,22 @@ class _Runs:
         self.reused += 1
         return run if (run.url, run.title) == (url, title) else Run(url, title, *_fields(run)[2:])
 
-    def _made(self, key: str, url: str, title: str, rows: list[list], used: str) -> Run:
-        self.analysed += 1
+    def _made(self, key: str, url: str, title: str, rows: list[list], used: str, analysed: bool = True) -> Run:
+        if analysed:
+            self.analysed += 1
+        else:
+            self.reused += 1  # (another index's analysis)
         self.store.put_analysis(key, [rows, used])
         run = Run.of(url, title, key, rows, used)
         self.known[key] = run
         return run
+
+
+def _analysis_shaped(found: object, width: int) -> TypeGuard[list]:
+    """[rows, characters used], each row a list of `width` (5: a page's passage, 7: an entry): the cache folder
+    comes from outside, an analysis of another shape is made again."""
+    return (isinstance(found, list) and len(found) == 2 and isinstance(found[0], list) and isinstance(found[1], str)
+            and all(isinstance(row, list) and len(row) == width for row in found[0]))
 
 
 class _Index:
@@ -589,5 +636,7 @@ def index_site(site_dir: Path, files: Iterable, source_ids: set[str], cache_dir:
     if cache_dir is not None:  # the whole corpus's analyses in one file, as builds before the store (ftstore.py) kept them
         (cache_dir / "fulltext-pages.marshal").unlink(missing_ok=True)
     kept = (cache_dir if flavour == "fulltext" else cache_dir / flavour) if cache_dir and (pages or entries) else None
-    return build(site_dir, pages, fold, kept, entries, search_terms, digests)
+    # Another flavour's pages are the site's with other links: the site's analyses of their passages are taken.
+    shared = cache_dir if kept is not None and flavour != "fulltext" else None
+    return build(site_dir, pages, fold, kept, entries, search_terms, digests, shared)
 

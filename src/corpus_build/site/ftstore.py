@@ -4,8 +4,9 @@ A folder (`.corpus-build/cache/fulltext-store/`) of plain marshal files (plain d
 loading one runs no code):
 
 - `a/<key>`: one run's analysis (fulltext.analyse: its passages and their words), by a hash of
-  the page's bytes (or of one address's site entries) and the salt; read when that run changed,
-  or when a passage file of it must be written;
+  the page's bytes (or of what one address's site entries hold, not the address) and the salt; read
+  when that run changed, or when a passage file of it must be written, or by the offline copy's
+  index, which reads the site's store and never writes it (ftindex.py);
 - `t/<hash>`: one term shard's rows `[term, passage count, code, whole]` (`whole`: the postings
   of a term cut at MAX_POSTINGS, all of them, as array('i') bytes; else None); read when an
   edit touches a term of that shard;

@@ -386,9 +386,22 @@ class PageDigests:
 
 def analyse(markup: str, fold: Fold) -> tuple[list[list], str]:
     """A page's blocks as [anchor, title, text, {term: count}, length], and the characters they use."""
+    return analyse_passages(passages(markup), fold)
+
+
+def passages_key(found: list[tuple[str, str, str]]) -> bytes:
+    """What names a page's analysis whatever its links: `passages` of it (analyse_passages reads nothing else).
+
+    The offline copy's pages are the site's with other link targets (page.html URLs): their bytes
+    differ, their passages do not, and the copy takes the site's analyses by this (ftindex.py)."""
+    return hashlib.sha1(json.dumps(found, ensure_ascii=False).encode("utf-8", "surrogatepass")).digest()
+
+
+def analyse_passages(found: list[tuple[str, str, str]], fold: Fold) -> tuple[list[list], str]:
+    """analyse, from the page's `passages`."""
     out: list[list] = []
     used: set[str] = set()
-    for anchor, title, text in passages(markup):
+    for anchor, title, text in found:
         title_terms = terms(fold.text(title)) if title else []
         for part in blocks(text):
             folded = fold.text(part)
