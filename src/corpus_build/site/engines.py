@@ -97,7 +97,7 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
         if attempt == MIRROR_TRIES:
             raise SiteError(
                 f"the mirrors of {len(moved)} source(s) ({names}) changed while docs/ was rendered, {MIRROR_TRIES} times "
-                "(a `corpus-build fetch` or `watch` running?): pages in docs/ may show two captures of one source; "
+                "(a `corpus-build fetch` or `watch` running?): pages in docs/ may not match them (a record read before it was rewritten, or one capture's record beside another's text); "
                 "render again once it is done")
         print(f"the mirrors of {len(moved)} source(s) ({names}) changed during the render: rendering again", file=sys.stderr)
     write_generated_config(project, corpus)

@@ -396,7 +396,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             return
         raise PluginError(
             f"corpus: the mirrors of {len(moved)} source(s) ({names}) changed while the site was built (a `corpus-build fetch` "
-            f"or `watch` running?): pages in {config.site_dir} may show two captures of one source; build again once it is "
+            f"or `watch` running?): pages in {config.site_dir} may not match them (a record read before it was rewritten, or one capture's record beside another's text); build again once it is "
             "done (`corpus-build build` waits for still mirrors and keeps the old site meanwhile)")
 
     # --- the full-text index, linked when nothing it reads changed (stepoutput.py) ---------
