@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from corpus_build.core.model import Corpus, Section, Settings, Source
+from corpus_build.render.places import paths
 from corpus_build.site import search
 from tests.site_helpers import CHROMIUM, playwright_or_skip
 
@@ -419,3 +420,22 @@ def test_script_words_are_converted_once_and_kept_for_the_next_build(tmp_path, m
     memo.write_text(json.dumps(data), encoding="utf-8")
     assert search_module.ScriptFolder.for_docs(more, memo=memo).equivalents == search_module.ScriptFolder.for_docs(more).equivalents
     assert asked
+
+
+def test_the_offline_copys_listing_and_section_pages_are_weighted_as_on_the_site(tmp_path):
+    """Without directory URLs (the offline copy) MkDocs names a folder's page `chapters/index.html`:
+    the listing pages still rank below what they list, and a section's copy of a source's note
+    still gives way to the source's own page."""
+    source = _source(id="deepgemm", title="DeepGEMM")
+    corpus = _corpus(tmp_path, source)
+    section_url = paths.section(corpus.sections[0])[: -len(".md")] + ".html"
+    index = _index(
+        {"location": "index.html", "title": "首页", "text": "DeepGEMM"},
+        {"location": "chapters/index.html", "title": "章节", "text": "DeepGEMM"},
+        {"location": "sources/deepgemm.html", "title": "DeepGEMM", "text": "编号 deepgemm"},
+        {"location": f"{section_url}#deepgemm", "title": "DeepGEMM", "text": "<p>对照物</p>"},
+    )
+    tuned, _ = search.tune(index, corpus, directory_urls=False)
+    boosts = {doc["location"]: doc.get("boost", 1.0) for doc in tuned["docs"]}
+    assert boosts["index.html"] == search.LISTING_BOOST and boosts["chapters/index.html"] == search.LISTING_BOOST, boosts
+    assert f"{section_url}#deepgemm" not in boosts, boosts

@@ -220,13 +220,15 @@ def tune(data: dict[str, Any], corpus: Corpus, *, directory_urls: bool = True, f
     the words' conversions are kept between builds (ScriptFolder.for_docs)."""
     from ..render.places import paths
 
-    def url(md_path: str) -> str:
+    def url(md_path: str) -> str:  # as MkDocs names the page (the offline copy: no directory URLs)
         stem = md_path[: -len(".md")]
+        if not directory_urls:
+            return stem + ".html"  # chapters/index.md -> chapters/index.html
         if stem == "index":
             return ""
         if stem.endswith("/index"):
             return stem[: -len("index")]
-        return stem + "/" if directory_urls else stem + ".html"
+        return stem + "/"
 
     source_pages = {url(paths.source(s.id)): s for s in corpus.sources}
     section_pages = {url(paths.section(s)) for s in corpus.sections}
