@@ -351,6 +351,16 @@ def clean_temps(folder: Path, names: Container[str]) -> list[Path]:
     return removed
 
 
+class NamesLike:
+    """The file names a pattern matches in full, as clean_temps' `names` (a cache's hashes, digests' dates)."""
+
+    def __init__(self, pattern: str):
+        self._pattern = re.compile(pattern)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._pattern.fullmatch(name) is not None
+
+
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True

@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable
 
 from .chrome import text_units
+from .density import HAN as _HAN
 from .density import HEADINGS, PARAGRAPH, Blocks
 
 # JSON-LD types that are an article (schema.org's Article and its kinds, a blog posting, a report).
@@ -57,7 +58,6 @@ def declares_article(root) -> bool:
 
 _DENSE = 80  # characters of prose (whitespace aside) of a paragraph of the article; 40 in Chinese
 _DENSE_HAN = 40
-_HAN = re.compile(r"[\u3400-\u9fff]")
 _SENTENCE = re.compile(r"[.!?。！？…,，;；:：][\"'”’»)）」』]*(?:\s|$)")
 _KEPT_PARTS = {"pre", "table", "figure", "img", "picture", "video"}  # (inside the core: the text's own code, tables, pictures)
 

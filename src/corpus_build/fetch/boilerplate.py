@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from .chrome import in_flow, text_units
 from .density import BOXES, HEADINGS, Blocks, class_weight, named_furniture
+from .density import HAN as _HAN
 from .headings import headings_over_nothing, orphan_headings
 from .inside import about_author, holds_form, left_out_inside, thread_with_form, titled_furniture
 
@@ -218,7 +219,6 @@ _SENTENCE_END = re.compile(r"[.!?。！？…:：]\W*$")
 
 
 _SHORT = 60  # characters of a line that says what a page is filed under, who wrote it, when, where a picture is from
-_HAN = re.compile(r"[\u3400-\u9fff]")
 _HAN_WORDS = 12  # Chinese characters of a line that reads as a sentence though it ends on none (a dateline, a byline is fewer)
 
 

@@ -35,6 +35,7 @@ _NEGATIVE = re.compile(r"-ad-|\bad\b|hidden|banner|combx|comment|com-|contact|fo
                        r"taboola|subscribe|signup|social|author-?box|more-?news|cmt|reply|respond|discuss|guestbook", re.IGNORECASE)
 _COMMAS = re.compile(r"[,，、；;]")
 PARAGRAPH = 25  # characters of a block that counts as a paragraph
+HAN = re.compile(r"[\u3400-\u9fff]")  # a Chinese character (CJK ideographs and extension A): text written without spaces
 
 
 def _dense(text: str | None) -> int:

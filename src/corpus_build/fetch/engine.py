@@ -34,7 +34,22 @@ from ..core import safepath, swapdir
 from ..core.errors import ContentError, FetchError, RateLimitError, UsageError
 from ..core.github_api import AsyncGitHubClient, GitHubConfig
 from ..core.model import KINDS, Corpus, Source
-from ..core.provenance import FAILED_DIR, FILENAME, Declined, Provenance, Status, clean_temps, clear_failure, missing_files, read_failure, read_provenance, utc_stamp, write_failure, write_provenance
+from ..core.provenance import (
+    FAILED_DIR,
+    FILENAME,
+    Declined,
+    NamesLike,
+    Provenance,
+    Status,
+    clean_temps,
+    clear_failure,
+    missing_files,
+    read_failure,
+    read_provenance,
+    utc_stamp,
+    write_failure,
+    write_provenance,
+)
 from . import blocked, keep, lockfile, records
 from .base import Context, Kind, Outcome
 from .http import AttemptLog, HttpClient
@@ -150,16 +165,10 @@ def clean_leftovers(corpus: Corpus) -> None:
         for entry in _entries(raw):
             if entry.name in ids and entry.is_dir(follow_symlinks=False):
                 clean_temps(Path(entry.path), (FILENAME,))
-    clean_temps(corpus.root / ".cache" / "github", _CacheNames())  # the GitHub answers' cache (core/github_api.py)
+    # The GitHub answers' cache (core/github_api.py): GitHubClient._cache_path's <sha256>.json.
+    clean_temps(corpus.root / ".cache" / "github", NamesLike(r"[0-9a-f]{64}\.json"))
     # corpus.lock's only: other commands (add, import) write corpus/ files without the run lock
     _clean_files(corpus.root, re.compile(re.escape(f".{lockfile.LOCK_FILE}.") + r"\d+\.\d+\.tmp"))
-
-
-class _CacheNames:
-    """The names GitHubClient._cache_path gives: <sha256>.json."""
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and re.fullmatch(r"[0-9a-f]{64}\.json", name) is not None
 
 
 def _clean_folders(parent: Path) -> None:

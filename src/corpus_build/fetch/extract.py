@@ -37,6 +37,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from .article import declares_article, outside_article
 from .boilerplate import boilerplate
 from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
+from .density import HAN as _HAN
 from .density import Blocks
 
 _BLOCK = {
@@ -712,7 +713,6 @@ class Capture:
 
 _MD_TARGET = re.compile(r"\]\((?:[^()\s]|\([^)\s]*\))*\)")
 _MD_MARKS = re.compile(r"[#*`>|\\\[\]!]")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def _prose_line(line: str) -> bool:

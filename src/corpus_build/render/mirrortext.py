@@ -148,6 +148,11 @@ def moved_mirrors(marks: dict[str, Mark]) -> list[str]:
     return [raw for raw, mark in marks.items() if mirror_mark(Path(raw)) != mark]
 
 
+def moved_names(moved: list[str]) -> str:
+    """`moved_mirrors`' folders as a message names them: the first five ids."""
+    return ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+
+
 def _real(folder: str) -> str:
     assert _REAL is not None
     found = _REAL.get(folder)

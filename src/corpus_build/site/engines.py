@@ -93,7 +93,7 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
         if not moved:
             break
         reuse.forget_inputs(docs)
-        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        names = mirrortext.moved_names(moved)
         if attempt == MIRROR_TRIES:
             raise SiteError(
                 f"the mirrors of {len(moved)} source(s) ({names}) changed while docs/ was rendered, {MIRROR_TRIES} times "
@@ -540,7 +540,7 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
             _GUARDED = False
         # Pages the render made from a mirror before its change, keyed by its files after: not reused.
         reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
-        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        names = mirrortext.moved_names(moved)
         if attempt == MIRROR_TRIES:
             raise SiteError(
                 f"the mirrors of {len(moved)} source(s) ({names}) changed while the site was built, {MIRROR_TRIES} times "

@@ -384,7 +384,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
             return
         # The render keyed pages made from the older record by the newer files: not to be read back.
         reuse.forget_inputs(Path(config.docs_dir))
-        names = ", ".join(Path(raw).name for raw in moved[:5]) + (" …" if len(moved) > 5 else "")
+        names = mirrortext.moved_names(moved)
         if self._serving:
             log.warning(f"corpus: the mirrors of {len(moved)} source(s) ({names}) changed during the build: building again")
             if self._preview is not None:

@@ -174,18 +174,23 @@ def inputs_state(project: Path, since: int) -> str:
     system's clock as the build began (core/filestamp.clock)."""
     project = Path(project).resolve()
     h = hashlib.sha256()
+    _hash_inputs(h, project, [project / "corpus"], since)
+    return h.hexdigest()
+
+
+def _hash_inputs(h: Any, project: Path, folders: list[Path], since: int, skip: set[str] | None = None) -> None:
+    """The environment the build reads, then `folders` and the files mkdocs.yml brings in, into `h`."""
     extra_files, env_names = _config_inputs(project)
     h.update(json.dumps({name: os.environ.get(name) for name in sorted({*_ENV, *env_names})}).encode())
-    for path in [project / "corpus", *extra_files]:
+    for path in [*folders, *extra_files]:
         h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
         if path.is_dir():
-            _tree(path, h, since=since)
+            _tree(path, h, skip=skip, since=since)
         else:
             with suppress(OSError):
                 info = path.stat()
                 h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
                 _also(h, str(path), info, since)
-    return h.hexdigest()
 
 
 def fingerprint(project: Path, site_dir: Path, options: dict[str, Any], since: int) -> str:
@@ -194,19 +199,9 @@ def fingerprint(project: Path, site_dir: Path, options: dict[str, Any], since: i
     project = Path(project).resolve()
     h = hashlib.sha256()
     h.update(json.dumps([SCHEMA, _distributions(), sorted(options.items()), str(site_dir)], default=str).encode())
-    extra_files, env_names = _config_inputs(project)
-    h.update(json.dumps({name: os.environ.get(name) for name in sorted({*_ENV, *env_names})}).encode())
     docs = project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs")
     cache = project / ".corpus-build"
-    for path in [project / "corpus", docs, *extra_files]:
-        h.update(f"\n#{path}\n".encode("utf-8", "surrogateescape"))
-        if path.is_dir():
-            _tree(path, h, skip={str(site_dir)}, since=since)
-        else:
-            with suppress(OSError):
-                info = path.stat()
-                h.update(f"{info.st_size}\0{info.st_mtime_ns}\0{info.st_ino}".encode())
-                _also(h, str(path), info, since)
+    _hash_inputs(h, project, [project / "corpus", docs], since, skip={str(site_dir)})
     # The snapshot the home page compares with ("since the last build"): read, not only stated.
     with suppress(OSError):
         h.update(hashlib.sha256((cache / "last-build.json").read_bytes()).digest())

@@ -14,7 +14,6 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,7 +105,7 @@ def draft_digest(
     _require_writable(corpus.root)
     # What killed runs' writes left (.state.json.<pid>.<thread>.tmp, a digest's): exact names, dead writers.
     provenance.clean_temps(corpus.root / STATE_DIR, (STATE_FILE, MEMO_FILE))
-    provenance.clean_temps(path.parent, _DigestNames())
+    provenance.clean_temps(path.parent, provenance.NamesLike(r"\d{4}-\d{2}-\d{2}\.md"))  # digests/YYYY-MM-DD.md
     if path.exists():  # a broken file stops the run before it spends any API quota
         existing = path.read_text(encoding="utf-8")
         front_matter(existing, str(path))
@@ -270,13 +269,6 @@ def _require_writable(root: Path) -> None:
     """UsageError before any API request when the digest and state cannot be written."""
     if not os.access(root, os.W_OK):
         raise UsageError(f"{root} is not writable (a read-only folder or file system); watch writes the digest and its state there. Make it writable and run again")
-
-
-class _DigestNames:
-    """The names digests/ holds digests by (YYYY-MM-DD.md), for provenance.clean_temps."""
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}\.md", name) is not None
 
 
 MEMO_FILE = "requests.json"  # answers of the stopped window's unfinished work (see gather.Remembering)
