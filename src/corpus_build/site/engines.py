@@ -550,6 +550,18 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     raise AssertionError("unreachable")
 
 
+def put_back_site(project: Path, site_dir: Path | None = None) -> None:
+    """The site a build killed mid-swap left parked, back under its name (sitedir.put_back): the
+    folder `--site-dir` names, else mkdocs.yml's. First thing in `build` and `publish`, before the
+    registry is read: one that stops on a registry error must not leave the site missing."""
+    project = Path(project).resolve()
+    config_file = project / "mkdocs.yml"
+    if site_dir is None and not config_file.is_file():
+        return
+    target = Path(os.path.abspath(site_dir)) if site_dir else Path(os.path.abspath(project / _configured_site_dir(config_file)))
+    sitedir.put_back(project, target)
+
+
 def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:
     """`corpus-build build`: build, then save the snapshot the next build's home page compares with."""
     from ..render.offlinelink import enabled as offline_enabled

@@ -86,6 +86,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._errors = []
         self._relinked = frozenset()
         if not self._serving:  # plain `mkdocs build` empties site_dir next: never the project, corpus/ or a stranger's folder
+            sitedir.put_back(project, Path(config.site_dir))  # a killed build's parked site, back first (a failed build leaves it)
             try:
                 sitedir.check(Path(config.site_dir), project=project, docs_dir=Path(config.docs_dir), corpus_dir=corpus_dir, origin="site_dir:", keeps_hidden=True)
             except CorpusBuildError as exc:
