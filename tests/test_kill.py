@@ -172,3 +172,60 @@ def test_the_exchange_swaps_two_folders_in_one_step(tmp_path):
     if not swapdir.exchange(a, b):
         pytest.skip("this kernel or file system cannot exchange two folders (renameat2): the fallback is tested above")
     assert (a / "f").read_text(encoding="utf-8") == "b" and (b / "f").read_text(encoding="utf-8") == "a"
+
+
+NO_EXCHANGE = "from corpus_build.core import swapdir; swapdir._renameat2 = None  # as where the kernel cannot exchange two folders"
+
+
+def _run(project: Path, *args: str, point: str = "", prelude: str = "", command: list[str] | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop(failpoints.VARIABLE, None)
+    if point:
+        env[failpoints.VARIABLE] = point
+    line = command or [sys.executable, "-c", f"{prelude}\nimport sys; from corpus_build.cli import main; sys.exit(main(sys.argv[1:]))", "--project", str(project)]
+    return subprocess.run([*line, *args], capture_output=True, text=True, env=env, cwd=project, timeout=600)
+
+
+@pytest.mark.parametrize("reader", ["build", "publish", "mkdocs build"])
+def test_a_site_swap_killed_between_the_fallbacks_renames_is_put_back_by_the_next_command_even_one_that_fails(tmp_path, reader):
+    """The fallback swap (no renameat2) parks site/ as .site.old-<pid> and renames the new site in;
+    SIGKILLed between the two, site/ was missing until a build reached its own recover(): a static
+    server showed nothing, and a `build` or `publish` that stopped before that (a registry error)
+    left it missing. Each command that replaces the site puts the old one back as it starts."""
+    project = write_project(tmp_path)
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    site = project / "site"
+    text = sources.read_text(encoding="utf-8")
+    first = _run(project, "--quiet", "build", prelude=NO_EXCHANGE)
+    assert first.returncode == 0, first.stderr
+    old = digest(site)
+    sources.write_text(text.replace(TOKEN, "The main repository, edited."), encoding="utf-8")
+    killed = _run(project, "--quiet", "build", point="swap:between", prelude=NO_EXCHANGE)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not site.exists() and [p.name for p in project.iterdir() if p.name.startswith(".site.old-")]  # the gap
+    sources.write_text(text + "- id: broken\n  title: [unclosed\n", encoding="utf-8")  # a registry error: nothing is built
+    if reader == "build":
+        result = _run(project, "build")
+    elif reader == "publish":
+        result = _run(project, "publish", "--skip", "fetch", "--skip", "watch", "--skip", "links")
+    else:
+        result = _run(project, "build", command=[sys.executable, "-m", "mkdocs"])
+    assert result.returncode != 0 and result.returncode != -signal.SIGKILL, result.stdout + result.stderr
+    assert digest(site) == old, "the old site is not back whole: " + describe(digest(site), {"old": old})
+    assert not [p.name for p in project.iterdir() if p.name.startswith(".site.old-")]
+
+
+def test_the_parked_site_is_never_put_back_beside_a_running_build_nor_a_look_alike(tmp_path):
+    from corpus_build.site import sitedir
+
+    project = tmp_path
+    for name in (".site.old-4242", ".site.old-draft", ".public.old-7"):
+        (project / name).mkdir()
+        (project / name / "mark").write_text(name, encoding="utf-8")
+    with sitedir.build_lock(project):  # a build going on may be between its two renames: hands off
+        assert not sitedir.put_back(project, project / "site")
+        assert not (project / "site").exists()
+    assert sitedir.put_back(project, project / "site")
+    assert (project / "site" / "mark").read_text(encoding="utf-8") == ".site.old-4242"
+    assert sorted(p.name for p in project.iterdir() if p.name != ".corpus-build") == [".public.old-7", ".site.old-draft", "site"]
+    assert not sitedir.put_back(project, project / "site")  # nothing left to do: no lock taken

@@ -166,6 +166,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from . import site
 
+    site.engines.put_back_site(project_dir(args), Path(args.site_dir) if args.site_dir else None)
     with registry_read(corpus_dir(args)):  # not in the middle of an `add`'s check and put-back
         corpus = load_corpus(args)  # fail early with the registry's own messages
     from .core.console import progress_on_terminal

@@ -152,6 +152,7 @@ def publish(
     unknown = [s for s in skip if s not in STEPS]
     if unknown:
         raise UsageError(f"--skip takes {', '.join(STEPS)}; got {', '.join(unknown)}")
+    site.engines.put_back_site(project, site_dir)  # a site a killed build left parked: back before anything stops
     registry.load(project / "corpus")  # a broken registry stops everything before any request
     steps: list[StepResult] = []
     digest: Path | None = None

@@ -282,3 +282,99 @@ def test_corpus_build_render_beside_a_fetch_renders_again(project, monkeypatch, 
     assert record.sha256 in source
     assert "alphaword" not in source and "alphaword" not in text and "betaword" in text
     assert "changed during the render: rendering again" in capsys.readouterr().err
+
+
+# --- a fetch of unchanged sources beside a build: every record rewritten in place, no capture changed -------
+
+
+def _checked_days_ago(root, days: int) -> str:
+    """Give the mirror's record an older capture and check (as fetches some days ago would have left it); the page's "Last checked" text."""
+    import datetime as dt
+
+    from corpus_build.core.provenance import Status, write_provenance
+    from corpus_build.render.views import local_time
+
+    raw = root / "corpus" / "01-main" / "raw" / "page"
+    record = _record(root)
+    def ago(n: int) -> str:
+        return (dt.datetime.now(dt.UTC) - dt.timedelta(days=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    # (status unchanged: as the page's state would not change, only its check time can tell the two records apart)
+    write_provenance(raw, replace(record, status=Status.UNCHANGED, fetched_at=ago(days + 1), checked_at=ago(days)))
+    return local_time(_record(root).checked_at, registry.load(root / "corpus").settings.tzinfo)
+
+
+def _unchanged_fetch_during_build(monkeypatch, corpus, options, server, when: str = "file") -> list[int]:
+    """A real fetch of `page` whose server still serves the mirrored capture: it rewrites the record in place
+    (status unchanged, a new check time) at the first read of one of its files after its record (`when`
+    "file"), or right after the render's first read of its record ("record": before the render stamps the
+    mirrors' files for its reuse keys, render/sourcekeys.py)."""
+    server.add("/page", _page("alpha"))
+    done: list[int] = []
+
+    def fetch() -> None:
+        done.append(1)
+        [result] = fetch_corpus(registry.load(corpus.root), options)
+        assert result.status.value == "unchanged", result
+
+    if when == "record":
+        real_state = mirrortext.mirror_state
+
+        def mirror_state(raw_dir, stale_after_days):
+            found = real_state(raw_dir, stale_after_days)
+            if raw_dir.name == "page" and not done:
+                fetch()
+            return found
+
+        monkeypatch.setattr(mirrortext, "mirror_state", mirror_state)
+        return done
+    real = mirrortext.mirror_file
+
+    def mirror_file(corpus_, source, name):
+        if source.id == "page" and not done:
+            fetch()
+        return real(corpus_, source, name)
+
+    import corpus_build.render.mirror as mirror
+
+    monkeypatch.setattr(mirrortext, "mirror_file", mirror_file)
+    monkeypatch.setattr(mirror, "mirror_file", mirror_file)
+    return done
+
+
+@pytest.mark.parametrize("when", ["file", "record"])
+def test_a_plain_mkdocs_build_beside_a_fetch_of_unchanged_sources_succeeds_and_the_next_shows_the_new_check(project, monkeypatch, options, server, when):
+    """An unchanged fetch rewrites every record it checks (when, how): the marks saw each as a changed
+    mirror, and a plain `mkdocs build` beside a fetch failed though no capture changed. The page shows
+    the record as the render read it, one capture throughout; the next build shows the new check (the
+    page made from the older record is not read back under the newer record's stamps)."""
+    root, corpus = project
+    before = _checked_days_ago(root, 2)
+    stamp = (root / "corpus" / "01-main" / "raw" / "page" / "provenance.json").stat().st_ino
+    done = _unchanged_fetch_during_build(monkeypatch, corpus, options, server, when)
+    _mkdocs_build(root)  # no Abort
+    assert done, "the fetch never ran during the build"
+    assert (root / "corpus" / "01-main" / "raw" / "page" / "provenance.json").stat().st_ino != stamp  # rewritten in place
+    record = _record(root)
+    assert record.status.value == "unchanged"
+    source, text, _index = _built(root)
+    assert record.sha256 in source and before in source  # as read, before the fetch's rewrite
+    assert "alphaword" in text and "betaword" not in text
+    monkeypatch.undo()
+    _mkdocs_build(root)
+    source, _text, _index = _built(root)
+    assert before not in source and record.sha256 in source
+
+
+def test_corpus_build_build_beside_a_fetch_of_unchanged_sources_builds_once(project, monkeypatch, options, server, capsys):
+    from corpus_build.site import uptodate
+
+    root, corpus = project
+    _checked_days_ago(root, 2)
+    done = _unchanged_fetch_during_build(monkeypatch, corpus, options, server)
+    engines.build_and_remember(root, corpus, strict=False)
+    assert done, "the fetch never ran during the build"
+    assert "building again" not in capsys.readouterr().err
+    _source, text, _index = _built(root)
+    assert "alphaword" in text
+    assert not (root / uptodate.STAMP).exists()  # an input changed under it: the next build is a real one

@@ -285,3 +285,35 @@ def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(ser
     [result] = fetch_corpus(corpus, replace(options, retries=0))
     assert server.count("/secret") == 0, "connected to 127.0.0.1 after checking a public answer"
     assert result.status is Status.FAILED and "refused" in result.error, result.error
+
+
+def test_an_internationalized_host_found_local_when_connecting_stays_refused_under_every_spelling(server, monkeypatch, tmp_path, options):
+    """The connection reports a host that answered a local address by the name it connects to (the
+    IDNA form, xn--rb-bja.example); the check looked its verdicts up by the URL's spelling (réb.example,
+    RÉB.example., …). So the host refused when connecting was still "checked, public" to the check:
+    each later request to it went out and was resolved again, its refusal for the rest of the run
+    kept by the connection's own lookup alone. One key for both: refused by the check, never resolved again."""
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if name == "public.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
+        if name.rstrip(".").lower().encode("idna").decode() != "xn--rb-bja.example":
+            return real(host, port, *args, **kwargs)
+        asked.append(name)
+        address = PUBLIC if len(asked) == 1 else "127.0.0.1"  # public to the check, then this machine
+        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    port = server.base.rsplit(":", 1)[1]
+    spellings = {"one": "réb.example", "two": "RÉB.example.", "three": "xn--rb-bja.example", "four": "réb.example"}
+    for name, host in spellings.items():
+        server.add(f"/secret-{name}", "<html><head><title>Internal admin</title></head><body><p>secret</p></body></html>")
+        server.routes[f"/{name}"] = lambda request, name=name, host=host: Reply(302, b"", {"Location": f"http://{host}:{port}/secret-{name}"})
+    corpus = registry.load(write_corpus(tmp_path, [{"id": name, "url": f"http://public.example:{port}/{name}"} for name in spellings]))
+    results = fetch_corpus(corpus, replace(options, retries=0, jobs=1))  # one source after another
+    assert [server.count(f"/secret-{name}") for name in spellings] == [0, 0, 0, 0]
+    assert all(r.status is Status.FAILED and "refused" in r.error for r in results), [r.error for r in results]
+    assert len(asked) == 2, asked  # the check and the first connection's lookup; then refused as known

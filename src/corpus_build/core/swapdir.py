@@ -11,8 +11,9 @@ content is written into a staging folder beside the target, then
                                 target -> .<name>.old-<pid>, staging -> target, then
                                 remove the old one. A kill between the two renames
                                 leaves no target and an .old folder; `recover` renames
-                                it back at the start of the next run, and for mirrors
-                                `put_back` does so before anything reads them.
+                                it back at the start of the next run; for mirrors
+                                `put_back` does so before anything reads them, for the
+                                site site/sitedir.put_back as a command replacing it starts.
 
 A kill at any moment therefore leaves the complete old or the complete new content under
 the target's name (with the fallback, after `recover` or `put_back`), plus at most one
@@ -106,6 +107,11 @@ def put_back(root: Path, folders: Iterable[tuple[Path, Collection[str]]]) -> lis
     return restored
 
 
+def parked(target: Path) -> list[Path]:
+    """The parked old folders of a missing `target` (old_name's names, exactly; real folders only)."""
+    return [folder for folder, _ in _orphans(target.parent, {target.name})]
+
+
 def _orphans(folder: Path, names: Collection[str]) -> list[tuple[Path, Path]]:
     """(parked folder, its target) for each parked folder in `folder` whose target is missing."""
     try:
@@ -144,15 +150,16 @@ def replace(staging: Path, target: Path) -> None:
 
 def recover(target: Path) -> None:
     """Undo what a killed `replace` left beside `target`: put back a parked old folder when the
-    target is missing, and remove any other parked folder."""
+    target is missing, and remove any other parked folder (old_name's names only: a user's
+    `.site.old-draft` is no folder of ours)."""
     parent = target.parent
-    prefix = f".{target.name}.old-"
     try:
         entries = sorted(parent.iterdir()) if parent.is_dir() else []
     except OSError:
         return
     for entry in entries:
-        if not entry.name.startswith(prefix):
+        match = PARKED.fullmatch(entry.name)
+        if match is None or match["name"] != target.name:
             continue
         if not os.path.lexists(target):
             os.rename(entry, target)

@@ -153,7 +153,11 @@ _TEMP_FILE = re.compile(r"\..+\.\d+\.\d+\.tmp")  # provenance.write_atomic's tem
 def clean_leftovers(corpus: Corpus) -> None:
     """Remove what killed runs left: staging folders, parked old folders (put back where the
     folder they stood for is missing), temporary record files. Under the run lock, so none of
-    them belongs to a run still going."""
+    them belongs to a run still going: the names removed here without a pid check are made only
+    by fetch (_fetch_one, _commit, keep_declined, write_failure, lockfile.write_lock; on a cluster
+    by this process, the workers staging elsewhere) and attach, each holding the lock for its
+    whole run; its brief holders make none (watch rewrites raw/<id>/provenance.json, cleaned
+    below by pid; a restore only renames), and a build only reads."""
     for section in corpus.sections:
         raw = corpus.root / section.folder / "raw"
         _clean_folders(raw)

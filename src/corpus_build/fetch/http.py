@@ -220,9 +220,13 @@ class HostVerdicts:
 
     def mark_local(self, host: str) -> None:
         """A guarded host answered a local address when connecting: refused for the rest of the run."""
-        self._local.update((host.lower(), host.lower().rstrip(".")))
+        self._local.add(connect.host_key(host))
 
     async def __call__(self, host: str) -> bool:
+        # One key for every spelling of a name (connect.host_key): the connection reports a host by its
+        # IDNA form, a URL may spell it in Unicode, in capitals or with a final dot. Keyed as spelled,
+        # a host refused when connecting stayed "checked, public" to the check under its URL's spelling.
+        host = connect.host_key(host)
         if host in self._local:
             return True
         if time.monotonic() < self._public_until.get(host, 0.0):
@@ -235,7 +239,7 @@ class HostVerdicts:
             # Only a host found public is guarded, before the request this verdict lets through connects.
             # A local one is refused here already; guarding it too would refuse the user's own citation
             # of it (an intranet wiki a public page also names) for the rest of the run.
-            self.guarded.add(connect.host_key(host))
+            self.guarded.add(host)
         return local
 
     async def _ask(self, host: str) -> bool:

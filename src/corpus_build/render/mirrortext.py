@@ -9,6 +9,7 @@ thread pages (thread.py) all build on these.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import stat
@@ -89,17 +90,20 @@ def resolving_once() -> Iterator[None]:
         _REAL, _MEMBERS = outer, outer_members
 
 
+Read = dict[tuple[str, int], tuple]  # states_once's: (mirror folder, stale_after_days) -> mirror_state as read
+
+
 @contextlib.contextmanager
-def states_once() -> Iterator[None]:
+def states_once(into: Read | None = None) -> Iterator[Read]:
     """Each mirror's state read once until the outermost of these ends: a render, or a whole
     `corpus-build build`, whose snapshot for the next build's change list (changes.save) then
-    holds the states its home page was made from, not read a third time."""
+    holds the states its home page was made from, not read a third time. Yields the states read
+    (`into`, when given, for the outermost), which `recaptured` compares with the disk afterwards."""
     global _STATES
     outer = _STATES
-    if outer is None:
-        _STATES = {}
+    states = _STATES = ({} if into is None else into) if outer is None else outer
     try:
-        yield
+        yield states
     finally:
         _STATES = outer
 
@@ -146,6 +150,39 @@ def mirror_marks(corpus: Corpus) -> dict[str, Mark]:
 def moved_mirrors(marks: dict[str, Mark]) -> list[str]:
     """The mirror folders of `marks` that are no longer what they were (swapped, re-recorded, gone)."""
     return [raw for raw, mark in marks.items() if mirror_mark(Path(raw)) != mark]
+
+
+def recaptured(marks: dict[str, Mark], moved: list[str], read: Read | None) -> list[str]:
+    """Of the `moved` folders (moved_mirrors), those whose pages may not show what is on disk now: all
+    but a mirror whose record alone was rewritten in place (the same folder, the same failure record)
+    and says what the render read of it (`read`), apart from when and how it was last checked.
+
+    An unchanged fetch re-records every source it checks that way (status, check time, attempts), the
+    capture untouched; counted as a change, no plain `mkdocs build` could finish beside a fetch. Each
+    page shows that source's record as the render read it, once (states_once): the capture as it still
+    is, its check as of a moment before; the next build shows the new one, once the caller has dropped
+    the render's reuse keys (reuse.forget_inputs: a view made from the older record under the newer
+    record's stamps). A record no longer saying the same (a watch's thread state), a swap, a failure
+    record written or cleared: moved."""
+    if not moved or read is None:
+        return moved
+    records = {folder: state[1] for (folder, _days), state in read.items()}
+    out = []
+    for raw in moved:
+        mark, now, before = marks[raw], mirror_mark(Path(raw)), records.get(raw)
+        alike = before is not None and mark[0] is not None and (mark[0], mark[2]) == (now[0], now[2])
+        current = provenance.read_provenance(Path(raw)) if alike else None
+        if current is None or _as_shown(current) != _as_shown(before):
+            out.append(raw)
+    return out
+
+
+def _as_shown(record: Provenance | None) -> Provenance | None:
+    """A record without what an unchanged fetch rewrites: when and how it was checked (ok and unchanged are one state on a page)."""
+    if record is None:
+        return None
+    status = provenance.Status.OK if record.status is provenance.Status.UNCHANGED else record.status
+    return dataclasses.replace(record, status=status, checked_at="", attempts=(), error="")
 
 
 def moved_names(moved: list[str]) -> str:

@@ -87,12 +87,14 @@ def render_for_engines(project: Path, corpus: Corpus) -> Any:
         # A fetch swapping a mirror while render reads it pairs one capture's record with the other's
         # text (as in _build_from_still_mirrors): marked before, checked after, rendered again.
         marks = mirrortext.mirror_marks(corpus)
-        with mirrortext.states_once():
+        with mirrortext.states_once() as read:
             result = render.render(corpus, docs)
-        moved = mirrortext.moved_mirrors(marks)
+        rewritten = mirrortext.moved_mirrors(marks)
+        if rewritten:
+            reuse.forget_inputs(docs)
+        moved = mirrortext.recaptured(marks, rewritten, read)
         if not moved:
             break
-        reuse.forget_inputs(docs)
         names = mirrortext.moved_names(moved)
         if attempt == MIRROR_TRIES:
             raise SiteError(
@@ -515,17 +517,24 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
     for attempt in range(1, MIRROR_TRIES + 1):
         inputs_before = uptodate.inputs_state(project, since)  # an edit saved during the build must not be stamped as built
         marks = mirrortext.mirror_marks(corpus)
+        read: mirrortext.Read = {}  # each mirror's state as this build's render read it
 
-        def publish(staging: Path, marks: dict = marks) -> None:
+        def moved_now(marks: dict = marks, read: mirrortext.Read = read) -> list[str]:
+            rewritten = mirrortext.moved_mirrors(marks)
+            if rewritten:  # pages the render made from a record before its change, keyed by its files after: not reused
+                reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
+            return mirrortext.recaptured(marks, rewritten, read)  # a record only re-checked (an unchanged fetch) is shown as read
+
+        def publish(staging: Path) -> None:
             if before_swap is not None:
                 before_swap(staging)
-            moved = mirrortext.moved_mirrors(marks)
+            moved = moved_now()
             if moved:
                 raise _MirrorsMoved(moved)
 
         try:
             _GUARDED = True  # the plugin leaves the check to this loop (plugin._mirrors_still)
-            with mirrortext.states_once():
+            with mirrortext.states_once(read):
                 with uptodate.warnings_kept() as warnings:
                     site_dir = build(project, corpus=corpus, before_swap=publish, **options)
                 changes.save(corpus)
@@ -533,13 +542,11 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
         except _MirrorsMoved as exc:
             moved = exc.folders
         except (OSError, SiteError):  # a file gone, say: the change's doing when a mirror changed
-            moved = mirrortext.moved_mirrors(marks)
+            moved = moved_now()
             if not moved:
                 raise
         finally:
             _GUARDED = False
-        # Pages the render made from a mirror before its change, keyed by its files after: not reused.
-        reuse.forget_inputs(project / str(_read_config(project / "mkdocs.yml").get("docs_dir") or "docs"))
         names = mirrortext.moved_names(moved)
         if attempt == MIRROR_TRIES:
             raise SiteError(
@@ -548,6 +555,18 @@ def _build_from_still_mirrors(project: Path, corpus: Corpus, before_swap: Callab
             ) from None
         print(f"the mirrors of {len(moved)} source(s) ({names}) changed during the build: building again", file=sys.stderr)
     raise AssertionError("unreachable")
+
+
+def put_back_site(project: Path, site_dir: Path | None = None) -> None:
+    """The site a build killed mid-swap left parked, back under its name (sitedir.put_back): the
+    folder `--site-dir` names, else mkdocs.yml's. First thing in `build` and `publish`, before the
+    registry is read: one that stops on a registry error must not leave the site missing."""
+    project = Path(project).resolve()
+    config_file = project / "mkdocs.yml"
+    if site_dir is None and not config_file.is_file():
+        return
+    target = Path(os.path.abspath(site_dir)) if site_dir else Path(os.path.abspath(project / _configured_site_dir(config_file)))
+    sitedir.put_back(project, target)
 
 
 def build_and_remember(project: Path, corpus: Corpus, **options: Any) -> Path:

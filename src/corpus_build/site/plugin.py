@@ -74,6 +74,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._relinked: frozenset[str] = frozenset()  # the offline copy's pages whose links relink.py moves
         # Each mirror's mark as this build began (render/mirrortext.py), when no `corpus-build build` checks them itself.
         self._marks: dict[str, mirrortext.Mark] | None = None
+        self._read: mirrortext.Read | None = None  # each mirror's state as this build's render read it
         self._server: Any = None  # the live server, to ask for another build (mkdocs serve)
         self._build_again = False  # a mirror changed during the first build, before the server existed
 
@@ -86,6 +87,7 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._errors = []
         self._relinked = frozenset()
         if not self._serving:  # plain `mkdocs build` empties site_dir next: never the project, corpus/ or a stranger's folder
+            sitedir.put_back(project, Path(config.site_dir))  # a killed build's parked site, back first (a failed build leaves it)
             try:
                 sitedir.check(Path(config.site_dir), project=project, docs_dir=Path(config.docs_dir), corpus_dir=corpus_dir, origin="site_dir:", keeps_hidden=True)
             except CorpusBuildError as exc:
@@ -109,7 +111,8 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 links_as = found if isinstance(found, bool) and found and not config.use_directory_urls else None
             if corpus.settings.site_url:
                 config.site_url = corpus.settings.site_url
-            result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls, links_as=links_as)
+            with mirrortext.states_once() as self._read:  # each mirror's state as this render read it (_mirrors_still)
+                result = render.render(corpus, Path(config.docs_dir), directory_urls=config.use_directory_urls, links_as=links_as)
             self._relinked = result.relinked
         except CorpusBuildError as exc:
             if not self._serving:
@@ -379,11 +382,13 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         the full-text index another's text. `mkdocs build` (and the offline copy's build) fails with
         what to do; `mkdocs serve` builds again, in full, at once."""
         marks, self._marks = self._marks, None
-        moved = mirrortext.moved_mirrors(marks) if marks else []
+        read, self._read = self._read, None
+        rewritten = mirrortext.moved_mirrors(marks) if marks else []
+        if rewritten:  # the render keyed pages made from the older record by the newer files: not to be read back
+            reuse.forget_inputs(Path(config.docs_dir))
+        moved = mirrortext.recaptured(marks, rewritten, read) if marks else []  # a record only re-checked is shown as read
         if not moved:
             return
-        # The render keyed pages made from the older record by the newer files: not to be read back.
-        reuse.forget_inputs(Path(config.docs_dir))
         names = mirrortext.moved_names(moved)
         if self._serving:
             log.warning(f"corpus: the mirrors of {len(moved)} source(s) ({names}) changed during the build: building again")

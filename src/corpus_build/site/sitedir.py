@@ -21,9 +21,10 @@ import fcntl
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from ..core import swapdir
 from ..core.errors import SiteError
 
 MARKER = ".corpus-build-site"
@@ -93,9 +94,28 @@ def mark(folder: Path) -> None:
     (Path(folder) / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
 
 
+def put_back(project: Path, site: Path) -> bool:
+    """Rename the old site a build killed between the fallback swap's two renames left parked
+    (core/swapdir.py: `.site.old-<pid>`, and no `site`) back to its name; True when done.
+
+    A build puts it back itself as it starts (swapdir.recover), but until then the site folder
+    was missing: for a static server, and for good when the next `build` or `publish` stopped
+    before its build (a registry error). So every command that replaces the site calls this
+    first. Cheap when there is nothing to do (one listing, no lock). Else under the build lock,
+    tried once: a parked site is only a dead build's when no build holds it (one going on may be
+    between its two renames this very moment, and it puts back a dead build's site itself)."""
+    if not swapdir.parked(site) or not os.access(site.parent, os.W_OK):
+        return False
+    with suppress(SiteError), build_lock(project, wait=False) as held:  # SiteError: no lock file can be made here
+        if held:
+            swapdir.recover(site)
+    return site.is_dir()
+
+
 @contextmanager
-def build_lock(project: Path) -> Iterator[None]:
+def build_lock(project: Path, *, wait: bool = True) -> Iterator[bool]:
     """One build of a project at a time: a second waits (saying so) until the first is done.
+    Whether the lock is held: with `wait=False`, False at once when another holds it.
 
     Two builds would share the staging folder. The kernel releases the lock when a build dies.
     """
@@ -108,9 +128,13 @@ def build_lock(project: Path) -> Iterator[None]:
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held = True
         except BlockingIOError:
+            held = False
+        if not held and wait:
             print(f"another build of {project} is running; waiting for it to finish", file=sys.stderr)
             fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+            held = True
+        yield held
     finally:
         os.close(fd)
