@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .article import declares_article, outside_article
+from .article import declares_article, outside_article, picture_lines
 from .boilerplate import boilerplate
 from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
 from .density import HAN as _HAN
@@ -659,7 +659,7 @@ def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     converter.navigation |= boilerplate(region, converter.skip, scores)
     # On a page that declares itself an article, what lies before and after its prose (fetch/article.py).
     if declares_article(root):
-        converter.navigation |= outside_article(region, scores, converter.skip)
+        converter.navigation |= outside_article(region, scores, converter.skip) | picture_lines(region, scores, converter.skip)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)
