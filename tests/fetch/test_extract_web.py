@@ -657,3 +657,31 @@ def test_a_last_chinese_line_without_a_full_stop_is_text_when_it_runs_to_six_wor
     out = markdown(f"<html><body>{NAV}<div class='story'><h1>新防波堤获批</h1>{paragraphs}</div></body></html>")
     assert "其余部分由港口自身收入在二十年内偿还" in out, out
     assert "责编" not in out, out
+
+
+def test_a_comment_form_in_a_wrapper_of_its_own_beside_the_text_goes():
+    # Failed before boilerplate._wrapped: the box beside the text is a plain wrapper (`div.box`); the
+    # one box it wraps is the one the page names as its reply form.
+    aside = "<div class='facts'>" + "".join(f"<p>{s} (fact {i})</p>" for i, s in enumerate(SENTENCES)) + "</div>"
+    respond = ("<div class='box'><div id='respond' class='comment-respond'><h3>Schreibe einen Kommentar</h3>"
+               "<p class='must-log-in'>Du musst angemeldet sein, um einen Kommentar abzugeben.</p></div></div>")
+    html = f"<html><body>{NAV}<div class='page'><div class='col'><div class='post'><h1>Breakwater approved</h1>{article()}</div>{respond}</div>{aside}</div></body></html>"
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "(fact 2)" in out, out
+    assert "angemeldet" not in out and "Schreibe einen Kommentar" not in out, out
+
+
+def test_a_thread_titled_by_its_count_of_comments_on_the_post_goes():
+    # Failed before inside._THREAD_TITLE: blog engines title the thread "12 Responses to “<the
+    # post's title>”" or "Keine Kommentare for “…”", longer than the furniture titles' six words.
+    for title in ("3 Responses to “Breakwater approved by the harbour authority”", "Keine Kommentare for “Malaga, die quirlige Metropole”",
+                  "One thought on “Breakwater approved”"):
+        thread = (f"<div><h3>{title}</h3><ol><li><p>Great news for the crews, finally.</p></li>"
+                  "<li><p>About time somebody listened to them.</p></li></ol></div>")
+        html = f"<html><body>{NAV}<div><h1>Breakwater approved</h1>{article()}{thread}</div>{SIDEBAR}</body></html>"
+        out = markdown(html)
+        assert all(s in out for s in SENTENCES), (title, out)
+        assert title.split()[1] not in out and "Great news for the crews" not in out, (title, out)
+    # (a section of a manual on its comments is no count on a quoted title)
+    html = f"<html><body><div><h1>Syntax</h1>{article()}<div><h3>Comments</h3><p>A comment starts with a hash sign and runs to the end of the line.</p></div></div></body></html>"
+    assert "A comment starts with a hash sign" in markdown(html)
