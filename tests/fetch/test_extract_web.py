@@ -685,3 +685,28 @@ def test_a_thread_titled_by_its_count_of_comments_on_the_post_goes():
     # (a section of a manual on its comments is no count on a quoted title)
     html = f"<html><body><div><h1>Syntax</h1>{article()}<div><h3>Comments</h3><p>A comment starts with a hash sign and runs to the end of the line.</p></div></div></body></html>"
     assert "A comment starts with a hash sign" in markdown(html)
+
+
+def test_a_nav_left_open_round_the_whole_page_does_not_veto_its_text():
+    # Failed before: an unclosed submenu's <li> and <div> inside <nav> make the parser nest the rest
+    # of the page in the navigation; a tag demotes, never vetoes, what holds most of the text.
+    menu = "<nav><ul><li><a href='/'>Home</a><div class='navigation-sub-menu'><ul><li><a href='/team'>Team</a>"
+    html = f"<html><body><header>{menu}<div class='post'><h1>Breakwater approved</h1>{article()}</div></body></html>"
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES), out
+    # (a navigation bar of its own stays out)
+    html = f"<html><body><nav><a href='/'>Home</a> <a href='/team'>Team of the harbour</a></nav><main><h1>Breakwater approved</h1>{article()}</main></body></html>"
+    assert "Team of the harbour" not in markdown(html)
+
+
+def test_a_page_whose_text_is_only_in_its_noscript_is_read_from_it():
+    # Failed before: the page builds its visible page by script and writes all of it for readers
+    # without JavaScript into one <noscript>; the walk left <noscript> out, and the mirror was empty.
+    html = (f"<html><body><div id='app'></div><script>build()</script><noscript><div id='page'>{NAV}<h1>Breakwater approved</h1>"
+            f"{article()}</div></noscript></body></html>")
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES) and "About us" not in out, out
+    # (a notice in <noscript> beside a page's visible text stays out)
+    html = f"<html><body><noscript><p>Please enable JavaScript to see the comments on this story.</p></noscript><h1>Breakwater approved</h1>{article()}</body></html>"
+    out = markdown(html)
+    assert SENTENCES[0] in out and "enable JavaScript" not in out, out
