@@ -710,3 +710,27 @@ def test_a_page_whose_text_is_only_in_its_noscript_is_read_from_it():
     html = f"<html><body><noscript><p>Please enable JavaScript to see the comments on this story.</p></noscript><h1>Breakwater approved</h1>{article()}</body></html>"
     out = markdown(html)
     assert SENTENCES[0] in out and "enable JavaScript" not in out, out
+
+
+def test_the_texts_core_is_found_inside_the_region_when_the_region_is_a_paragraph_itself():
+    # Failed before: the region's own loose text counted as a paragraph scored the containers above
+    # the region, the core was found outside it, and nothing inside was judged (a newsletter box kept).
+    loose = "Filed under harbours, coasts, ports, fishing, weather, storms, winter, works, money, hearings, designs, crews, rail, costs"
+    bio = "<div class='author-bio'><p>Ana Ruiz writes about ports and coasts for the paper.</p></div>"
+    html = f"<html><body><div class='wrap'><div class='body'>{loose}<h1>Breakwater approved</h1>{article(4)}{bio}</div></div></body></html>"
+    out = markdown(html)
+    assert all(s in out for s in SENTENCES[:4]) and "Ana Ruiz writes" not in out, out
+
+
+def test_a_recipes_servings_form_does_not_take_its_ingredients_with_it():
+    # Failed before inside._worked_on: a box holding a form went from inside the text; a servings
+    # calculator's box holds the list of ingredients it works on, outside the form.
+    ingredients = ("<h2>Ingredients</h2><section class='ingredients'><form><span>For <input name='people' value='4'> people</span></form>"
+                   "<ul><li>1 packet of vanilla pudding powder</li><li>350 g of sugar</li><li>cling film</li></ul></section>")
+    html = f"<html><body>{NAV}<div class='recipe'><h1>Snow White cake</h1>{article(3)}{ingredients}{article(3)}</div>{SIDEBAR}</body></html>"
+    out = markdown(html)
+    assert "vanilla pudding powder" in out and "cling film" in out, out
+    # (a sign-up box with a form and no list of its own still goes)
+    signup = "<div><p>Get the recipes by mail every week</p><form><input name='email'><button>Send</button></form></div>"
+    html = f"<html><body>{NAV}<div class='recipe'><h1>Snow White cake</h1>{article(3)}{signup}{article(3)}</div>{SIDEBAR}</body></html>"
+    assert "Get the recipes by mail" not in markdown(html)

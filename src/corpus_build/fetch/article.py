@@ -126,14 +126,21 @@ def picture_lines(region, blocks: Blocks, skip: Callable[[object], bool]) -> set
     for el in region.iter():
         if not isinstance(el.tag, str) or el not in blocks.text or skip(el):
             continue
-        tag = el.tag.lower()
-        if tag == "figcaption" or (tag in ("div", "p", "span") and _CAPTION_CLASS.search(el.get("class") or "") and el.find(".//img") is None
-                                   and el.getparent() is not None and el.getparent().find(".//img") is not None):
-            if not any(up in captions for up in el.iterancestors()):
-                captions.append(el)
+        if _caption(el) and not any(up in captions for up in el.iterancestors()):
+            captions.append(el)
     if not captions or 3 * sum(blocks.prose(c) for c in captions) >= blocks.prose(region):
         return set()
     return {c for c in captions if blocks.prose(c) < _CAPTION_LINE}
+
+
+def _caption(el) -> bool:
+    """A picture's caption: a <figcaption>, or a box its class calls a caption, beside a picture and holding none."""
+    tag = el.tag.lower()
+    if tag == "figcaption":
+        return True
+    parent = el.getparent()
+    return (tag in ("div", "p", "span") and bool(_CAPTION_CLASS.search(el.get("class") or "")) and el.find(".//img") is None
+            and parent is not None and parent.find(".//img") is not None)
 
 
 def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:

@@ -107,7 +107,15 @@ def _form(el, blocks: Blocks, within: int) -> bool:
     """A box holding a form and less than `within` characters of prose: a sign-up, a comment form,
     a rating (chrome.box_is_text: a box with a form is never the text)."""
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
-    return tag in BOXES and blocks.prose(el) < within and holds_form(el)
+    return tag in BOXES and blocks.prose(el) < within and holds_form(el) and not _worked_on(el, blocks)
+
+
+def _worked_on(el, blocks: Blocks) -> bool:
+    """Whether the box's form works on a list of the box that stands outside the form and is no
+    list of links (a recipe's servings calculator over its ingredients): data with its control."""
+    forms = set(el.iter("form"))
+    return any(blocks.text.get(listing) and blocks.density(listing) < 0.3 and not forms.intersection(listing.iterancestors())
+               for listing in el.iter("ul", "ol"))
 
 
 def holds_form(el) -> bool:
