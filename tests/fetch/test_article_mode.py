@@ -79,6 +79,7 @@ def test_a_short_line_over_the_text_inside_its_box_stays():
 
 
 def test_pictures_before_and_after_the_prose_go_those_between_its_paragraphs_stay():
+    # (the picture between the paragraphs stays; its caption, a line, goes: see the captions' test)
     def figure(caption: str) -> str:
         return f'<figure><img src="/img/{len(caption)}.jpg" alt=""><figcaption>{caption}</figcaption></figure>'
 
@@ -90,7 +91,7 @@ def test_pictures_before_and_after_the_prose_go_those_between_its_paragraphs_sta
         + figure("Sponsored picture gallery of sailing holidays")
     )
     out = markdown(page(OG, story=story))
-    assert "seen from the lighthouse" in out and all(s in out for s in SENTENCES), out
+    assert f"img/{len('The planned breakwater seen from the lighthouse')}.jpg" in out and all(s in out for s in SENTENCES), out
     assert "courtesy of the port" not in out and "Sponsored picture gallery" not in out, out
 
 
@@ -210,5 +211,32 @@ def test_a_lead_picture_between_a_lede_outside_the_text_and_the_text_goes():
     inline = "<figure><img src='/img/plan.jpg' alt=''><figcaption>The planned breakwater seen from the lighthouse</figcaption></figure>"
     story = "".join(f"<p>{s}</p>" for s in SENTENCES[:2]) + inline + "".join(f"<p>{s}</p>" for s in SENTENCES[2:])
     out = markdown(page(OG, before=BEFORE + lede + lead, story=story))
-    assert "the port finally gets the breakwater" in out and "seen from the lighthouse" in out, out
+    assert "the port finally gets the breakwater" in out and "img/plan.jpg" in out, out
     assert "photo courtesy of the port" not in out and "4 min read" not in out and all(s in out for s in SENTENCES), out
+
+
+def _figure(caption: str, name: str = "pier") -> str:
+    return f'<figure><img src="/img/{name}.jpg" alt=""><figcaption>{caption}</figcaption></figure>'
+
+
+LINE = "The old pier seen from the lighthouse. (Photo: Harbour archive / A. Berg)"
+TOLD = ("Two fishing boats wait at the old pier for the storm to pass, as they did every winter for forty years; the crews say the "
+        "new breakwater will let them stay out a day longer in January, and the harbour master agrees with them.")
+
+
+def test_an_articles_short_picture_captions_go_a_told_caption_and_a_gallerys_stay():
+    # Failed before picture_lines: a caption of a line (a label, a credit) is the picture's, not the
+    # text's; a caption of a paragraph's length tells the story under it.
+    story = "".join(f"<p>{s}</p>" for s in SENTENCES[:2]) + _figure(LINE) + "".join(f"<p>{s}</p>" for s in SENTENCES[2:])
+    out = markdown(page(OG, story=story))
+    assert "The old pier seen from the lighthouse" not in out and "img/pier.jpg" in out and all(s in out for s in SENTENCES), out
+    told = "".join(f"<p>{s}</p>" for s in STORY[:3]) + _figure(TOLD, "boats") + "".join(f"<p>{s}</p>" for s in STORY[3:])
+    out = markdown(page(OG, story=told))
+    assert "the crews say the new breakwater" in out and all(s in out for s in STORY), out
+    # (a gallery: its text is its captions, short ones too)
+    gallery = "<p>" + SENTENCES[0] + "</p>" + "".join(_figure(f"Boat number {n} at the pier, before the storm of the winter.", f"b{n}") for n in range(6))
+    out = markdown(page(OG, story=gallery))
+    assert "Boat number 5 at the pier" in out, out
+    # (a page that declares no article keeps its captions: a manual's figure titles)
+    out = markdown(page("", story=story))
+    assert "The old pier seen from the lighthouse" in out, out

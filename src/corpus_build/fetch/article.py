@@ -25,6 +25,12 @@ The run of dense paragraphs goes on over dense paragraphs outside the core a few
 lede in a box of its own, a text split over a page builder's columns). Inside the run, a line of a
 few words that is no sentence, no phrase and no bold subheading ("Advertisement", "To the shop")
 goes too.
+
+A picture's caption in an article is the picture's line, not the text's (`picture_lines`): a short
+caption (under a paragraph's worth of prose, a label and a credit: "Puerto de Montevideo. Foto:
+Archivo") goes, wherever it stands; a caption of a paragraph's length or more stays (a story told
+under its pictures), and so do all captions where they hold a third of the region's prose (a
+gallery, whose text is its captions).
 """
 
 from __future__ import annotations
@@ -106,6 +112,35 @@ def outside_article(region, blocks: Blocks, skip: Callable[[object], bool]) -> s
             continue  # (the text's code, tables and lists)
         out.add(unit)
     return out | _loose_inline(region, units, units[first], units[last], blocks)
+
+
+_CAPTION_CLASS = re.compile(r"(?:^|[\s_-])(?:wp-)?caption(?:-text)?(?:$|[\s_-])", re.IGNORECASE)
+_CAPTION_LINE = 150  # characters of prose of a caption that is a picture's line, not a paragraph told under it
+
+
+def picture_lines(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
+    """The short captions of the article's pictures (see the module docstring): a <figcaption>, or
+    a box its class calls a caption beside a picture, under _CAPTION_LINE characters of prose; none
+    where the captions hold a third of the region's prose (a gallery)."""
+    captions = []
+    for el in region.iter():
+        if not isinstance(el.tag, str) or el not in blocks.text or skip(el):
+            continue
+        if _caption(el) and not any(up in captions for up in el.iterancestors()):
+            captions.append(el)
+    if not captions or 3 * sum(blocks.prose(c) for c in captions) >= blocks.prose(region):
+        return set()
+    return {c for c in captions if blocks.prose(c) < _CAPTION_LINE}
+
+
+def _caption(el) -> bool:
+    """A picture's caption: a <figcaption>, or a box its class calls a caption, beside a picture and holding none."""
+    tag = el.tag.lower()
+    if tag == "figcaption":
+        return True
+    parent = el.getparent()
+    return (tag in ("div", "p", "span") and bool(_CAPTION_CLASS.search(el.get("class") or "")) and el.find(".//img") is None
+            and parent is not None and parent.find(".//img") is not None)
 
 
 def _run(units: list, blocks: Blocks, core) -> tuple[int, int] | None:

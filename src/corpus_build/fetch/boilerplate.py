@@ -69,9 +69,10 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
         for child in node:
             if child in on_path or child not in blocks.text:
                 continue
-            if thread_with_form(child):
+            if any(thread_with_form(box) for box in _wrapped(child, blocks)):
                 replies.add(child)
-            elif blocks.furniture(child, half) or _label(child, blocks) or about_author(child, blocks, half) or _column(child, blocks, half) or titled_furniture(child, blocks, half):
+            elif _label(child, blocks) or _column(child, blocks, half) or any(
+                    blocks.furniture(box, half) or about_author(box, blocks, half) or titled_furniture(box, blocks, half) for box in _wrapped(child, blocks)):
                 found.add(child)
             else:
                 feeds |= _feeds(child, blocks, half, child not in blocks.score or blocks.final(child) < text_score)
@@ -121,6 +122,18 @@ def _left_out(region, blocks: Blocks, skip: Callable[[object], bool]) -> set:
     for box in headers:
         found |= _header_labels(box, blocks)
     return found
+
+
+def _wrapped(el, blocks: Blocks) -> list:
+    """The box and the boxes it wraps alone (each the one child holding text of the one above): a
+    wrapper of one box is that box, whatever the wrapper's own name (`div.box` round a comment form
+    the page names `comment-respond`)."""
+    chain = [el]
+    while True:
+        inner = [c for c in chain[-1] if blocks.text.get(c)]
+        if len(inner) != 1 or not isinstance(inner[0].tag, str) or inner[0].tag.lower() not in BOXES or blocks.text[inner[0]] != blocks.text[chain[-1]]:
+            return chain
+        chain.append(inner[0])
 
 
 def _column(el, blocks: Blocks, within: int) -> bool:

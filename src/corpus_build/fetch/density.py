@@ -98,6 +98,8 @@ class Blocks:
         for para in paragraphs:
             if para.tag.lower() == "li" and 2 * self.links[para] > self.text[para]:
                 continue  # a link in a list: a headline, not a paragraph
+            if para is region:
+                continue  # (its containers are outside the region: the core is found inside it)
             words = "".join(para.itertext())
             points = 1 + len(_COMMAS.findall(words)) + min(self.text[para] // 100, 3)
             for level, ancestor in enumerate(para.iterancestors()):

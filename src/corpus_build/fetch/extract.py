@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .article import declares_article, outside_article
+from .article import declares_article, outside_article, picture_lines
 from .boilerplate import boilerplate
 from .chrome import box_is_text, edge_navigation, is_chrome, lays_out, link_len, measured, mostly_links, relation_bars, table_rows, text_len
 from .density import HAN as _HAN
@@ -164,7 +164,9 @@ class _Converter:
             return True  # comments, processing instructions
         tag = tag.lower()
         if tag in _SKIP_TAGS:
-            return True
+            # (a <nav> left open by broken markup wraps the whole page, its text in a submenu: a tag
+            # is a class word in the markup, and demotes, never vetoes, what holds most of the text)
+            return tag != "nav" or not self.holds_most(el)
         if el.get("hidden") is not None or (el.get("aria-hidden") == "true" and tag != "img"):
             return True
         style = (el.get("style") or "").replace(" ", "").lower()
@@ -630,6 +632,25 @@ def _hidden(el) -> bool:
     return el.get("hidden") is not None or el.get("aria-hidden") == "true" or "display:none" in style or "visibility:hidden" in style
 
 
+def _noscript_text(body, shown: int):
+    """The <noscript> holding the page's text where the page shows next to none without it (a site
+    that writes its whole page for readers without JavaScript into one, and builds the visible page
+    by script): four times the visible prose and a few paragraphs' worth; else None."""
+    best, most = None, 0
+    for el in body.iter("noscript"):
+        size = sum(_dense(t) for t in el.itertext())
+        if size > most:
+            best, most = el, size
+    return best if most >= _NOSCRIPT_TEXT and most >= 4 * shown else None
+
+
+_NOSCRIPT_TEXT = 500  # characters of text (whitespace aside) of a <noscript> that is a page's text, not a notice
+
+
+def _dense(text: str) -> int:
+    return len(text) - sum(text.count(c) for c in " \n\t\r\xa0")
+
+
 def to_markdown(root, page_url: str, cite: Callable[[str], str] = lambda url: url) -> Extraction:
     """The page's main text as Markdown (see the module docstring)."""
     with measured(root):
@@ -645,6 +666,11 @@ def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     converter = _Converter(page_url, base, cite, whole_page=label == "body")
     body = root.find(".//body")
     converter.page_text = prose_len(body if body is not None else root)
+    # A page that shows its text only without JavaScript: its <noscript> is its text.
+    shown = _noscript_text(body if body is not None else root, converter.page_text)
+    if shown is not None:
+        region, label = shown, "noscript"
+        converter.page_text, converter.whole_page = prose_len(shown), True  # (a whole page: its bars at its edges)
     # The region the page marks is where it says its text is: a class word on it (`<main class="container
     # js-social-anchor-start">`) does not make it chrome; hidden, it is not the text.
     if label != "body" and _hidden(region):
@@ -659,7 +685,7 @@ def _to_markdown(root, page_url: str, cite: Callable[[str], str]) -> Extraction:
     converter.navigation |= boilerplate(region, converter.skip, scores)
     # On a page that declares itself an article, what lies before and after its prose (fetch/article.py).
     if declares_article(root):
-        converter.navigation |= outside_article(region, scores, converter.skip)
+        converter.navigation |= outside_article(region, scores, converter.skip) | picture_lines(region, scores, converter.skip)
     blocks = converter.flow(region) if region.tag != "pre" else [converter.pre(region)]
     markdown = "\n\n".join(b for b in blocks if b.strip())
     return Extraction(markdown=markdown + "\n" if markdown else "", region=label, images=converter.images)

@@ -107,7 +107,15 @@ def _form(el, blocks: Blocks, within: int) -> bool:
     """A box holding a form and less than `within` characters of prose: a sign-up, a comment form,
     a rating (chrome.box_is_text: a box with a form is never the text)."""
     tag = el.tag.lower() if isinstance(el.tag, str) else ""
-    return tag in BOXES and blocks.prose(el) < within and holds_form(el)
+    return tag in BOXES and blocks.prose(el) < within and holds_form(el) and not _worked_on(el, blocks)
+
+
+def _worked_on(el, blocks: Blocks) -> bool:
+    """Whether the box's form works on a list of the box that stands outside the form and is no
+    list of links (a recipe's servings calculator over its ingredients): data with its control."""
+    forms = set(el.iter("form"))
+    return any(blocks.text.get(listing) and blocks.density(listing) < 0.3 and not forms.intersection(listing.iterancestors())
+               for listing in el.iter("ul", "ol"))
 
 
 def holds_form(el) -> bool:
@@ -155,7 +163,7 @@ _FURNITURE_TITLE = re.compile(
     r"trending\s+(?:now|stories|articles)|latest\s+(?:news|stories|articles|posts)\b|recent\s+(?:posts|articles)\b|"
     r"share\s+(?:this|the\s+article|on)\b|follow\s+us\b|leave\s+a\s+(?:comment|reply)\b|post\s+a\s+comment|join\s+the\s+discussion|"
     r"newsletter\s+abonnieren|jetzt\s+abonnieren|ähnliche\s+(?:artikel|beiträge|themen)|weitere\s+(?:artikel|beiträge|nachrichten|meldungen|themen)|"
-    r"mehr\s+zum\s+thema|auch\s+interessant|das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar\s+schreiben|schreiben\s+sie\s+einen\s+kommentar|"
+    r"mehr\s+zum\s+thema|auch\s+interessant|das\s+könnte\s+sie\s+auch|lesen\s+sie\s+auch|kommentar\s+schreiben|schreib(?:en\s+sie|e)\s+einen\s+kommentar|"
     r"diesen\s+artikel\s+teilen|articles?\s+similaires|à\s+lire\s+aussi|laisser\s+un\s+commentaire|partager\s+cet\s+article|abonnez-vous|"
     r"noticias\s+relacionadas|te\s+puede\s+interesar|deja\s+(?:un|tu)\s+comentario|suscr[ií]bete|lo\s+más\s+leído|"
     r"articoli\s+correlati|leggi\s+anche|lascia\s+un\s+commento|dodaj\s+komentarz|czytaj\s+(?:też|także)|"
@@ -166,12 +174,21 @@ _FURNITURE_TITLE = re.compile(
     r"|^\W*(?:comments?|kommentare?|commentaires?|comentarios?|commenti|komentarze|评论)\s*[(\[]\d+[)\]]\W*$",
     re.IGNORECASE,
 )
+# A comment thread's title as blog engines write it, a count of comments on the post's own title
+# ("No Comments for “Malaga”", "12 Responses to “…”", "One thought on “…”"): as long as that title.
+_THREAD_TITLE = re.compile(
+    r"^\W*(?:no|one|\d+|keine|ein|eine|aucun|un|sin|nessun)\s+(?:comments?|responses?|replies|thoughts?|kommentare?|antworten|reaktionen|"
+    r"commentaires?|réponses?|comentarios?|respuestas?|commenti)\s+(?:on|to|for|zu|für|auf|sur|à|pour|en|a|para|su|per)\s+[\"'“„«‘‚»]",
+    re.IGNORECASE,
+)
 _TITLE_WORDS = 6  # words of a furniture title at most ("You might also like these stories")
 
 
 def furniture_title(heading) -> bool:
     """Whether a heading is a title pages give their furniture (see _FURNITURE_TITLE): short, and that phrase."""
     words = " ".join(heading.text_content().split())
+    if _THREAD_TITLE.search(words):
+        return True
     return 0 < len(words.split()) <= _TITLE_WORDS and len(words) <= 60 and bool(_FURNITURE_TITLE.search(words))
 
 
