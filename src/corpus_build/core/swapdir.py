@@ -196,18 +196,23 @@ def take_folders(spare: Path, staging: Path) -> list[str] | None:
         remove(spare)
         return None
     folders: list[str] = []
-    for root, dirs, files in os.walk(spare):
-        if files or any(os.path.islink(os.path.join(root, name)) for name in dirs):
-            remove(spare)
-            return None
-        folders.append(os.path.relpath(root, spare))
+    stack = [""]
     try:
+        while stack:  # (the directory entries' types: no stat per folder)
+            relative = stack.pop()
+            with os.scandir(os.path.join(spare, relative)) as entries:
+                for entry in entries:
+                    if not entry.is_dir(follow_symlinks=False):  # a file, or a link (to a folder too)
+                        raise NotADirectoryError(entry.path)
+                    inner = os.path.join(relative, entry.name)
+                    folders.append(inner)
+                    stack.append(inner)
         os.rename(spare, staging)
     except OSError:
         remove(spare)
         return None
     folders.sort(key=lambda path: (-path.count(os.sep), path))
-    return [path for path in folders if path != "."]
+    return folders
 
 
 def prune(staging: Path, folders: list[str]) -> None:
