@@ -37,7 +37,11 @@ def digest(site: Path) -> dict[str, str] | None:
 
 
 def leftovers(project: Path) -> list[str]:
-    return sorted(p.name for p in project.iterdir() if p.name.startswith(".site."))
+    """The staging and parked folders beside the site; not the old site's folders kept for the next
+    build (.site.folders, core/swapdir.py), which must hold no file at any moment."""
+    spare = project / ".site.folders"
+    assert not [p for p in spare.rglob("*") if not p.is_dir() or p.is_symlink()], "the kept folders hold a file"
+    return sorted(p.name for p in project.iterdir() if p.name.startswith(".site.") and p.name != spare.name)
 
 
 def describe(got: dict[str, str] | None, want: dict[str, dict[str, str] | None]) -> str:

@@ -129,8 +129,14 @@ def _orphans(folder: Path, names: Collection[str]) -> list[tuple[Path, Path]]:
     return sorted(orphans)
 
 
-def replace(staging: Path, target: Path) -> None:
-    """Make `staging` the content of `target` in one step, then remove the old content."""
+def replace(staging: Path, target: Path, *, spare: Path | None = None) -> None:
+    """Make `staging` the content of `target` in one step, then remove the old content.
+
+    `spare`: keep the old content's folders there, emptied of every file (`take_folders`). A
+    site is swapped whole, so each rebuild made every folder of the new site (2,600 at 1,000
+    sources) and removed every folder of the old one: a tenth of a one-note rebuild's CPU. The
+    emptied tree takes the name `spare` only once every file in it is gone: a kill before that
+    leaves it under the staging name, which the next build removes as it always did."""
     failpoints.hit("swap:before")
     if not os.path.lexists(target):
         os.rename(staging, target)
@@ -138,7 +144,11 @@ def replace(staging: Path, target: Path) -> None:
         return
     if exchange(staging, target):
         failpoints.hit("swap:after")
-        remove(staging)  # now the old content
+        if spare is not None and empty_out(staging):  # now the old content
+            remove(spare)
+            with suppress(OSError):
+                os.rename(staging, spare)
+        remove(staging)
         return
     old = old_name(target)
     os.rename(target, old)
@@ -146,6 +156,77 @@ def replace(staging: Path, target: Path) -> None:
     os.rename(staging, target)
     failpoints.hit("swap:after")
     remove(old)
+
+
+def empty_out(folder: Path) -> bool:
+    """Unlink everything in `folder` that is not a folder, at any depth; the folders stay. Never
+    follows a symbolic link (a link is unlinked, as a file is): each folder is opened by its
+    parent's descriptor with O_NOFOLLOW. True when only folders are left."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        top = os.open(folder, flags)
+    except OSError:
+        return False
+    stack = [top]
+    clean = True
+    try:
+        while stack:
+            fd = stack.pop()
+            try:
+                with os.scandir(fd) as entries:
+                    listed = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+                for name, is_dir in listed:
+                    if is_dir:
+                        try:
+                            stack.append(os.open(name, flags, dir_fd=fd))
+                        except OSError:
+                            clean = False
+                        continue
+                    try:
+                        os.unlink(name, dir_fd=fd)
+                    except OSError:
+                        clean = False
+            finally:
+                os.close(fd)
+    finally:
+        for fd in stack:
+            os.close(fd)
+    return clean
+
+
+def take_folders(spare: Path, staging: Path) -> list[str] | None:
+    """Rename `spare` (folders only, left by `replace_keeping_folders`) to `staging`; the folders
+    in it, relative, deepest first (`prune` removes those a build left empty). None when there is
+    no spare, or it holds anything but folders (then it is removed: never built upon)."""
+    if not os.path.isdir(spare) or os.path.islink(spare):
+        remove(spare)
+        return None
+    folders: list[str] = []
+    stack = [""]
+    try:
+        while stack:  # (the directory entries' types: no stat per folder)
+            relative = stack.pop()
+            with os.scandir(os.path.join(spare, relative)) as entries:
+                for entry in entries:
+                    if not entry.is_dir(follow_symlinks=False):  # a file, or a link (to a folder too)
+                        raise NotADirectoryError(entry.path)
+                    inner = os.path.join(relative, entry.name)
+                    folders.append(inner)
+                    stack.append(inner)
+        os.rename(spare, staging)
+    except OSError:
+        remove(spare)
+        return None
+    folders.sort(key=lambda path: (-path.count(os.sep), path))
+    return folders
+
+
+def prune(staging: Path, folders: list[str]) -> None:
+    """Remove each of `folders` (relative to `staging`, deepest first) that a build left empty:
+    a folder the new site has no file in, as a build from nothing would not have made it."""
+    for path in folders:
+        with suppress(OSError):  # (not empty: the common case, told by the kernel without a listing)
+            os.rmdir(os.path.join(staging, path))
 
 
 def recover(target: Path) -> None:

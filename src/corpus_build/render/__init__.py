@@ -16,6 +16,7 @@ import html
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,7 +184,7 @@ def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Re
         console.progress("rendering pages", len(pages), max(expected, len(pages)))
         target = docs_dir / relative
         if target.parent not in checked:
-            checked.add(safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
+            checked.add(target.parent if _plain_folder_in(target.parent, checked) else safepath.inside(target.parent, docs_dir, "docs/ holds generated pages"))
         data = content.read_bytes() if isinstance(content, Path) else content if isinstance(content, bytes) else content.encode("utf-8")
         if reuse.note(relative, content, GENERATED_MARK, data):  # read back from this very file, untouched since
             unchanged += 1
@@ -211,6 +212,23 @@ def _write_pages(corpus: Corpus, docs_dir: Path, directory_urls: bool, reuse: Re
             raise
         written.append(relative)
     return written, unchanged
+
+
+def _plain_folder_in(folder: Path, checked: set[Path]) -> bool:
+    """Whether `folder` is a folder (or nothing yet) right inside one already known to stay inside
+    docs/: then it does too, with one lstat, where resolving its whole path took one per level
+    (a folder per source: a tenth of a one-note rebuild's render at 1,000 sources)."""
+    parent = folder.parent
+    if parent not in checked:
+        if parent == folder or not _plain_folder_in(parent, checked):
+            return False
+        checked.add(parent)
+    try:
+        return stat.S_ISDIR(os.lstat(folder).st_mode)
+    except FileNotFoundError:
+        return True  # made by render below, as a folder
+    except OSError:
+        return False
 
 
 def _remove_empty_parents(folder: Path, stop: Path) -> None:

@@ -197,23 +197,31 @@ def build(
         final, origin = Path(os.path.abspath(project / _configured_site_dir(config_file))), "mkdocs.yml site_dir:"
     sitedir.check(final, project=project, docs_dir=docs_dir, corpus_dir=project / "corpus", origin=origin)
     staging = final.with_name(f".{final.name}.partial")
+    spare = final.with_name(f".{final.name}.folders")  # the last old site's folders, emptied (core/swapdir.py)
     with sitedir.build_lock(project):
         # What a killed build left: a parked old site is put back, a staging folder removed.
         swapdir.recover(final)
         swapdir.remove(staging)
         try:
             if name == "zensical":
+                swapdir.remove(spare)
                 _build_zensical(project, staging, strict=strict, quiet=quiet, corpus=corpus)
             else:
-                with _unchanged_files_linked(name, final, staging):
+                # The folders the last site had are made once, not at every build (swapdir.take_folders).
+                folders = swapdir.take_folders(spare, staging)
+                if folders is not None:
+                    sitedir.mark(staging)  # a site's folder (the plugin's check of site_dir), as it is once built
+                with _unchanged_files_linked(name, final, staging), _folders_kept(name, staging if folders is not None else None):
                     _build_mkdocs_api(name, config_file, staging, strict=strict, quiet=quiet)
+                if folders:
+                    swapdir.prune(staging, folders)  # those the new site has no file in: as a build from nothing
             _check_complete(project, staging, corpus)
             if before_swap is not None:
                 before_swap(staging)
             sitedir.mark(staging)
             _relink_rewritten(final, staging)
             # The old site stays whole until the new one has taken its name (core/swapdir.py).
-            swapdir.replace(staging, final)
+            swapdir.replace(staging, final, spare=None if name == "zensical" else spare)
         except BaseException:
             swapdir.remove(staging)
             swapdir.recover(final)
@@ -286,6 +294,28 @@ def _unchanged_files_linked(name: str, published: Path, staging: Path) -> Iterat
     finally:
         utils.write_file, utils.copy_file = write_file, copy_file
         _BUILDING = None
+
+
+@contextmanager
+def _folders_kept(name: str, staging: Path | None) -> Iterator[None]:
+    """MkDocs empties its site folder before it builds: not `staging` when it holds the last site's
+    folders, emptied of every file (swapdir.take_folders), which are there to be built into."""
+    if staging is None:
+        yield
+        return
+    utils: Any = importlib.import_module(f"{name}.utils")
+    clean_directory = utils.clean_directory
+    kept = os.path.abspath(staging)
+
+    def clean_unless_kept(directory: str) -> None:
+        if os.path.abspath(directory) != kept:
+            clean_directory(directory)
+
+    utils.clean_directory = clean_unless_kept
+    try:
+        yield
+    finally:
+        utils.clean_directory = clean_directory
 
 
 # (published site, staging folder) while `_unchanged_files_linked` wraps a build.
