@@ -371,3 +371,54 @@ def test_a_note_quoting_html_links_reads_the_same_in_the_copy(tmp_path, monkeypa
     assert _visible_text(copy) == _visible_text(hosted)
     # Outside code too a note's HTML is shown as text (render escapes it), never moved.
     assert 'outside: &lt;a href="../cuda-guide/"&gt;guide' in copy
+
+
+def test_the_copy_converts_only_the_pages_the_site_render_cannot_give(tmp_path, monkeypatch):
+    """The copy's pages are the site's with other link targets: a page the site's build converted is not
+    converted again, its links moved instead (site/twinrender.py): Markdown links, raw HTML links and a
+    mirror text page's blocks. The copy is byte for byte the copy of a build that converts every page
+    (no build cache), and pages another plugin changes after ours (Material's tag listings) are converted."""
+    import shutil
+
+    import markdown
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1793000000")
+    project = write_project(tmp_path / "p")
+    corpus_yaml = project / "corpus" / "corpus.yaml"
+    corpus_yaml.write_text(corpus_yaml.read_text(encoding="utf-8") + "offline: true\n", encoding="utf-8")
+    sources = project / "corpus" / "01-gpu" / "sources.yaml"
+    sources.write_text(sources.read_text(encoding="utf-8").replace("Second line of the note.", "Second line: zebraword."),
+                       encoding="utf-8")
+    _archived_mirror(project, "tilelang")
+    converted: list[str] = []
+    real_convert = markdown.Markdown.convert
+
+    def converting(self, source):
+        converted.append(source)
+        return real_convert(self, source)
+
+    monkeypatch.setattr(markdown.Markdown, "convert", converting)
+    assert main(["--project", str(project), "build", "--strict"]) == 0
+    monkeypatch.setattr(markdown.Markdown, "convert", real_convert)
+    # The pages showing the note (its source's page and its section's, with Markdown and raw HTML links):
+    # each converted once, for the site (before: once more for the copy).
+    assert sum("zebraword" in text for text in converted) == 2, [t[:80] for t in converted if "zebraword" in t]
+    pages = sum(1 for _ in (project / "docs").rglob("*.md"))
+    assert len([t for t in converted if "corpus-build" in t]) < 2 * pages  # the copy converted only a few pages
+    with zipfile.ZipFile(project / "site" / "offline.zip") as zf:
+        page = zf.read("site/sources/tilelang.html").decode("utf-8")
+        assert "zebraword" in page and 'href="tilelang/archive/page.html"' in page
+        assert 'deepgemm-ascend.html"' in page and 'deepgemm-ascend/"' not in page  # its see-also link, for page.html URLs
+
+    # The same project built with no build cache: every page of both builds converted.
+    fresh = tmp_path / "fresh"
+    shutil.copytree(project, fresh, ignore=shutil.ignore_patterns("site", ".corpus-build", "docs"))
+    config = fresh / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    assert "\n  - corpus " in text
+    config.write_text(text.replace("\n  - corpus ", "\n  - corpus:\n      build_cache: false\n    #", 1), encoding="utf-8")
+    assert main(["--project", str(fresh), "build", "--strict"]) == 0
+    with zipfile.ZipFile(fresh / "site" / "offline.zip") as theirs, zipfile.ZipFile(project / "site" / "offline.zip") as ours:
+        assert theirs.namelist() == ours.namelist()
+        differ = [n for n in ours.namelist() if ours.read(n) != theirs.read(n)]
+        assert not differ, differ[:5]

@@ -456,6 +456,7 @@ class BuildCache:
     def __init__(self, root: Path, config: Any, vocabulary: Path | None, load_vocabulary: Callable[[], None] = lambda: None,
                  finish_page: Callable[[str], str] | None = None):
         self.store = Store(root)
+        self.md_key = self.twin_key = ""
         # What the plugin does to every built page (slim.html), done once and stored with the
         # page: a reused page is then not cut again (1 s at 5,000 sources), and smaller to read.
         self._finish_page = finish_page
@@ -474,6 +475,9 @@ class BuildCache:
             self.versions = versions()
             self.md_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
                                  config.use_directory_urls, stable(dict(config.validation)), _icons_read(config.mdx_configs))
+            # The same but for the kind of URLs: the site and its offline copy convert alike (twinrender.py).
+            self.twin_key = digest(SCHEMA, self.versions, stable(config.markdown_extensions), stable(config.mdx_configs),
+                                   stable(dict(config.validation)), _icons_read(config.mdx_configs))
         except Unstable as exc:
             self._disable(exc)
         self.vocabulary = vocabulary
@@ -503,10 +507,13 @@ class BuildCache:
 
     # --- Markdown -> HTML --------------------------------------------------------------
 
-    def wrap_render(self, page: Any, files: Any) -> None:
-        """Before MkDocs renders `page`: reuse its last render when nothing it depends on changed."""
+    def wrap_render(self, page: Any, files: Any, derive: Callable[[Any, Any, Any], list | None] | None = None) -> str | None:
+        """Before MkDocs renders `page`: reuse its last render when nothing it depends on changed; the render record's key.
+
+        `derive(page, config, files)`, when given, is tried before converting the page: it gives the page its
+        render from another build's (twinrender.py) and returns the links it resolved, or None to convert."""
         if not self.enabled:
-            return
+            return None
         key = digest(self.md_key, page.file.src_uri, page.file.dest_uri, page.file.url, page.markdown)
         original: Callable[..., None] = page.render
         text = self.store.get("render", key)
@@ -514,7 +521,17 @@ class BuildCache:
         if record and all(self._resolution(files, p) == r for p, r in record["lookups"].items()):
             page.render = functools.partial(self._restore, page, record, files)
         else:
-            page.render = functools.partial(self._record, page, key, original)
+            page.render = functools.partial(self._record, page, key, original, derive)
+        return key
+
+    def render_record(self, key: str) -> dict[str, Any] | None:
+        """A render record another build of this cache stored (twinrender.py), or None."""
+        text = self.store.get("render", key) if self.enabled else None
+        try:
+            record = json.loads(text) if text else None
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
 
     def forget_lookups(self) -> None:
         """Before a page is read: last_lookups is then that page's, or None (its render was not recorded)."""
@@ -532,12 +549,19 @@ class BuildCache:
             known[path] = _resolution(files.get_file_from_path(path))
         return known[path]
 
-    def _record(self, page: Any, key: str, original: Callable[..., None], config: Any, files: Any) -> None:
+    def _record(self, page: Any, key: str, original: Callable[..., None], derive: Callable[[Any, Any, Any], list | None] | None,
+                config: Any, files: Any) -> None:
         del page.render
         recorder = _RecordingFiles(files)
+        calls = None
         with _captured_logs() as capture:
-            if not self.markdown.render(page, config, recorder):
-                original(config, recorder)
+            if derive is not None:
+                calls = derive(page, config, recorder)
+            if calls is None:
+                if self.markdown.render(page, config, recorder):
+                    calls = self.markdown.last_calls
+                else:
+                    original(config, recorder)
         if recorder.other_use:
             return
         self.last_lookups = dict(recorder.lookups)
@@ -549,6 +573,8 @@ class BuildCache:
             "links_to_anchors": None if page.links_to_anchors is None else {f.src_uri: v for f, v in page.links_to_anchors.items()},
             "lookups": recorder.lookups,
             "logs": [[r.name, r.levelno, r.getMessage()] for r in capture.records.values()],
+            # The links MkDocs resolved, as (written, resolved): the offline copy's build moves them (twinrender.py).
+            "calls": None if calls is None else [list(call) for call in calls],
         }
         self.store.put("render", key, json.dumps(record, ensure_ascii=False))
 

@@ -57,6 +57,7 @@ class SharedMarkdown:
     def __init__(self, config: Any):
         self.md: Any = None
         self.inline_skipped = False
+        self.last_calls: list[tuple[str, str]] | None = None  # the links the last page rendered resolved (render)
         extensions = list(config["markdown_extensions"])
         unknown = sorted({_module(e) for e in extensions} - SHAREABLE)
         engine = KNOWN_RENDERS.get(render_source_hash())
@@ -75,6 +76,7 @@ class SharedMarkdown:
 
     def render(self, page: Any, config: Any, files: Any) -> bool:
         """`page.render(config, files)` with the shared converter; False (nothing done) when not shared."""
+        self.last_calls = None
         if self.reason:
             return False
         import markdown
@@ -99,6 +101,18 @@ class SharedMarkdown:
         extract_anchors_ext._register(md)
         relative_path_ext = pages._RelativePathTreeprocessor(page.file, files, config)
         relative_path_ext._register(md)
+        # Each link MkDocs resolved, as (written, resolved): the offline copy moves them to its URLs
+        # without converting the page again (site/twinrender.py).
+        calls: list[tuple[str, str]] = []
+        resolve = relative_path_ext.path_to_url
+
+        def path_to_url(url: str) -> str:
+            resolved = resolve(url)
+            calls.append((url, resolved))
+            return resolved
+
+        relative_path_ext.path_to_url = path_to_url  # type: ignore[method-assign]
+        self.last_calls = calls
         extract_title_ext = pages._ExtractTitleTreeprocessor()
         extract_title_ext._register(md)
 
@@ -106,6 +120,12 @@ class SharedMarkdown:
         page.toc = get_toc(getattr(md, "toc_tokens", []))
         page._title_from_render = extract_title_ext.title
         page.present_anchor_ids = extract_anchors_ext.present_anchor_ids | raw_html_ext.present_anchor_ids
-        if self._links_always or pages.log.getEffectiveLevel() > logging.DEBUG:
+        if self.keeps_links_to_anchors():
             page.links_to_anchors = relative_path_ext.links_to_anchors
         return True
+
+    def keeps_links_to_anchors(self) -> bool:
+        """Whether the engine's render keeps a page's `links_to_anchors` (MkDocs: only above DEBUG)."""
+        from mkdocs.structure import pages
+
+        return self._links_always or pages.log.getEffectiveLevel() > logging.DEBUG

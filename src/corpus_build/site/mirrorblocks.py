@@ -37,7 +37,7 @@ from typing import Any
 
 from ..render.mirrortext import OPAQUE_BEGIN, OPAQUE_END
 
-__all__ = ["OPAQUE_BEGIN", "Blocks", "anchor_ids", "placeholder"]
+__all__ = ["OPAQUE_BEGIN", "Blocks", "anchor_ids", "held", "placeholder"]
 
 _START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s\"'<>/=]+(?:=\"[^\"]*\")?)*)\s*/?>")
 _ATTRIBUTE = re.compile(r"\s([^\s\"'<>/=]+)(?:=\"([^\"]*)\")?")
@@ -64,6 +64,30 @@ def anchor_ids(cleaned: str) -> list[str]:
     return found
 
 
+def held(markdown: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """`markdown` with each marked block replaced by its placeholder, and the blocks as (key, block, sha256), in order
+    (what `Blocks.take` does, keeping nothing: site/twinrender.py compares a page's two builds by it)."""
+    found: list[tuple[str, str, str]] = []
+    out: list[str] = []
+    at = 0
+    while True:
+        begin = markdown.find(OPAQUE_BEGIN, at)
+        if begin == -1 or (begin and markdown[begin - 1] != "\n"):
+            break
+        end = markdown.find(OPAQUE_END, begin)
+        if end == -1:
+            break
+        block = markdown[begin + len(OPAQUE_BEGIN):end].strip("\n")
+        sha256 = hashlib.sha256(block.encode("utf-8", "surrogatepass")).hexdigest()
+        found.append((sha256[:40], block, sha256))
+        out += [markdown[at:begin], placeholder(sha256[:40])]
+        at = end + len(OPAQUE_END)
+    if not found:
+        return markdown, found
+    out.append(markdown[at:])
+    return "".join(out), found
+
+
 class Blocks:
     """One build's finished blocks (see the module docstring), and the pages they belong to."""
 
@@ -82,30 +106,19 @@ class Blocks:
 
     def take(self, markdown: str, page_uri: str) -> str:
         """`markdown` with each marked block replaced by its placeholder; the blocks kept for the page."""
-        keys: list[str] = []
-        out: list[str] = []
-        at = 0
-        while True:
-            begin = markdown.find(OPAQUE_BEGIN, at)
-            if begin == -1 or (begin and markdown[begin - 1] != "\n"):
-                break
-            end = markdown.find(OPAQUE_END, begin)
-            if end == -1:
-                break
-            block = markdown[begin + len(OPAQUE_BEGIN):end].strip("\n")
-            sha256 = hashlib.sha256(block.encode("utf-8", "surrogatepass")).hexdigest()
-            key = sha256[:40]
+        taken, found = held(markdown)
+        for key, block, sha256 in found:
             if key not in self._where:
                 self._keep(key, block, sha256)
-            keys.append(key)
-            out += [markdown[at:begin], placeholder(key)]
-            at = end + len(OPAQUE_END)
-        if not keys:
+        if not found:
             return markdown
-        out.append(markdown[at:])
-        self._pages[page_uri] = keys
-        self.taken += len(keys)
-        return "".join(out)
+        self._pages[page_uri] = [key for key, _block, _sha in found]
+        self.taken += len(found)
+        return taken
+
+    def keys(self, page_uri: str) -> list[str]:
+        """The keys of the blocks taken out of this page, in order."""
+        return list(self._pages.get(page_uri, ()))
 
     def _keep(self, key: str, block: str, sha256: str) -> None:
         cleaned, ids = self._cleaned(block, sha256)

@@ -30,7 +30,7 @@ from ..core.errors import CorpusBuildError, Problem, RegistryError
 from ..core.model import Corpus
 from ..core.runlock import registry_read
 from ..render import mirrortext, offlinelink, reuse, sanitize
-from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, relink, search, serve, sitedir, slim, stepoutput
+from . import buildcache, engines, ftindex, fulltext, hosting, mirrorblocks, navmemo, pageskip, populateskip, preview, relink, search, serve, sitedir, slim, stepoutput, twinrender
 from .engines import theme_extra
 
 log = logging.getLogger("mkdocs.plugins.corpus")
@@ -72,6 +72,10 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         self._skip: pageskip.PageSkip | None = None  # unchanged pages linked, not built (pageskip.py)
         self._read_skip: populateskip.PopulateSkip | None = None  # unchanged pages put back, not read (populateskip.py)
         self._relinked: frozenset[str] = frozenset()  # the offline copy's pages whose links relink.py moves
+        # The site's build: what it rendered, kept for its offline copy; the copy's build: the site's (twinrender.py).
+        self._site_renders: twinrender.SiteRenders | None = None
+        self._twin: dict[str, list[str]] | None = None
+        self._returned: tuple[str, str] | None = None  # the page on_page_markdown last returned, and its Markdown
         # Each mirror's mark as this build began (render/mirrortext.py), when no `corpus-build build` checks them itself.
         self._marks: dict[str, mirrortext.Mark] | None = None
         self._read: mirrortext.Read | None = None  # each mirror's state as this build's render read it
@@ -190,6 +194,15 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         if self._blocks is not None:
             self._blocks.close()
         self._blocks = mirrorblocks.Blocks(sanitize.clean_page, self._cache)
+        self._site_renders = self._twin = None
+        if self._cache is not None and self._cache.enabled and not self._serving:
+            cache_dir = self._project / self.config.cache_dir
+            if config.extra.get(offlinelink.COPY_FLAG):  # the offline copy: converts only what the site's pages cannot give
+                self._twin = twinrender.load(cache_dir, self._cache.twin_key)
+            elif offlinelink.enabled(self._corpus):
+                self._site_renders = twinrender.SiteRenders()
+            else:
+                twinrender.forget(cache_dir)
 
     def on_nav(self, nav, config, files):
         self._nav = nav
@@ -218,14 +231,35 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         return files
 
     def on_page_markdown(self, markdown, page, config, files):
-        if page.file.src_uri in self._relinked:  # the offline copy: the site's page, its raw HTML links moved (relink.py)
-            markdown = page.markdown = relink.to_file_urls(markdown, page.file.src_uri, lambda path: files.get_file_from_path(path) is not None)
+        entered = markdown
+        uri = page.file.src_uri
+
+        def exists(path: str) -> bool:
+            return files.get_file_from_path(path) is not None
+
+        if uri in self._relinked:  # the offline copy: the site's page, its raw HTML links moved (relink.py)
+            markdown = page.markdown = relink.to_file_urls(markdown, uri, exists)
         if self._blocks is not None and mirrorblocks.OPAQUE_BEGIN in markdown and _generated_and_unsearched(page, markdown):
             # The mirror's text, finished by render, never goes through MkDocs' Markdown step (mirrorblocks.py).
-            markdown = page.markdown = self._blocks.take(markdown, page.file.src_uri)
+            markdown = page.markdown = self._blocks.take(markdown, uri)
         if self._cache is not None:
-            self._cache.wrap_render(page, files)
+            derive = None
+            if self._twin is not None:  # the offline copy: the site's conversion of this page, its links moved (twinrender.py)
+                plan = twinrender.plan(self._twin, uri, entered, markdown, uri in self._relinked, exists,
+                                       self._blocks.keys(uri) if self._blocks is not None else [])
+                if plan is not None:
+                    derive = functools.partial(self._derive, plan)
+            key = self._cache.wrap_render(page, files, derive)
+            if self._site_renders is not None and key is not None:
+                self._site_renders.add(uri, entered, key)
+                self._returned = (uri, markdown)  # checked once the page is rendered (on_page_content)
         return markdown
+
+    def _derive(self, plan: twinrender.Plan, page, config, files) -> list | None:
+        record = self._cache.render_record(plan.record_key) if self._cache is not None else None
+        if record is None or self._cache is None:
+            return None
+        return twinrender.derive(plan, record, page, config, files, self._cache.markdown.keeps_links_to_anchors())
 
     @event_priority(-100)  # after Material's tags plugin filled its listings into the pages
     def on_env(self, env, config, files):
@@ -305,6 +339,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
         # Every generated page's body through one allow-list (render/sanitize.py): the net under
         # the builders' own escaping of registry and mirror text. The user's own pages in docs/
         # are theirs and keep what they wrote.
+        if self._site_renders is not None and self._returned != (page.file.src_uri, page.markdown):
+            self._site_renders.drop(page.file.src_uri)  # converted from what a later plugin made of ours (twinrender.py)
+        self._returned = None
         if render.GENERATED_MARK.strip() in (page.markdown or ""):
             if self._blocks is not None and page.present_anchor_ids is not None:
                 page.present_anchor_ids |= self._blocks.anchors(page.file.src_uri)  # the ids MkDocs' scan of the blocks would have found
@@ -364,6 +401,9 @@ class CorpusPlugin(BasePlugin[CorpusConfig]):
                 self._blocks.close()
                 self._blocks = None
         if self._cache is not None:
+            if self._site_renders is not None:  # for the offline copy's build, next (twinrender.py)
+                self._site_renders.save(self._project / self.config.cache_dir, self._cache.twin_key)
+            self._site_renders = self._twin = None
             if self._serving:
                 self._cache.keep_cuts()  # for the preview's pages (preview.py)
             self._cache.finish()

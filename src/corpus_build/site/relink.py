@@ -44,10 +44,11 @@ _TICKS = re.compile(r"`+")
 _BLANK_LINE = re.compile(r"\n[ >]*\n")  # a code span ends with its paragraph
 
 
-def to_file_urls(markdown: str, src_uri: str, exists: Callable[[str], bool]) -> str:
+def to_file_urls(markdown: str, src_uri: str, exists: Callable[[str], bool], moves: list[tuple[str, str]] | None = None) -> str:
     """`markdown` (the page at docs/`src_uri`, linked for directory URLs) with its raw HTML links for `page.html` URLs.
 
-    `exists(path)` tells whether docs/`path` is a file of the build."""
+    `exists(path)` tells whether docs/`path` is a file of the build. `moves`, when given, gets each
+    attribute value moved, as (before, after), in order."""
     if 'href="' not in markdown and 'src="' not in markdown:
         return markdown
     from_dir = _folder(site_url(src_uri, True))
@@ -61,7 +62,11 @@ def to_file_urls(markdown: str, src_uri: str, exists: Callable[[str], bool]) -> 
         if lt == -1 or not _TAG_BEFORE.match(markdown, lt, at) or _within(code, code_starts, at):
             return match.group(0)  # text that reads like an attribute: running text, or code
         moved = _move(match.group(2), from_dir, page_url, exists)
-        return match.group(0) if moved is None else match.group(1) + moved + match.group(3)
+        if moved is None:
+            return match.group(0)
+        if moves is not None and moved != match.group(2):
+            moves.append((match.group(2), moved))
+        return match.group(1) + moved + match.group(3)
 
     return _ATTRIBUTE.sub(move, markdown)
 
