@@ -5,9 +5,13 @@ complete afterwards, and a site built while mirrors were swapped shows one captu
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import tempfile
 import time
+from pathlib import Path
+
+import pytest
 
 from tests.hostile_mirror.conftest import Project, article, mirror_problems
 from tests.hostile_mirror.server import Answer, LocalServer, trickled
@@ -16,20 +20,42 @@ from tests.hostile_outside.harness import CORPUS_BUILD, TRACEBACK, assert_ok, en
 IDS = ["c-0", "c-1", "c-2"]
 
 
-def _slow_pages(proj: Project, server: LocalServer, label: str) -> dict[str, int]:
-    """Pages whose version grows with each request, trickled over about a second."""
-    counts = dict.fromkeys(IDS, 0)
+class SlowPages:
+    """Pages whose capture number grows with each request, trickled over about a second."""
 
-    def route(source_id: str):
+    def __init__(self, server: LocalServer) -> None:
+        self.counts = dict.fromkeys(IDS, 0)
+        for source_id in IDS:
+            server.set_dynamic(f"/conc/{source_id}", self._route(source_id))
+
+    def _route(self, source_id: str):
         def answer() -> Answer:
-            counts[source_id] += 1
-            return Answer(200, trickled(article(f"capture {counts[source_id]} of {source_id}", paragraphs=30).encode(), 10, 0.1))
+            self.counts[source_id] += 1
+            return Answer(200, trickled(article(f"capture {self.counts[source_id]} of {source_id}", paragraphs=30).encode(), 10, 0.1))
 
         return answer
 
+
+@pytest.fixture(scope="module")
+def mirrored(template, server, tmp_path_factory) -> Path:
+    """The template with the slow pages mirrored once (capture 1 of each); each test copies it."""
+    root = tmp_path_factory.mktemp("conc") / "proj"
+    shutil.copytree(template, root, symlinks=True)
+    proj = Project(root)
+    SlowPages(server)
     for source_id in IDS:
-        proj.add(source_id, server.set_dynamic(f"/{label}/{proj.root.parent.name}/{source_id}", route(source_id)))
-    return counts
+        proj.add(source_id, server.url(f"/conc/{source_id}"))
+    assert_ok(proj.cb("fetch", timeout=120))
+    return root
+
+
+@pytest.fixture
+def conc_proj(mirrored, server, tmp_path) -> Project:
+    root = tmp_path / "proj"
+    shutil.copytree(mirrored, root, symlinks=True)
+    pages = SlowPages(server)
+    pages.counts.update(dict.fromkeys(IDS, 1))
+    return Project(root)
 
 
 def _start(proj: Project, *args: str, out) -> subprocess.Popen:
@@ -46,10 +72,9 @@ def _finish(proc: subprocess.Popen, out, timeout: float = 120) -> tuple[int | No
     return rc, out.read(200_000).decode("utf-8", "replace")
 
 
-def test_two_fetches_at_once(proj: Project, server: LocalServer):
+def test_two_fetches_at_once(conc_proj: Project):
     """Two fetch --force started together: no traceback, each exits 0 or refuses in words, every mirror complete, a third fetch completes."""
-    _slow_pages(proj, server, "two")
-    assert_ok(proj.cb("fetch", timeout=120))
+    proj = conc_proj
     with tempfile.TemporaryFile() as out_a, tempfile.TemporaryFile() as out_b:
         a = _start(proj, "fetch", "--force", out=out_a)
         time.sleep(0.3)
@@ -66,10 +91,9 @@ def test_two_fetches_at_once(proj: Project, server: LocalServer):
     assert sorted(p.name for p in proj.raw_root.iterdir()) == sorted(IDS), sorted(p.name for p in proj.raw_root.iterdir())
 
 
-def test_build_beside_fetch(proj: Project, server: LocalServer):
+def test_build_beside_fetch(conc_proj: Project):
     """build while fetch --force swaps mirrors: build exits 0 (or says in words to build again), each source's text page shows one capture, and a build after shows the new mirrors."""
-    _slow_pages(proj, server, "beside")
-    assert_ok(proj.cb("fetch", timeout=120))
+    proj = conc_proj
     with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as out_b:
         fetch = _start(proj, "fetch", "--force", out=out_f)
         time.sleep(1.0)
