@@ -175,6 +175,7 @@ VARIANTS: dict[str, Variant] = {
     "pdf-truncated": Variant(PDF, _truncated_pdf, ""),
     "pdf-type-error-page": Variant(PDF, _html(SOFT_404, content_type="application/pdf"), ""),
     "utf8-declared-latin1": Variant(ZH, _utf8_declared_latin1, ""),
+    "mojibake-gbk": Variant(ZH, _mojibake_gbk, ""),
     "gbk-undeclared": Variant(ZH_GBK, _gbk_undeclared, ""),
     "utf8-meta-cp1252": Variant(ZH, _mojibake_cp1252_meta, ""),
     "utf8-header-cp1252": Variant(ZH, _mojibake_cp1252_header, ""),
