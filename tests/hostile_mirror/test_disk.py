@@ -166,8 +166,9 @@ def test_folder_where_a_file_is_written(disk_proj: Project, server: LocalServer,
     r = proj.cb("fetch", "--force", timeout=120)
     assert_no_traceback(r)
     if where == "corpus/corpus.lock":
-        # Refused before any download is fine too (the lock cannot be read), in one clear line.
-        assert r.rc in (1, 2) and error_lines(r), r.describe()
+        # Refused before any download is fine too (the lock cannot be read), in one clear line, with
+        # exit 1: refused work (README, "Exit codes"); 2 is for a command line that cannot work.
+        assert r.rc == 1 and error_lines(r), r.describe()
     else:
         assert r.rc == 1, f"404 and a declined capture must exit 1: {r.describe()}"
     for source_id in ("gone", "shrinks"):
