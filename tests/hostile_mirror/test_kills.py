@@ -65,6 +65,9 @@ def _check_complete(proj: Project, moment: str) -> list[str]:
         text, page = _version_of(raw, "text.md"), _version_of(raw, "page.html")
         if text != page or "," in text:
             problems.append(f"after a kill at {moment}: {source_id}'s text.md is of version {text} but page.html of {page}")
+        note = raw / "NOTES.md"
+        if note.exists() and note.read_text(encoding="utf-8") != f"my notes on {source_id}\n":
+            problems.append(f"after a kill at {moment}: {source_id}'s NOTES.md changed")
         paragraphs = (raw / "text.md").read_text(encoding="utf-8").count("Paragraph ") if (raw / "text.md").is_file() else 0
         if paragraphs != 30:
             problems.append(f"after a kill at {moment}: {source_id}'s text.md holds {paragraphs} of 30 paragraphs")
@@ -101,7 +104,7 @@ def _stray(proj: Project) -> list[str]:
 
 
 def test_fetch_sigkill_at_random_moments(proj: Project, server: LocalServer):
-    """fetch --force SIGKILLed 16 times at random moments while 3 pages trickle in: every mirror is always complete; build works; the next fetch completes cleanly."""
+    """fetch --force SIGKILLed 16 times at random moments while 3 pages trickle in: every mirror is always complete and keeps the user's note; build works; the next fetch completes cleanly."""
     versions = Versions()
     for source_id in IDS:
         proj.add(source_id, server.set_dynamic(f"/kills/{proj.root.parent.name}/{source_id}", versions.route(source_id)), title=f"Slow {source_id}")
@@ -115,6 +118,8 @@ def test_fetch_sigkill_at_random_moments(proj: Project, server: LocalServer):
     start = time.monotonic()
     assert_ok(proj.cb("fetch", "--force", timeout=120))
     whole = time.monotonic() - start
+    for source_id in IDS:  # a note of the user's in each mirror: no kill may lose it
+        (proj.raw(source_id) / "NOTES.md").write_text(f"my notes on {source_id}\n", encoding="utf-8")
     rng = random.Random(20261208)
     problems: list[str] = []
     for kill in range(KILLS):
@@ -133,6 +138,7 @@ def test_fetch_sigkill_at_random_moments(proj: Project, server: LocalServer):
             moment = _after_first_swap(proj, proc, rng.uniform(0.0, 0.04))
         finished = proc.poll() is not None
         kill_group(proc)
+        problems += [f"after a kill at {moment}: {i}'s NOTES.md is gone" for i in IDS if not (proj.raw(i) / "NOTES.md").is_file()]
         problems += _check_complete(proj, f"{moment} (kill {kill}{', after it had finished' if finished else ''})")
     assert not problems, "\n".join(problems[:12])
     states = proj.status()  # status reads what the kills left
@@ -149,6 +155,8 @@ def test_fetch_sigkill_at_random_moments(proj: Project, server: LocalServer):
     assert_ok(again)
     assert not _check_complete(proj, "the fetch after the kills")
     assert not _stray(proj), f"stray entries the next fetch left: {_stray(proj)}"
+    lost = [source_id for source_id in IDS if not (proj.raw(source_id) / "NOTES.md").is_file()]
+    assert not lost, f"the user's NOTES.md is gone from {lost} after the kills and the fetch that followed"
     lock = json.loads((proj.corpus / "corpus.lock").read_text(encoding="utf-8"))["sources"]
     for source_id in IDS:
         record = json.loads((proj.raw(source_id) / "provenance.json").read_text(encoding="utf-8"))
