@@ -88,3 +88,17 @@ def test_user_entries_beside_mirrors_survive(user_proj: Project):
     _write(planted, user_proj.raw_root, ".backup-of-grows/page.html", "<p>mine</p>\n")
     _write(planted, user_proj.raw_root, ".grows.old-copy/notes.txt", "my copy of last year's page\n")
     _every_kind_of_fetch(user_proj, planted)
+
+
+def test_user_files_survive_attach(user_proj: Project, tmp_path):
+    """`attach` of a saved copy replaces the mirror as fetch does; a note and a folder of the user's inside raw/<id>/ come along."""
+    planted: dict[str, str] = {}
+    _write(planted, user_proj.raw_root, "grows/NOTES.md", NOTE)
+    _write(planted, user_proj.raw_root, "grows/my-scans/page-1.txt", "scan of page 1\n")
+    saved = tmp_path / "saved.html"
+    saved.write_text(article("grows-saved", paragraphs=60), encoding="utf-8")
+    r = user_proj.cb("attach", "grows", str(saved), "--note", "saved from my browser", timeout=120)
+    assert_ok(r)
+    assert "grows-saved" in user_proj.text("grows"), f"control: the saved copy did not become the mirror: {r.describe()}"
+    assert not _missing(user_proj, planted), f"attach deleted the user's files: {_missing(user_proj, planted)}"
+    assert not mirror_problems(user_proj.raw("grows")), mirror_problems(user_proj.raw("grows"))
