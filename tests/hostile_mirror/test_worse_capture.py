@@ -57,7 +57,6 @@ LANDING = "<!doctype html><html><head><meta charset=utf-8><title>Tiles explained
 class Variant:
     kind: str  # the source's kind
     worse: Callable[[LocalServer, LocalServer, str], None]  # sets the worse answer for the path
-    marker_words: str  # words of the good mirror the site must still show
 
 
 def _html(body: str | bytes, **kw) -> Callable[[LocalServer, LocalServer, str], None]:
@@ -145,40 +144,40 @@ def _pdf_withdrawn(s: LocalServer, o: LocalServer, path: str) -> None:
 HTML, PDF, ZH, ZH_GBK = "article", "paper", "zh", "zh-gbk"
 
 VARIANTS: dict[str, Variant] = {
-    "gone-404": Variant(HTML, _html(SOFT_404, status=404), ""),
-    "gone-410": Variant(HTML, _html(SOFT_404, status=410), ""),
-    "error-500": Variant(HTML, _html("<html><body><h1>Internal Server Error</h1></body></html>", status=500), ""),
-    "error-503-long": Variant(HTML, _html(FRONT_PAGE, status=503), ""),
-    "soft-404": Variant(HTML, _html(SOFT_404), ""),
-    "soft-404-long": Variant(HTML, _html(SOFT_404_LONG), ""),
-    "login-wall": Variant(HTML, _html(LOGIN), ""),
-    "login-redirect": Variant(HTML, _login_redirect, ""),
-    "shorter": Variant(HTML, lambda s, o, path: s.set(path, article(path, paragraphs=10)) and None, ""),
-    "empty-200": Variant(HTML, _html(b""), ""),
-    "truncated": Variant(HTML, _truncated_html, ""),
-    "truncated-chunked": Variant(HTML, _truncated_chunked, ""),
-    "truncated-gzip": Variant(HTML, _truncated_gzip, ""),
-    "cookie-banner-only": Variant(HTML, _html(COOKIE_ONLY), ""),
-    "home-redirect": Variant(HTML, _redirect_to(lambda s, o, path: s.url("/")), ""),
-    "other-site-front": Variant(HTML, _redirect_to(lambda s, o, path: o.url("/")), ""),
-    "captcha": Variant(HTML, _html(CAPTCHA), ""),
-    "meta-refresh-home": Variant(HTML, _html(META_REFRESH), ""),
-    "bad-gzip": Variant(HTML, _html(b"this is not gzip at all " * 200, **{"Content-Encoding": "gzip"}), ""),
-    "redirect-then-404": Variant(HTML, _redirect_to(lambda s, o, path: s.url("/nowhere/at/all")), ""),
-    "no-content-204": Variant(HTML, _html(b"", status=204), ""),
-    "bogus-304": Variant(HTML, _html(b"", status=304), ""),
-    "plain-text-error": Variant(HTML, _html("Service temporarily unavailable, try again later.", content_type="text/plain; charset=utf-8"), ""),
-    "soft-404-zh-long": Variant(ZH, _html(SOFT_404_ZH_LONG), ""),
-    "pdf-withdrawn": Variant(PDF, _pdf_withdrawn, ""),
-    "pdf-now-html": Variant(PDF, _html(LANDING), ""),
-    "pdf-garbage": Variant(PDF, _garbage_pdf, ""),
-    "pdf-truncated": Variant(PDF, _truncated_pdf, ""),
-    "pdf-type-error-page": Variant(PDF, _html(SOFT_404, content_type="application/pdf"), ""),
-    "utf8-declared-latin1": Variant(ZH, _utf8_declared_latin1, ""),
-    "mojibake-gbk": Variant(ZH, _mojibake_gbk, ""),
-    "gbk-undeclared": Variant(ZH_GBK, _gbk_undeclared, ""),
-    "utf8-meta-cp1252": Variant(ZH, _mojibake_cp1252_meta, ""),
-    "utf8-header-cp1252": Variant(ZH, _mojibake_cp1252_header, ""),
+    "gone-404": Variant(HTML, _html(SOFT_404, status=404)),
+    "gone-410": Variant(HTML, _html(SOFT_404, status=410)),
+    "error-500": Variant(HTML, _html("<html><body><h1>Internal Server Error</h1></body></html>", status=500)),
+    "error-503-long": Variant(HTML, _html(FRONT_PAGE, status=503)),
+    "soft-404": Variant(HTML, _html(SOFT_404)),
+    "soft-404-long": Variant(HTML, _html(SOFT_404_LONG)),
+    "login-wall": Variant(HTML, _html(LOGIN)),
+    "login-redirect": Variant(HTML, _login_redirect),
+    "shorter": Variant(HTML, lambda s, o, path: s.set(path, article(path, paragraphs=10)) and None),
+    "empty-200": Variant(HTML, _html(b"")),
+    "truncated": Variant(HTML, _truncated_html),
+    "truncated-chunked": Variant(HTML, _truncated_chunked),
+    "truncated-gzip": Variant(HTML, _truncated_gzip),
+    "cookie-banner-only": Variant(HTML, _html(COOKIE_ONLY)),
+    "home-redirect": Variant(HTML, _redirect_to(lambda s, o, path: s.url("/"))),
+    "other-site-front": Variant(HTML, _redirect_to(lambda s, o, path: o.url("/"))),
+    "captcha": Variant(HTML, _html(CAPTCHA)),
+    "meta-refresh-home": Variant(HTML, _html(META_REFRESH)),
+    "bad-gzip": Variant(HTML, _html(b"this is not gzip at all " * 200, **{"Content-Encoding": "gzip"})),
+    "redirect-then-404": Variant(HTML, _redirect_to(lambda s, o, path: s.url("/nowhere/at/all"))),
+    "no-content-204": Variant(HTML, _html(b"", status=204)),
+    "bogus-304": Variant(HTML, _html(b"", status=304)),
+    "plain-text-error": Variant(HTML, _html("Service temporarily unavailable, try again later.", content_type="text/plain; charset=utf-8")),
+    "soft-404-zh-long": Variant(ZH, _html(SOFT_404_ZH_LONG)),
+    "pdf-withdrawn": Variant(PDF, _pdf_withdrawn),
+    "pdf-now-html": Variant(PDF, _html(LANDING)),
+    "pdf-garbage": Variant(PDF, _garbage_pdf),
+    "pdf-truncated": Variant(PDF, _truncated_pdf),
+    "pdf-type-error-page": Variant(PDF, _html(SOFT_404, content_type="application/pdf")),
+    "utf8-declared-latin1": Variant(ZH, _utf8_declared_latin1),
+    "mojibake-gbk": Variant(ZH, _mojibake_gbk),
+    "gbk-undeclared": Variant(ZH_GBK, _gbk_undeclared),
+    "utf8-meta-cp1252": Variant(ZH, _mojibake_cp1252_meta),
+    "utf8-header-cp1252": Variant(ZH, _mojibake_cp1252_header),
 }
 BETTER = "better"  # control: the page grew; this one must be replaced
 # Not worse for a reader: UTF-8 bytes a server or a <meta> declares ISO-8859-1 or windows-1252
@@ -193,7 +192,7 @@ WORSE = [name for name in VARIANTS if name not in (*READ_RIGHT, SAYS_UNCHANGED)]
 
 
 def _path(name: str) -> str:
-    return f"/worse/{name}.pdf" if VARIANTS.get(name, Variant(HTML, _html(""), "")).kind == PDF else f"/worse/{name}"
+    return f"/worse/{name}.pdf" if VARIANTS.get(name, Variant(HTML, _html(""))).kind == PDF else f"/worse/{name}"
 
 
 def _good(server: LocalServer, name: str) -> str:
