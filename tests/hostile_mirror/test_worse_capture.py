@@ -339,3 +339,11 @@ def test_unasked_304_keeps_files(outcome):
     changed = sorted(k for k in set(now) | set(was) if now.get(k) != was.get(k) and k != "provenance.json")
     assert not changed, f"a 304 changed the mirror's files: {changed}"
     assert outcome.status_forced[SAYS_UNCHANGED]["state"] in ("ok", "unchanged", "kept", "failed")
+
+
+def test_source_pages_say_copies_kept(outcome):
+    """Where fetch kept the old copy (a declined capture, not a failed download), the source's page says the last fetch returned less and did not replace it."""
+    kept = [name for name in WORSE if outcome.status_forced[name]["state"] == "kept"]
+    assert len(kept) >= 10, f"expected most worse answers to be declined captures, got {kept}"
+    silent = [name for name in kept if "did not replace it" not in (outcome.proj.root / "site" / "sources" / name / "index.html").read_text(encoding="utf-8")]
+    assert not silent, f"source pages that do not say the old copy was kept: {silent}"
