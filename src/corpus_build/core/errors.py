@@ -3,6 +3,8 @@
     CorpusBuildError            base: a user-facing message, no traceback needed
     ├── RegistryError           the registry under corpus/ has problems (carries them all)
     ├── UsageError              a command was called with arguments that cannot work
+    │   └── RefusedError        …or the corpus's state refuses the work: another run holds
+    │                           its lock, corpus.lock cannot be read (exit 1, not 2)
     ├── AddError                `corpus-build add` refused (duplicate, unknown section…)
     ├── SiteError               rendering or the MkDocs build failed
     ├── UnsafePathError         a write or a published read would leave corpus/ or docs/ (safepath)
@@ -129,6 +131,15 @@ class RegistryError(CorpusBuildError):
 
 class UsageError(CorpusBuildError):
     exit_code = 2
+
+
+class RefusedError(UsageError):
+    """The work is refused for the corpus's state, not for the command line: another run holds
+    its lock, a lock file cannot be opened, corpus.lock cannot be read. Exit 1 (README, "Exit
+    codes": 2 is for a command line that cannot work). A UsageError still, so the places that
+    let a busy lock pass (`except UsageError`) keep doing so."""
+
+    exit_code = 1
 
 
 class AddError(CorpusBuildError):

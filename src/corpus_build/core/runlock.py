@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import RefusedError
 from .provenance import clean_temps, utc_stamp
 
 RUN_LOCK = ".fetch.lock"
@@ -36,7 +36,7 @@ def run_lock(root: Path, command: str = "fetch", *, wait: float = 0.0) -> Iterat
     """Hold an exclusive lock on corpus/.fetch.lock as `command`; the kernel drops it if the process dies.
 
     Taken by a command in BRIEF_HOLDERS, the lock is tried again for up to `wait` seconds;
-    taken by any other (or still taken then), UsageError naming the holder."""
+    taken by any other (or still taken then), RefusedError naming the holder."""
     with _hold(Path(root) / RUN_LOCK, command, wait, lambda name: name in BRIEF_HOLDERS or not name,
                lambda name, holder: _held(root, name, holder, wait)):
         yield
@@ -121,16 +121,16 @@ def _holder(fd: int) -> tuple[str, str]:
 def _hold(path: Path, command: str, wait: float, waits_for: Callable[[str], bool], refusal: Callable[[str, str], str]) -> Iterator[None]:
     """An exclusive flock on `path`, its holder's name written in it. Held by a command
     `waits_for` accepts, it is tried again until `wait` seconds have passed; then (or at once
-    for another holder) UsageError(refusal(holder's command, holder's line))."""
+    for another holder) RefusedError(refusal(holder's command, holder's line))."""
     try:  # O_NOFOLLOW: a committed lock symlink must not make us truncate its target
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         hint = "it is a symlink; delete it" if path.is_symlink() else "check that the corpus folder is writable"
-        raise UsageError(f"{path}: cannot open the lock file ({exc.strerror or exc}); {hint}") from None
+        raise RefusedError(f"{path}: cannot open the lock file ({exc.strerror or exc}); {hint}") from None
     try:
         deadline = time.monotonic() + wait
         if not _flock(fd, fcntl.LOCK_EX, lambda: waits_for(_holder(fd)[0]) and time.monotonic() < deadline):
-            raise UsageError(refusal(*_holder(fd))) from None
+            raise RefusedError(refusal(*_holder(fd))) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{command}, pid {os.getpid()}, started {utc_stamp()}".encode(), 0)
         yield

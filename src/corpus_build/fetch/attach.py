@@ -38,7 +38,7 @@ from ..core.provenance import Document, Extractor, Provenance, Status, Supplied,
 from . import keep, lockfile
 from .engine import check_paths, clean_leftovers, settle_lock
 from .options import from_corpus
-from .records import output_files
+from .records import carry_user_entries, output_files
 
 # Document.partial_reason of a supplied copy with no text (render tells the reader it lacks the text).
 HOLLOW = "the supplied copy holds no text (an empty or script-only page?); attach a copy saved after the page had loaded"
@@ -216,6 +216,7 @@ def attach(corpus: Corpus, source_id: str, file: Path, *, note: str = "", accept
             declined = None if accept_worse or previous is None or previous.cited_url != source.url else keep.judge(previous, raw, record, stage)
             if declined is not None:
                 raise ContentError(keep.explain(declined, source.id, command="attach"), url=str(given))
+            carry_user_entries(raw, stage)  # files of the user's in raw/<id> come along (fetch/records.py)
             write_provenance(stage, record)
             lockfile.note_pending(corpus.root, source.id)  # killed after the swap: the next run pins it (lockfile.settle)
             swapdir.replace(stage, raw)

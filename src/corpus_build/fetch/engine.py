@@ -600,6 +600,7 @@ def _kept(source: Source, raw: Path, new: Provenance, declined: Declined, previo
 
 
 def _install(stage: Path, raw: Path, record: Provenance, lock_root: Path | None = None) -> None:
+    records.carry_user_entries(raw, stage)  # the swap replaces raw/<id> whole: a note of the user's in it comes along
     write_provenance(stage, record)
     if lock_root is not None:
         lockfile.note_pending(lock_root, record.id)  # before the swap: a kill after it still gets the pin (lockfile.settle)

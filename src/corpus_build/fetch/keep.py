@@ -15,6 +15,8 @@ the corpus exists to keep what was there. So before a new capture replaces a mir
     and holds less text
     holds less than LESS_TEXT of the mirror's text                         "less-text"
 
+Text is counted in bytes of extracted text without U+FFFD, what undecodable bytes became.
+
 A declined capture does not touch the mirror. Its files are kept in
 raw/.declined/<id>/ for the curator to look at, and a record with status `kept` and the
 reason goes where failures go (raw/.failed/<id>.json): `status`, the source page and
@@ -26,7 +28,6 @@ commit is what it is.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -52,14 +53,21 @@ _FRONT_PAGE = re.compile(r"/?(?:index\.[a-z]{3,5})?", re.IGNORECASE)
 _TEXT_TYPES = ("text/html", "application/xhtml+xml", "application/pdf", "text/plain", "text/markdown", "application/json", "text/x-")
 
 
+# What an undecodable byte becomes (U+FFFD in UTF-8). It is not text: a Chinese page whose GBK
+# bytes a server declares UTF-8 extracts to as many bytes as before, all of them this.
+_REPLACEMENT = "\ufffd".encode()
+
+
 def text_bytes(folder: Path, record: Provenance) -> int:
-    """Bytes of extracted text a mirror (or a staged capture) holds; 0 when it has none."""
+    """Bytes of extracted text a mirror (or a staged capture) holds, replacement characters not
+    counted; 0 when it has none."""
     if not record.text_file:
         return 0
     try:
-        return os.stat(Path(folder) / record.text_file).st_size
+        data = (Path(folder) / record.text_file).read_bytes()
     except OSError:
         return 0
+    return len(data) - len(_REPLACEMENT) * data.count(_REPLACEMENT)
 
 
 def holds_words(folder: Path, record: Provenance) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core import jsondata
-from ..core.errors import UsageError
+from ..core.errors import RefusedError
 from ..core.provenance import Provenance, write_atomic
 from ..core.runlock import BRIEF_WAIT as BRIEF_WAIT
 from ..core.runlock import RUN_LOCK as RUN_LOCK  # (re-exported: fetch, attach and their tests take it from here)
@@ -31,23 +31,23 @@ def read_lock(root: Path) -> dict[str, dict]:
     """source id -> pin ({url, kind, sha256 | commit, etag, fetched_at}); {} when there is none.
 
     A lock that is there but unreadable (a git merge left its conflict markers in it) is a
-    UsageError: read as empty, the run's lock would keep only the pins it wrote itself."""
+    RefusedError: read as empty, the run's lock would keep only the pins it wrote itself."""
     path = Path(root) / LOCK_FILE
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeError) as exc:
-        raise UsageError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc}); {_FIX}") from None
+        raise RefusedError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc}); {_FIX}") from None
     try:
         data = jsondata.loads(text)
     except ValueError as exc:
         where = f"{path}:{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else str(path)
         what = "it holds git merge conflict markers (<<<<<<<)" if "\n<<<<<<< " in f"\n{text}" else f"not valid JSON ({getattr(exc, 'msg', exc)})"
-        raise UsageError(f"{where}: {what}; {_FIX}") from None
+        raise RefusedError(f"{where}: {what}; {_FIX}") from None
     sources = data.get("sources") if isinstance(data, dict) else None
     if not isinstance(sources, dict) or not all(isinstance(pin, dict) for pin in sources.values()):
-        raise UsageError(f'{path}: not a corpus.lock (no "sources" object of pins); {_FIX}')
+        raise RefusedError(f'{path}: not a corpus.lock (no "sources" object of pins); {_FIX}')
     return sources
 
 

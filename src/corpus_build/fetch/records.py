@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..core.provenance import OutputFile
+from ..core.errors import ContentError
+from ..core.provenance import FILENAME, OutputFile, read_provenance
 from .http import Exchange
 
 WARC = "capture.warc.gz"
@@ -90,3 +92,51 @@ def extract_and_finish(fn, args: tuple, stage: str, exchanges: tuple[Exchange, .
     """Runs in a worker: an extractor, then finish_stage, so a source costs one round trip to the pool."""
     facts = fn(*args)
     return facts, finish_stage(stage, exchanges, warc)
+
+
+_OURS_ALWAYS = (FILENAME, "repo", ".git-home")  # the record itself and a clone's parts, which `files` leaves out
+
+
+def user_entries(raw: Path) -> list[str]:
+    """Names in the mirror folder `raw` that fetch did not write: what its provenance.json does not
+    name (a note, a folder of scans the user put there). Hidden names are ours (temporary files).
+    Every name of a folder without a record (the user made it before the first fetch); none of
+    one whose record cannot be read (nothing in it can be told apart then)."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(raw) if not entry.name.startswith("."))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    if not os.path.lexists(raw / FILENAME):
+        return names
+    record = read_provenance(raw)
+    if record is None:
+        return []
+    written = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files),
+               *(s.path for s in record.document.style_files), *_OURS_ALWAYS]
+    ours = {Path(path).parts[0] for path in written if path}
+    return [name for name in names if name not in ours]
+
+
+def carry_user_entries(raw: Path, stage: Path) -> None:
+    """Copy into the staging folder what the user put in the mirror it replaces (`user_entries`),
+    so that swapping the folder whole never deletes a file fetch did not make. Hard links where
+    the file system allows (no bytes copied). The originals stay in `raw` until the swap, so a
+    kill at any moment loses none. A name the new capture also writes is refused: the user moves
+    theirs, the mirror stays as it was."""
+    for name in user_entries(raw):
+        source, target = raw / name, stage / name
+        if os.path.lexists(target):
+            raise ContentError(f"{source} is not a file fetch wrote, and the new capture writes one of that name; move yours elsewhere, then fetch again")
+        if source.is_dir() and not source.is_symlink():
+            shutil.copytree(source, target, symlinks=True, copy_function=_link_or_copy)
+        elif source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            _link_or_copy(str(source), str(target))
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:  # another file system, an immutable file, links not supported
+        shutil.copy2(source, target, follow_symlinks=False)
