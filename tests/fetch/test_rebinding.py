@@ -260,10 +260,10 @@ def test_a_checked_host_whose_first_address_never_answers_is_reached_at_the_next
     assert dual - baseline < timeout / 4, f"{dual:.2f} s against {baseline:.2f} s for one address: waited for the unreachable one"
 
 
-def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(server, monkeypatch, tmp_path, options):
-    """The check saw the host as urlsplit spells it (réb.example); httpx connects to its IDNA form
-    (xn--rb-bja.example). Guarded under the first name only, the connection was never pinned:
-    the name resolved again, to 127.0.0.1, and the request went inside."""
+def _rebinding_idna_host(monkeypatch, spelled) -> list[str]:
+    """getaddrinfo replaced: public.example is this machine (the cited page); the names `spelled`
+    maps to xn--rb-bja.example answer PUBLIC the first time, then 127.0.0.1. Returns the list of
+    names looked up that way, filled as lookups happen."""
     real = socket.getaddrinfo
     asked: list[str] = []
 
@@ -271,13 +271,21 @@ def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(ser
         name = host.decode() if isinstance(host, bytes) else str(host)
         if name == "public.example":
             return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
-        if name.encode("idna").decode() != "xn--rb-bja.example":
+        if spelled(name) != "xn--rb-bja.example":
             return real(host, port, *args, **kwargs)
         asked.append(name)
-        address = PUBLIC if len(asked) == 1 else "127.0.0.1"
+        address = PUBLIC if len(asked) == 1 else "127.0.0.1"  # public to the check, then this machine
         return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+def test_a_redirect_to_an_internationalized_host_that_rebinds_is_refused_too(server, monkeypatch, tmp_path, options):
+    """The check saw the host as urlsplit spells it (réb.example); httpx connects to its IDNA form
+    (xn--rb-bja.example). Guarded under the first name only, the connection was never pinned:
+    the name resolved again, to 127.0.0.1, and the request went inside."""
+    _rebinding_idna_host(monkeypatch, lambda name: name.encode("idna").decode())
     port = server.base.rsplit(":", 1)[1]
     server.add("/secret", "<html><head><title>Internal admin</title></head><body><p>secret</p></body></html>")
     server.routes["/page"] = lambda request: Reply(302, b"", {"Location": f"http://réb.example:{port}/secret"})
@@ -293,20 +301,7 @@ def test_an_internationalized_host_found_local_when_connecting_stays_refused_und
     RÉB.example., …). So the host refused when connecting was still "checked, public" to the check:
     each later request to it went out and was resolved again, its refusal for the rest of the run
     kept by the connection's own lookup alone. One key for both: refused by the check, never resolved again."""
-    real = socket.getaddrinfo
-    asked: list[str] = []
-
-    def getaddrinfo(host, port, *args, **kwargs):
-        name = host.decode() if isinstance(host, bytes) else str(host)
-        if name == "public.example":
-            return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", ("127.0.0.1", int(port or 0)))]
-        if name.rstrip(".").lower().encode("idna").decode() != "xn--rb-bja.example":
-            return real(host, port, *args, **kwargs)
-        asked.append(name)
-        address = PUBLIC if len(asked) == 1 else "127.0.0.1"  # public to the check, then this machine
-        return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, int(port or 0)))]
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    asked = _rebinding_idna_host(monkeypatch, lambda name: name.rstrip(".").lower().encode("idna").decode())
     port = server.base.rsplit(":", 1)[1]
     spellings = {"one": "réb.example", "two": "RÉB.example.", "three": "xn--rb-bja.example", "four": "réb.example"}
     for name, host in spellings.items():
