@@ -308,6 +308,7 @@ def test_a_broken_mkdocs_yml_while_serving_is_one_message_and_the_last_good_site
 # put back by a rename (a new file, as fetch and watch write it), at the build's first read of its files.
 SWAP_DURING_FIRST_BUILD = '''
 import os
+import shutil
 import corpus_build.render.mirror as mirror
 import corpus_build.render.mirrortext as mirrortext
 
@@ -318,11 +319,15 @@ _done = []
 def _swapping(corpus, source, name):
     if source.id == "cuda-guide" and not _done:
         _done.append(1)
+        # As fetch installs a new capture: a staged copy of the folder swapped in whole (a record
+        # only rewritten in place, the folder kept, is an unchanged fetch: no change to the pages).
         raw = corpus.raw_dir(source)
-        (raw / "text.md").write_text("# Archived words\\n\\nWhat the second capture said.", encoding="utf-8")
-        record = (raw / "provenance.json").read_bytes()
-        (raw / "provenance.json.new").write_bytes(record)
-        os.replace(raw / "provenance.json.new", raw / "provenance.json")
+        stage, old = raw.with_name(".cuda-guide.tmp-sim"), raw.with_name(".cuda-guide.old-sim")
+        shutil.copytree(raw, stage)
+        (stage / "text.md").write_text("# Archived words\\n\\nWhat the second capture said.", encoding="utf-8")
+        os.rename(raw, old)
+        os.rename(stage, raw)
+        shutil.rmtree(old)
     return _real(corpus, source, name)
 
 

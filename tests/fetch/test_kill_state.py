@@ -125,7 +125,7 @@ def test_a_corpus_lock_left_with_merge_conflict_markers_is_refused_not_overwritt
     conflicted = "".join(lines[:3]) + "<<<<<<< HEAD\n" + "".join(lines[3:]) + "=======\n>>>>>>> other\n"
     lock.write_text(conflicted, encoding="utf-8")
     result = run(tmp_path, "fetch", "a")
-    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "corpus.lock:4" in result.stderr and "merge" in result.stderr, result.stderr
     assert lock.read_text(encoding="utf-8") == conflicted  # left for the user to resolve
 

@@ -36,7 +36,11 @@ def _check_states(proj, states, old, entries, args):
     assert new != old and "index.html" in new
     bad = [(label, len(s), "index.html" in s) for label, s in states if s not in (old, new)]
     assert not bad, f"site/ was neither the complete old ({len(old)} files) nor the complete new site ({len(new)} files) after a kill: (moment, files, has index.html) {bad}"
-    after = sorted(p.name for p in proj.root.iterdir())
+    # The old site's folders, emptied, kept for the next build (README: `.site.folders`) are no
+    # staging entry; they must never hold a file.
+    kept = proj.root / ".site.folders"
+    assert not [p for p in kept.rglob("*") if not p.is_dir() or p.is_symlink()], "the kept folders beside the site hold a file"
+    after = sorted(p.name for p in proj.root.iterdir() if p.name != kept.name)
     assert after == entries, f"the next run left staging entries: {sorted(set(after) - set(entries))}"
 
 
