@@ -231,7 +231,10 @@ def _clean_env() -> dict[str, str]:
 
 
 def _cli(project: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_clean_env())
+    # SIGINT as a terminal gives it: a suite started in the background (`pytest &` in a script) runs
+    # with SIGINT ignored, which its children inherit, and the fetch then rightly ignores Ctrl-C.
+    return subprocess.Popen([sys.executable, "-m", "corpus_build", "--project", str(project), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_clean_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _start(*args: str) -> subprocess.Popen:
