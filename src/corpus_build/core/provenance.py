@@ -397,6 +397,13 @@ def read_provenance(raw_dir: Path) -> Provenance | None:
     return _read(Path(raw_dir) / FILENAME)
 
 
+def recorded_paths(record: Provenance) -> list[str]:
+    """Every file `record` says its mirror holds (relative paths, each once; not the clone, repo/)."""
+    named = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files),
+             *(s.path for s in record.document.style_files)]
+    return list(dict.fromkeys(path for path in named if path))
+
+
 def missing_files(raw_dir: Path, record: Provenance) -> list[str]:
     """The files `record` says its mirror holds that are not there (relative paths; [] when complete).
 
@@ -405,9 +412,7 @@ def missing_files(raw_dir: Path, record: Provenance) -> list[str]:
     records whose files are missing; such a record must not make a fetch answer "unchanged".
     """
     raw_dir = Path(raw_dir)
-    wanted = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files),
-              *(s.path for s in record.document.style_files)]
-    missing = [name for name in dict.fromkeys(w for w in wanted if w) if not (raw_dir / name).is_file()]
+    missing = [name for name in recorded_paths(record) if not (raw_dir / name).is_file()]
     if record.repo is not None and not (raw_dir / "repo").is_dir():
         missing.append("repo/")
     return missing

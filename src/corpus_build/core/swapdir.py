@@ -195,7 +195,7 @@ def empty_out(folder: Path) -> bool:
 
 
 def take_folders(spare: Path, staging: Path) -> list[str] | None:
-    """Rename `spare` (folders only, left by `replace_keeping_folders`) to `staging`; the folders
+    """Rename `spare` (folders only, left by `replace(…, spare=…)`) to `staging`; the folders
     in it, relative, deepest first (`prune` removes those a build left empty). None when there is
     no spare, or it holds anything but folders (then it is removed: never built upon)."""
     if not os.path.isdir(spare) or os.path.islink(spare):

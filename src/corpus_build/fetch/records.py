@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..core.errors import ContentError
-from ..core.provenance import FILENAME, OutputFile, read_provenance
+from ..core.provenance import FILENAME, OutputFile, read_provenance, recorded_paths
 from .http import Exchange
 
 WARC = "capture.warc.gz"
@@ -111,9 +111,7 @@ def user_entries(raw: Path) -> list[str]:
     record = read_provenance(raw)
     if record is None:
         return []
-    written = [record.body_file, record.text_file, record.warc_file, *(f.path for f in record.files), *(i.path for i in record.document.image_files),
-               *(s.path for s in record.document.style_files), *_OURS_ALWAYS]
-    ours = {Path(path).parts[0] for path in written if path}
+    ours = {Path(path).parts[0] for path in (*recorded_paths(record), *_OURS_ALWAYS)}
     return [name for name in names if name not in ours]
 
 
